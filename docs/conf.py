@@ -1,0 +1,55 @@
+"""Sphinx configuration for the fmtest documentation."""
+
+import os
+import re
+import sys
+
+# Make the package importable from a source checkout (no installation needed).
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, ROOT)
+
+
+def _read_version():
+    """Read ``__version__`` from fmtest/__init__.py without importing it."""
+    path = os.path.join(ROOT, "fmtest", "__init__.py")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            match = re.search(
+                r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", fh.read(), re.M
+            )
+    except OSError:
+        match = None
+    return match.group(1) if match else "0.1.0"
+
+
+project = "fmtest"
+author = "fmtest developers"
+copyright = "fmtest developers"
+release = _read_version()
+version = ".".join(release.split(".")[:2])
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.doctest",
+    "numpydoc",
+]
+
+numpydoc_show_class_members = False
+
+templates_path = []
+exclude_patterns = ["_build"]
+
+html_theme = "alabaster"
+html_static_path = []
+
+# Docs examples are run by ``sphinx-build -b doctest`` (see tests/test_docs.py);
+# pandas pads printed tables with trailing spaces.
+import doctest  # noqa: E402
+
+doctest_default_flags = (
+    doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE | doctest.IGNORE_EXCEPTION_DETAIL
+)
+# Docstring examples are run by pytest --doctest-modules in their modules'
+# namespaces; the doctest builder runs only the pages' ``.. doctest::`` blocks.
+doctest_test_doctest_blocks = ""

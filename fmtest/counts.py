@@ -1,0 +1,368 @@
+"""Sufficient statistics: confusion counts per fold and joint tables per pair.
+
+Everything fmtest estimates is a function of two kinds of small table
+(SPEC §3):
+
+* per (data set, algorithm, fold) the confusion counts TP, FN, FP, TN, kept as
+  an integer array ``fold_counts[d, a, k, z, l]`` where ``z`` is the truth
+  (1 = positive) and ``l`` the prediction (1 = predicted positive), so that
+  ``[1, 1]`` is TP, ``[1, 0]`` FN, ``[0, 1]`` FP and ``[0, 0]`` TN;
+* per data set and pair of algorithms the 8-cell table of
+  (truth, prediction of a, prediction of b), kept as
+  ``joint[d, a, b, z, la, lb]`` for every ordered pair, the diagonal
+  ``a == b`` holding the algorithm's own table on its ``la == lb`` cells.
+
+Long data are reduced to these in a fixed number of vectorised passes over
+the rows (``numpy.bincount`` on combined integer codes); nothing loops over
+rows or instances in Python. All later steps work on the tables only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from fmtest.longdata import SINGLE_DATASET_LABEL, LongData, plain, read_long_data
+
+__all__ = ["CountTables"]
+
+COUNT_COLUMNS = ("tp", "fn", "fp", "tn")
+# (truth, prediction) cell of each count column
+CELL_OF = {"tp": (1, 1), "fn": (1, 0), "fp": (0, 1), "tn": (0, 0)}
+
+
+@dataclass(frozen=True)
+class CountTables:
+    """Confusion counts per (data set, algorithm, fold) and joint pair tables.
+
+    Build it with :meth:`from_long` (per-instance predictions) or
+    :meth:`from_counts` (a table of TP/FN/FP/TN, e.g. Wong's Table 5 layout).
+
+    Attributes
+    ----------
+    datasets, algorithms, folds : pandas.Index
+        Level labels; ``folds`` has the single label ``"all"`` when the data
+        carried no fold information.
+    fold_counts : ndarray of int64, shape (D, A, K, 2, 2)
+        ``fold_counts[d, a, k, z, l]``: instances of data set ``d`` in fold
+        ``k`` of algorithm ``a`` with truth ``z`` and prediction ``l``.
+    fold_present : ndarray of bool, shape (D, A, K)
+        Whether algorithm ``a`` used fold ``k`` on data set ``d`` (folds may
+        differ between algorithms and data sets).
+    joint : ndarray of int64, shape (D, A, A, 2, 2, 2), or None
+        ``joint[d, a, b, z, la, lb]`` for paired data; ``None`` when the
+        predictions could not be paired by instance (then the covariance
+        between algorithms is not identifiable).
+    has_folds : bool
+        Whether fold information was supplied.
+    tn_known : bool
+        ``False`` when built from counts without a ``tn`` column (TN is then
+        stored as 0; F-measures do not depend on it).
+    """
+
+    datasets: pd.Index
+    algorithms: pd.Index
+    folds: pd.Index
+    fold_counts: np.ndarray
+    fold_present: np.ndarray
+    joint: np.ndarray | None = None
+    has_folds: bool = True
+    tn_known: bool = True
+
+    # -- constructors -------------------------------------------------------
+
+    @classmethod
+    def from_long(cls, data, *, response, **roles):
+        """Reduce per-instance long data to count tables.
+
+        Parameters
+        ----------
+        data : pandas.DataFrame
+            One row per (data set, instance, algorithm).
+        response : str
+            Column with the outcome of each prediction.
+        **roles
+            ``truth``, ``algorithm``, ``dataset``, ``instance``, ``fold``,
+            ``positive``, ``response_kind``: see
+            :func:`fmtest.longdata.read_long_data`, which checks them.
+
+        Returns
+        -------
+        CountTables
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from fmtest.counts import CountTables
+        >>> df = pd.DataFrame({
+        ...     "instance": [0, 0, 1, 1, 2, 2],
+        ...     "algorithm": ["a", "b"] * 3,
+        ...     "truth": [1, 1, 1, 1, 0, 0],
+        ...     "correct": [1, 0, 1, 1, 0, 1],
+        ... })
+        >>> tables = CountTables.from_long(df, response="correct")
+        >>> tables.confusion()[["tp", "fn", "fp", "tn"]].to_numpy().tolist()
+        [[2, 0, 1, 0], [1, 1, 0, 1]]
+        """
+        return cls.from_encoded(read_long_data(data, response=response, **roles))
+
+    @classmethod
+    def from_encoded(cls, long: LongData):
+        """Tabulate already validated :class:`~fmtest.longdata.LongData`."""
+        n_ds, n_alg = len(long.dataset_levels), len(long.algorithm_levels)
+        has_folds = long.fold is not None
+        folds = long.fold_levels if has_folds else pd.Index([SINGLE_DATASET_LABEL])
+        n_fold = len(folds)
+        fold = long.fold if has_folds else 0
+        cell = long.truth * 2 + long.predicted
+        code = ((long.dataset * n_alg + long.algorithm) * n_fold + fold) * 4 + cell
+        size = n_ds * n_alg * n_fold * 4
+        fold_counts = np.bincount(code, minlength=size).reshape(
+            n_ds, n_alg, n_fold, 2, 2
+        )
+        joint = None
+        if long.instance is not None:
+            joint = _joint_tables(long, n_ds, n_alg)
+        return cls(
+            datasets=long.dataset_levels,
+            algorithms=long.algorithm_levels,
+            folds=folds.rename("fold"),
+            fold_counts=fold_counts,
+            fold_present=fold_counts.sum(axis=(-2, -1)) > 0,
+            joint=joint,
+            has_folds=has_folds,
+        )
+
+    @classmethod
+    def from_counts(
+        cls,
+        table,
+        *,
+        algorithm="algorithm",
+        dataset=None,
+        fold=None,
+        tp="tp",
+        fn="fn",
+        fp="fp",
+        tn="tn",
+    ):
+        """Build count tables from a table of confusion counts.
+
+        Parameters
+        ----------
+        table : pandas.DataFrame
+            One row per (data set, algorithm, fold) with non-negative integer
+            counts.
+        algorithm : str, default="algorithm"
+            Column naming the algorithm.
+        dataset, fold : str or None, default=None
+            Columns naming the data set and the fold, if any. Without a fold
+            column each row is the pooled table of its (data set, algorithm).
+        tp, fn, fp, tn : str, default="tp", "fn", "fp", "tn"
+            Count columns. ``tn`` may be absent from the table (Wong's
+            Table 5 has none); F-measures do not need it.
+
+        Returns
+        -------
+        CountTables
+            With ``joint=None``: counts alone cannot identify the covariance
+            between algorithms, so later steps treat them as independent and
+            say so.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from fmtest.counts import CountTables
+        >>> table = pd.DataFrame({"algorithm": ["1nn", "nbc"], "tp": [107, 40],
+        ...                       "fn": [284, 20], "fp": [306, 60]})
+        >>> CountTables.from_counts(table).tn_known
+        False
+        """
+        if not isinstance(table, pd.DataFrame):
+            raise TypeError(
+                f"`table` must be a pandas DataFrame; got {type(table).__name__}."
+            )
+        tn_known = tn in table.columns
+        names = {"tp": tp, "fn": fn, "fp": fp, "tn": tn}
+        wanted = [algorithm, dataset, fold, tp, fn, fp] + ([tn] if tn_known else [])
+        for col in filter(None, wanted):
+            if col not in table.columns:
+                raise ValueError(
+                    f"Column {col!r} is not in the count table; the table has columns "
+                    f"{list(map(str, table.columns))}."
+                )
+            if table[col].isna().any():
+                raise ValueError(
+                    f"Column {col!r} of the count table has missing values."
+                )
+        counts = {}
+        for key, col in names.items():
+            if key == "tn" and not tn_known:
+                counts[key] = np.zeros(len(table), dtype=np.int64)
+                continue
+            counts[key] = _nonnegative_integers(table[col], col)
+
+        alg_codes, algorithms = pd.factorize(table[algorithm], sort=True)
+        if dataset is None:
+            ds_codes, datasets = np.zeros(len(table), np.int64), [SINGLE_DATASET_LABEL]
+        else:
+            ds_codes, datasets = pd.factorize(table[dataset], sort=True)
+        if fold is None:
+            fold_codes, folds = np.zeros(len(table), np.int64), [SINGLE_DATASET_LABEL]
+        else:
+            fold_codes, folds = pd.factorize(table[fold], sort=True)
+        n_ds, n_alg, n_fold = len(datasets), len(algorithms), len(folds)
+        key = (ds_codes * n_alg + alg_codes) * n_fold + fold_codes
+        if len(np.unique(key)) < len(key):
+            row = int(np.flatnonzero(pd.Series(key).duplicated().to_numpy())[0])
+            where = ", ".join(
+                f"{c}={plain(table[c].iloc[row])!r}"
+                for c in (dataset, algorithm, fold)
+                if c
+            )
+            raise ValueError(
+                f"The count table has more than one row for {where}; give one row per "
+                "(data set, algorithm, fold)."
+            )
+        fold_counts = np.zeros((n_ds, n_alg, n_fold, 2, 2), dtype=np.int64)
+        present = np.zeros((n_ds, n_alg, n_fold), dtype=bool)
+        present[ds_codes, alg_codes, fold_codes] = True
+        for key_name, (z, lab) in CELL_OF.items():
+            fold_counts[ds_codes, alg_codes, fold_codes, z, lab] = counts[key_name]
+        return cls(
+            datasets=pd.Index(datasets, name="dataset"),
+            algorithms=pd.Index(algorithms, name="algorithm"),
+            folds=pd.Index(folds, name="fold"),
+            fold_counts=fold_counts,
+            fold_present=present,
+            joint=None,
+            has_folds=fold is not None,
+            tn_known=tn_known,
+        )
+
+    # -- views ----------------------------------------------------------------
+
+    @property
+    def totals(self):
+        """Confusion counts pooled over folds, shape (D, A, 2, 2), ``[z, l]``."""
+        return self.fold_counts.sum(axis=2)
+
+    @property
+    def paired(self):
+        """Whether the joint pair tables (and so the covariance) are available."""
+        return self.joint is not None
+
+    def confusion(self, by_fold=False):
+        """Tidy table of TP, FN, FP, TN.
+
+        Parameters
+        ----------
+        by_fold : bool, default=False
+            One row per (data set, algorithm, fold) instead of pooled counts.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``dataset``, ``algorithm`` (and ``fold``), with columns
+            ``tp``, ``fn``, ``fp``, ``tn`` and ``n`` (their sum).
+        """
+        if by_fold:
+            cells = self.fold_counts[self.fold_present]
+            index = pd.MultiIndex.from_product(
+                [self.datasets, self.algorithms, self.folds]
+            )[self.fold_present.ravel()]
+        else:
+            cells = self.totals.reshape(-1, 2, 2)
+            index = pd.MultiIndex.from_product([self.datasets, self.algorithms])
+        frame = pd.DataFrame(
+            {key: cells[:, z, lab] for key, (z, lab) in CELL_OF.items()}, index=index
+        )
+        frame["n"] = frame[list(COUNT_COLUMNS)].sum(axis=1)
+        return frame
+
+    def pair_table(self, dataset, first, second):
+        """The 8-cell joint table of two algorithms on one data set.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Rows ``truth`` (0, 1) × ``first`` prediction (0, 1); columns the
+            ``second`` algorithm's prediction (0, 1).
+        """
+        if self.joint is None:
+            raise ValueError(
+                "These count tables have no joint pair tables (the predictions were "
+                "not paired by instance)."
+            )
+        d = self.datasets.get_loc(dataset)
+        a, b = self.algorithms.get_loc(first), self.algorithms.get_loc(second)
+        index = pd.MultiIndex.from_product(
+            [[0, 1], [0, 1]], names=["truth", str(first)]
+        )
+        columns = pd.Index([0, 1], name=str(second))
+        return pd.DataFrame(
+            self.joint[d, a, b].reshape(4, 2), index=index, columns=columns
+        )
+
+
+def _joint_tables(long: LongData, n_ds, n_alg):
+    """All pairwise 8-cell tables from one wide 0/1 prediction matrix.
+
+    The predictions are scattered into a (slots × algorithms) matrix; for each
+    (data set, truth) group the counts of "both predicted positive" are
+    column-pair sums, obtained with one ``bincount`` per pair of algorithms
+    (a loop over pairs, never over instances). The other cells follow from
+    the margins.
+    """
+    n_slots = long.n_slots
+    wide = np.zeros(n_slots * n_alg, dtype=np.uint8)
+    wide[long.instance * n_alg + long.algorithm] = long.predicted
+    wide = wide.reshape(n_slots, n_alg)
+    slot_dataset = np.zeros(n_slots, dtype=np.int64)
+    slot_truth = np.zeros(n_slots, dtype=np.int64)
+    slot_used = np.zeros(n_slots, dtype=bool)
+    first = long.algorithm == 0
+    slot_dataset[long.instance[first]] = long.dataset[first]
+    slot_truth[long.instance[first]] = long.truth[first]
+    slot_used[long.instance[first]] = True
+    group = np.where(slot_used, slot_dataset * 2 + slot_truth, 2 * n_ds)
+    n_groups = 2 * n_ds + 1  # the last group collects unused slots
+    size = np.bincount(group, minlength=n_groups)[:-1]
+    pos = np.stack(
+        [
+            np.bincount(group, weights=wide[:, a], minlength=n_groups)
+            for a in range(n_alg)
+        ],
+        axis=-1,
+    )[:-1]
+    both = np.empty((2 * n_ds, n_alg, n_alg))
+    for a in range(n_alg):
+        both[:, a, a] = pos[:, a]
+        for b in range(a + 1, n_alg):
+            weight = wide[:, a] & wide[:, b]
+            both[:, a, b] = both[:, b, a] = np.bincount(
+                group, weights=weight, minlength=n_groups
+            )[:-1]
+    pa, pb = pos[:, :, None], pos[:, None, :]
+    joint = np.empty((2 * n_ds, n_alg, n_alg, 2, 2))
+    joint[..., 1, 1] = both
+    joint[..., 1, 0] = pa - both
+    joint[..., 0, 1] = pb - both
+    joint[..., 0, 0] = size[:, None, None] - pa - pb + both
+    joint = np.rint(joint).astype(np.int64).reshape(n_ds, 2, n_alg, n_alg, 2, 2)
+    return np.moveaxis(joint, 1, 3)  # -> [d, a, b, z, la, lb]
+
+
+def _nonnegative_integers(series, name):
+    values = series.to_numpy()
+    if values.dtype.kind not in "iuf" or values.dtype == bool:
+        raise ValueError(f"Column {name!r} must hold non-negative integer counts.")
+    bad = (values < 0) | (np.asarray(values, float) % 1 != 0)
+    if bad.any():
+        raise ValueError(
+            f"Column {name!r} must hold non-negative integer counts; found "
+            f"{plain(values[bad][0])!r}."
+        )
+    return values.astype(np.int64)

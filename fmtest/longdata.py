@@ -1,0 +1,354 @@
+"""Validate per-instance long data and encode it as integer codes.
+
+Long data hold one row per (data set, instance, algorithm). This module is the
+single place where raw user columns are checked (SPEC §7): every problem is
+reported as a ``ValueError`` (or ``TypeError``) that names the column and says
+how to fix it. What comes out, :class:`LongData`, is a set of plain integer
+arrays that :mod:`fmtest.counts` reduces to count tables without looking at
+the user's labels again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["LongData", "plain", "read_long_data"]
+
+RESPONSE_KINDS = ("correct", "predicted")
+SINGLE_DATASET_LABEL = "all"
+
+
+@dataclass(frozen=True)
+class LongData:
+    """Validated long data as integer codes, one entry per row.
+
+    Attributes
+    ----------
+    dataset, algorithm : ndarray of int64
+        Codes into ``dataset_levels`` and ``algorithm_levels``.
+    instance : ndarray of int64 or None
+        Dense code of the (data set, instance) pair, ``0 .. n_slots - 1``;
+        ``None`` when no instance column was given (unpaired data).
+    n_slots : int
+        Number of instance codes (an upper bound on the number of instances).
+    fold : ndarray of int64 or None
+        Codes into ``fold_levels``; ``None`` when there is no fold column.
+    truth, predicted : ndarray of uint8
+        1 for the positive class, 0 otherwise.
+    dataset_levels, algorithm_levels, fold_levels : pandas.Index
+        The labels behind the codes (``fold_levels`` is ``None`` without folds).
+    positive : object
+        The label of the positive class in the truth column.
+    columns : dict
+        Role name -> column name, for messages further down.
+    """
+
+    dataset: np.ndarray
+    algorithm: np.ndarray
+    instance: np.ndarray | None
+    n_slots: int
+    fold: np.ndarray | None
+    truth: np.ndarray
+    predicted: np.ndarray
+    dataset_levels: pd.Index
+    algorithm_levels: pd.Index
+    fold_levels: pd.Index | None
+    positive: object
+    columns: dict
+
+
+def read_long_data(
+    data,
+    *,
+    response,
+    truth="truth",
+    algorithm="algorithm",
+    dataset=None,
+    instance="instance",
+    fold="fold",
+    positive=1,
+    response_kind="correct",
+):
+    """Check long data and encode every role as integer codes.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per (data set, instance, algorithm).
+    response : str
+        Column holding the outcome of each prediction; its meaning is given
+        by ``response_kind``.
+    truth : str, default="truth"
+        Column with the true class label.
+    algorithm : str, default="algorithm"
+        Column naming the algorithm (the compared factor); at least two levels.
+    dataset : str or None, default=None
+        Column naming the data set (block); ``None`` means one data set.
+    instance : str or None, default="instance"
+        Column identifying the test instance inside its data set. It pairs the
+        algorithms' predictions on the same instance, which the covariance
+        between algorithms needs. Pass ``None`` explicitly for unpaired data
+        (the algorithms are then treated as independent).
+    fold : str or None, default="fold"
+        Column with the cross-validation fold of each prediction (needed for
+        Wong's method). The default is used when a column of that name
+        exists; otherwise the data are taken to have no folds.
+    positive : object, default=1
+        Label of the positive (minority) class in ``truth``; ``"minority"``
+        picks the rarer label.
+    response_kind : {"correct", "predicted"}, default="correct"
+        ``"correct"``: the response is 1/True when the prediction equals the
+        truth. ``"predicted"``: the response is the predicted class label.
+
+    Returns
+    -------
+    LongData
+
+    Raises
+    ------
+    ValueError
+        For a missing column, missing values, non-binary labels, an unknown
+        positive label, fewer than two algorithms, an instance predicted twice
+        by the same algorithm, an instance missing for some algorithm, or an
+        instance whose truth differs between algorithms.
+    TypeError
+        When ``data`` is not a pandas DataFrame.
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(
+            f"`data` must be a pandas DataFrame; got {type(data).__name__}."
+        )
+    if response_kind not in RESPONSE_KINDS:
+        raise ValueError(
+            f"`response_kind` must be one of {set(RESPONSE_KINDS)}; got {response_kind!r}."
+        )
+    if fold == "fold" and "fold" not in data.columns:
+        fold = None
+    roles = {
+        "response": response,
+        "truth": truth,
+        "algorithm": algorithm,
+        "dataset": dataset,
+        "instance": instance,
+        "fold": fold,
+    }
+    roles = {role: col for role, col in roles.items() if col is not None}
+    _check_columns(data, roles)
+
+    truth_codes, positive_label = _encode_truth(data[truth], truth, positive)
+    predicted = _encode_response(
+        data[response], response, response_kind, data[truth], truth, positive_label
+    )
+    if response_kind == "correct":
+        predicted = np.where(predicted == 1, truth_codes, 1 - truth_codes).astype(
+            np.uint8
+        )
+
+    algorithm_codes, algorithm_levels = _factorize(data[algorithm])
+    if len(algorithm_levels) < 2:
+        raise ValueError(
+            f"Column {algorithm!r} has only one level ({algorithm_levels[0]!r}); "
+            "at least two algorithms are needed for a comparison."
+        )
+    if dataset is None:
+        dataset_codes = np.zeros(len(data), dtype=np.int64)
+        dataset_levels = pd.Index([SINGLE_DATASET_LABEL], name="dataset")
+    else:
+        dataset_codes, dataset_levels = _factorize(data[dataset])
+    fold_codes, fold_levels = (None, None) if fold is None else _factorize(data[fold])
+
+    instance_codes, n_slots = (None, 0)
+    if instance is not None:
+        instance_codes, n_slots = _encode_instances(data[instance], dataset_codes)
+        _check_pairing(
+            instance_codes,
+            n_slots,
+            algorithm_codes,
+            len(algorithm_levels),
+            truth_codes,
+            data,
+            roles,
+            dataset_levels,
+            algorithm_levels,
+        )
+
+    return LongData(
+        dataset=dataset_codes,
+        algorithm=algorithm_codes,
+        instance=instance_codes,
+        n_slots=n_slots,
+        fold=fold_codes,
+        truth=truth_codes,
+        predicted=predicted,
+        dataset_levels=dataset_levels.rename("dataset"),
+        algorithm_levels=algorithm_levels.rename("algorithm"),
+        fold_levels=None if fold_levels is None else fold_levels.rename("fold"),
+        positive=positive_label,
+        columns=roles,
+    )
+
+
+def _check_columns(data, roles):
+    for role, col in roles.items():
+        if col not in data.columns:
+            raise ValueError(
+                f"Column {col!r} (the {role} column) is not in the data; "
+                f"the data have columns {list(map(str, data.columns))}."
+            )
+    for role, col in roles.items():
+        missing = data[col].isna().to_numpy()
+        if missing.any():
+            first = data.index[np.flatnonzero(missing)[0]]
+            raise ValueError(
+                f"Column {col!r} (the {role} column) has {int(missing.sum())} missing "
+                f"values (first at index {first!r}); drop or fill them first."
+            )
+
+
+def _factorize(series):
+    codes, levels = pd.factorize(series, sort=True)
+    return codes.astype(np.int64, copy=False), pd.Index(levels)
+
+
+def _labels(series):
+    return pd.unique(series.to_numpy())
+
+
+def _encode_truth(series, name, positive):
+    values = series.to_numpy()
+    if values.dtype == bool:
+        labels = np.array([False, True])
+    else:
+        labels = _labels(series)
+    if len(labels) > 2:
+        shown = sorted(map(str, labels))[:5]
+        raise ValueError(
+            f"Column {name!r} (truth) must be binary; found {len(labels)} distinct "
+            f"labels, e.g. {shown}."
+        )
+    if isinstance(positive, str) and positive == "minority":
+        codes, uniques = pd.factorize(series)
+        counts = np.bincount(codes, minlength=len(uniques))
+        if len(uniques) == 2 and counts[0] == counts[1]:
+            raise ValueError(
+                f"`positive='minority'` is ambiguous: both labels of column {name!r} "
+                f"occur {counts[0]} times; pass the positive label itself."
+            )
+        positive = uniques[int(np.argmin(counts))]
+    if not any(_same_label(positive, lab) for lab in labels):
+        raise ValueError(
+            f"The positive label {plain(positive)!r} does not occur in column {name!r}, "
+            f"whose labels are {sorted(map(str, labels))}; pass `positive=`."
+        )
+    return (values == positive).astype(np.uint8), positive
+
+
+def _same_label(a, b):
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _encode_response(series, name, kind, truth_series, truth_name, positive):
+    values = series.to_numpy()
+    if kind == "correct":
+        if values.dtype == bool:
+            return values.astype(np.uint8)
+        labels = _labels(series)
+        if not set(_as_python(labels)) <= {0, 1}:
+            shown = sorted(map(str, labels))[:5]
+            raise ValueError(
+                f"Column {name!r} (the response) must hold 0/1 or True/False when "
+                f"`response_kind='correct'`; found {shown}. If it holds predicted "
+                "labels, pass `response_kind='predicted'`."
+            )
+        return (values == 1).astype(np.uint8)
+    labels = set(_as_python(_labels(series))) | set(_as_python(_labels(truth_series)))
+    if len(labels) > 2:
+        shown = sorted(map(str, labels))[:5]
+        raise ValueError(
+            f"Column {name!r} (predicted labels) and column {truth_name!r} together "
+            f"hold {len(labels)} labels, e.g. {shown}; predictions and truth must "
+            "share the same two labels."
+        )
+    return (values == positive).astype(np.uint8)
+
+
+def plain(value):
+    """A numpy scalar as the Python value it holds (for readable messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _as_python(labels):
+    return [plain(lab) for lab in labels]
+
+
+def _encode_instances(series, dataset_codes):
+    """Dense codes for (data set, instance) pairs, without a Python loop."""
+    values = series.to_numpy()
+    n_datasets = int(dataset_codes.max()) + 1 if len(dataset_codes) else 1
+    if values.dtype.kind in "iu" and len(values):
+        low, high = int(values.min()), int(values.max())
+        width = high - low + 1
+        if low >= 0 and width * n_datasets <= 4 * len(values) + 16:
+            # Integer ids in a compact range index the slot array directly.
+            return dataset_codes * width + (values - low), width * n_datasets
+    codes, uniques = pd.factorize(series)
+    key = dataset_codes * len(uniques) + codes
+    if n_datasets == 1:
+        return codes.astype(np.int64, copy=False), len(uniques)
+    slots, slot_uniques = pd.factorize(key)
+    return slots.astype(np.int64, copy=False), len(slot_uniques)
+
+
+def _check_pairing(
+    slots, n_slots, algorithm_codes, n_alg, truth, data, roles, ds_levels, alg_levels
+):
+    cell = slots * n_alg + algorithm_codes
+    per_cell = np.bincount(cell, minlength=n_slots * n_alg).reshape(n_slots, n_alg)
+    present = per_cell.any(axis=1)
+    instance_col = roles["instance"]
+
+    def describe(row):
+        where = f"instance {plain(data[instance_col].iloc[row])!r}"
+        if "dataset" in roles:
+            where += f" of data set {plain(data[roles['dataset']].iloc[row])!r}"
+        return where
+
+    twice = np.flatnonzero(per_cell.ravel() > 1)
+    if twice.size:
+        row = int(np.flatnonzero(cell == twice[0])[0])
+        alg = alg_levels[twice[0] % n_alg]
+        raise ValueError(
+            f"{describe(row)} (column {instance_col!r}) is predicted "
+            f"{per_cell.ravel()[twice[0]]} times by algorithm {alg!r}; each instance "
+            "must appear once per algorithm."
+        )
+    gaps = np.flatnonzero(present & (per_cell == 0).any(axis=1))
+    if gaps.size:
+        slot = gaps[0]
+        row = int(np.flatnonzero(slots == slot)[0])
+        have = [str(a) for a, c in zip(alg_levels, per_cell[slot], strict=True) if c]
+        lack = [
+            str(a) for a, c in zip(alg_levels, per_cell[slot], strict=True) if not c
+        ]
+        raise ValueError(
+            f"{describe(row)} (column {instance_col!r}) is predicted by {have} but not "
+            f"by {lack}; {gaps.size} instances lack some algorithm. Every instance "
+            "must be predicted by every algorithm (drop incomplete instances), or "
+            "pass `instance=None` to treat the algorithms as independent."
+        )
+    first_truth = np.zeros(n_slots, dtype=np.uint8)
+    first_truth[slots] = truth
+    differs = np.flatnonzero(first_truth[slots] != truth)
+    if differs.size:
+        row = int(differs[0])
+        raise ValueError(
+            f"{describe(row)} has different values in column {roles['truth']!r} "
+            "for different algorithms; the truth of an instance must not depend on "
+            "the algorithm."
+        )

@@ -1,0 +1,150 @@
+"""Variance engines for F-measures, looked up by name.
+
+An engine turns :class:`~fmtest.counts.CountTables` into F_β estimates per
+(data set, algorithm) and their covariance matrix per data set. All engines
+share one small interface (:class:`VarianceEngine`): ``estimates`` (D, A),
+``cov`` (D, A, A), ``reasons`` (D, A) strings saying why a variance is NaN,
+``independent`` (whether the between-algorithm covariance was set to zero),
+``config`` and a readable ``str()``.
+
+* ``"delta"`` (alias ``"jvesr"``): :class:`fmtest.delta_engine.DeltaMethodVariance`;
+* ``"wong"``: :class:`fmtest.wong.WongLinearVariance`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["VARIANCE_ENGINES", "VarianceEngine", "get_engine"]
+
+
+class VarianceEngine:
+    """Common interface of the variance engines (not used directly).
+
+    Attributes
+    ----------
+    counts : CountTables
+    beta : float
+    estimates : ndarray, shape (D, A)
+        F_β per data set and algorithm.
+    cov : ndarray, shape (D, A, A)
+        Covariance matrix of the F_β estimates within each data set.
+    reasons : ndarray of str, shape (D, A)
+        Empty where the variance exists, otherwise why it is NaN.
+    independent : bool
+        True when the off-diagonal covariances were set to zero by
+        assumption rather than estimated.
+    """
+
+    name = ""
+    description = ""
+
+    def __init__(self, counts, *, beta=1.0):
+        self.counts = counts
+        self.beta = float(beta)
+        self.estimates = np.empty((0, 0))
+        self.cov = np.empty((0, 0, 0))
+        self.reasons = np.empty((0, 0), dtype=object)
+        self.independent = True
+
+    @property
+    def config(self):
+        """Options of the engine, echoed into results."""
+        return {"beta": self.beta}
+
+    @property
+    def variances(self):
+        """Variance of each F_β estimate, shape (D, A)."""
+        return np.diagonal(self.cov, axis1=-2, axis2=-1).copy()
+
+    @property
+    def std_errors(self):
+        """Standard error of each F_β estimate, shape (D, A)."""
+        var = self.variances
+        out = np.full(var.shape, np.nan)
+        np.sqrt(var, out=out, where=var >= 0)
+        return out
+
+    def frame(self):
+        """Per (data set, algorithm) estimates as a tidy DataFrame.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by (``dataset``, ``algorithm``) with at least the columns
+            ``f``, ``se`` and ``reason`` (empty string when the standard
+            error exists).
+        """
+        index = pd.MultiIndex.from_product(
+            [self.counts.datasets, self.counts.algorithms]
+        )
+        return pd.DataFrame(
+            {
+                "f": self.estimates.ravel(),
+                "se": self.std_errors.ravel(),
+                "reason": self.reasons.ravel(),
+            },
+            index=index,
+        )
+
+    def cov_frame(self, dataset):
+        """Labelled A × A covariance matrix of one data set."""
+        d = self.counts.datasets.get_loc(dataset)
+        labels = self.counts.algorithms
+        return pd.DataFrame(self.cov[d], index=labels, columns=labels)
+
+    def __str__(self):
+        return self.description
+
+
+def mask_degenerate(cov, reasons):
+    """Set rows and columns of the covariance to NaN where a reason is given."""
+    bad = reasons != ""
+    cov = cov.copy()
+    cov[np.broadcast_to(bad[..., :, None], cov.shape)] = np.nan
+    cov[np.broadcast_to(bad[..., None, :], cov.shape)] = np.nan
+    return cov
+
+
+def boundary_reasons(f, method):
+    """Why a Wald variance of F_β does not exist: F undefined, 0 or 1."""
+    return np.select(
+        [np.isnan(f), f == 0, f == 1],
+        [
+            "F undefined: no positives and no predicted positives (TP+FN+FP = 0)",
+            f"F = 0 (TP = 0): the {method} variance degenerates to 0",
+            f"F = 1 (FN = FP = 0): the {method} variance degenerates to 0",
+        ],
+        default="",
+    ).astype(object)
+
+
+def _registry():
+    from fmtest.delta_engine import DeltaMethodVariance
+    from fmtest.wong import WongLinearVariance
+
+    return {
+        "delta": DeltaMethodVariance,
+        "jvesr": DeltaMethodVariance,
+        "wong": WongLinearVariance,
+    }
+
+
+VARIANCE_ENGINES = ("delta", "jvesr", "wong")
+
+
+def get_engine(name):
+    """The engine class registered under ``name``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, listing the known ones.
+    """
+    engines = _registry()
+    if name not in engines:
+        raise ValueError(
+            f"`method` must be one of {set(VARIANCE_ENGINES)}; got {name!r}."
+        )
+    return engines[name]
