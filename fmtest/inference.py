@@ -11,16 +11,24 @@ from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import linalg, stats
+from statsmodels.stats.meta_analysis import combine_effects
 
 from fmtest.fmeasure import divide
 
 __all__ = [
     "ConfidenceInterval",
     "DifferenceTest",
+    "RandomEffectsResult",
+    "WaldTestResult",
+    "WilcoxonResult",
+    "logit_interval",
     "mean_difference_test",
+    "omnibus_wald_test",
     "pairwise_contrasts",
+    "random_effects_test",
     "wald_interval",
+    "wilcoxon_signed_rank",
     "z_test",
 ]
 
@@ -186,4 +194,256 @@ def mean_difference_test(differences, variances, *, divisor="theorem"):
     reason = "" if variance > 0 else "zero variance"
     return DifferenceTest(
         mean, float(np.sqrt(variance)), float(z), float(p), method, reason
+    )
+
+
+def logit_interval(estimate, variance, alpha=0.05):
+    """Wald interval on the logit scale, mapped back into (0, 1).
+
+    With θ in (0, 1) and standard error s, the delta method gives
+    SE(logit θ̂) = s / (θ(1 − θ)); the interval logit θ̂ ± z·SE is mapped back
+    with the logistic function, so it never leaves [0, 1].
+
+    Returns
+    -------
+    lower, upper : ndarray
+        NaN where θ̂ is 0, 1 or NaN, or the variance is NaN.
+
+    Examples
+    --------
+    >>> lo, hi = logit_interval(0.9, 0.05**2)
+    >>> bool(0 < lo < 0.9 < hi < 1)
+    True
+    """
+    _check_alpha(alpha)
+    est = np.asarray(estimate, dtype=float)
+    inside = (est > 0) & (est < 1)
+    safe = np.where(inside, est, 0.5)
+    se = np.full(np.shape(variance), np.nan)
+    np.sqrt(variance, out=se, where=np.asarray(variance, dtype=float) >= 0)
+    half = stats.norm.isf(alpha / 2) * se / (safe * (1 - safe))
+    centre = np.log(safe / (1 - safe))
+    lower = np.where(inside, 1 / (1 + np.exp(-(centre - half))), np.nan)
+    upper = np.where(inside, 1 / (1 + np.exp(-(centre + half))), np.nan)
+    return lower, upper
+
+
+@dataclass(frozen=True)
+class WaldTestResult:
+    """A Wald χ² test.
+
+    Attributes
+    ----------
+    statistic, pvalue : float
+    df : int
+    reason : str
+        Empty when the test exists, otherwise why it is NaN.
+    """
+
+    statistic: float
+    pvalue: float
+    df: int
+    reason: str = ""
+
+
+def omnibus_wald_test(estimates, cov):
+    """Wald χ² test that all A estimates are equal (A − 1 degrees of freedom).
+
+    The contrasts θ_1 − θ_a, a = 2..A, have covariance C V Cᵀ; the statistic
+    is (Cθ)ᵀ (C V Cᵀ)⁻¹ (Cθ). It does not depend on which contrasts are used.
+
+    Parameters
+    ----------
+    estimates : array_like, shape (A,)
+    cov : array_like, shape (A, A)
+
+    Returns
+    -------
+    WaldTestResult
+    """
+    estimates = np.asarray(estimates, dtype=float)
+    cov = np.asarray(cov, dtype=float)
+    n_alg = estimates.size
+    df = n_alg - 1
+    if np.isnan(estimates).any() or np.isnan(cov).any():
+        return WaldTestResult(np.nan, np.nan, df, "an estimate or covariance is NaN")
+    contrast = np.hstack([np.ones((df, 1)), -np.eye(df)])
+    diff = contrast @ estimates
+    cov_diff = contrast @ cov @ contrast.T
+    eigen = np.linalg.eigvalsh(cov_diff)
+    if eigen.min() <= 1e-12 * max(eigen.max(), 0.0) or eigen.max() <= 0:
+        return WaldTestResult(
+            np.nan, np.nan, df, "the covariance of the differences is singular"
+        )
+    stat = float(diff @ linalg.solve(cov_diff, diff, assume_a="pos"))
+    return WaldTestResult(stat, float(stats.chi2.sf(stat, df)), df)
+
+
+@dataclass(frozen=True)
+class WilcoxonResult:
+    """Wilcoxon signed-rank test of per-data-set differences.
+
+    Attributes
+    ----------
+    t_plus : float
+        Sum of the ranks of the positive differences.
+    n_used : int
+        Number of non-zero differences (zeros are dropped, Wilcoxon's rule).
+    n_zero : int
+        Number of zero differences dropped.
+    ties : bool
+        Whether some non-zero |differences| are tied (average ranks used).
+    p_exact : float
+        Two-sided exact p-value from ``scipy.stats.wilcoxon``; NaN when there
+        are ties or zeros, or more than ``exact_max`` differences.
+    z_normal, p_normal : float
+        Normal approximation z = (T⁺ − M(M+1)/4)/√(M(M+1)(2M+1)/24) with M the
+        number of non-zero differences, no tie or continuity correction (the
+        form Wong uses), and its two-sided p-value.
+    reason : str
+        Why values are NaN, if they are.
+    """
+
+    t_plus: float
+    n_used: int
+    n_zero: int
+    ties: bool
+    p_exact: float
+    z_normal: float
+    p_normal: float
+    reason: str = ""
+
+
+def wilcoxon_signed_rank(differences, *, exact_max=50):
+    """Wilcoxon signed-rank test of per-data-set differences against 0.
+
+    Parameters
+    ----------
+    differences : array_like, shape (M,)
+    exact_max : int, default=50
+        Largest number of differences for which the exact p-value is computed.
+
+    Returns
+    -------
+    WilcoxonResult
+
+    Examples
+    --------
+    Any ten differences whose positive ranks sum to 49 give Wong's z:
+
+    >>> d = [0.01, 0.02, 0.03, 0.04, 0.05, -0.06, 0.07, 0.08, 0.09, 0.10]
+    >>> res = wilcoxon_signed_rank(d)
+    >>> res.t_plus, round(res.z_normal, 4), round(res.p_normal, 4)
+    (49.0, 2.1915, 0.0284)
+    """
+    d = np.asarray(differences, dtype=float)
+    if d.size == 0 or np.isnan(d).any():
+        reason = "no differences" if d.size == 0 else "a difference is NaN"
+        return WilcoxonResult(np.nan, 0, 0, False, np.nan, np.nan, np.nan, reason)
+    nonzero = d[d != 0]
+    m = nonzero.size
+    n_zero = int(d.size - m)
+    if m == 0:
+        return WilcoxonResult(
+            np.nan, 0, n_zero, False, np.nan, np.nan, np.nan, "all differences are 0"
+        )
+    magnitude = np.abs(nonzero)
+    ranks = stats.rankdata(magnitude)
+    ties = bool(np.unique(magnitude).size < m)
+    t_plus = float(ranks[nonzero > 0].sum())
+    mean = m * (m + 1) / 4
+    sd = np.sqrt(m * (m + 1) * (2 * m + 1) / 24)
+    z = (t_plus - mean) / sd
+    p_normal = float(2 * stats.norm.sf(abs(z)))
+    reasons = []
+    p_exact = np.nan
+    if ties or n_zero:
+        reasons.append("no exact p-value with tied or zero differences")
+    elif m > exact_max:
+        reasons.append(f"no exact p-value for more than {exact_max} differences")
+    else:
+        p_exact = float(stats.wilcoxon(nonzero, method="exact").pvalue)
+    return WilcoxonResult(t_plus, m, n_zero, ties, p_exact, float(z), p_normal,
+                          "; ".join(reasons))
+
+
+@dataclass(frozen=True)
+class RandomEffectsResult:
+    """Random-effects pooling of per-data-set differences.
+
+    Attributes
+    ----------
+    estimate, std_error, statistic, pvalue : float
+        Pooled difference, its standard error, z and two-sided p.
+    tau2 : float
+        Between-data-set variance.
+    i2 : float
+        Share of the variation due to heterogeneity.
+    q, q_pvalue : float
+        Cochran's Q homogeneity statistic and its χ²(M − 1) p-value.
+    method : str
+        The τ² estimator (statsmodels ``method_re``).
+    reason : str
+    """
+
+    estimate: float
+    std_error: float
+    statistic: float
+    pvalue: float
+    tau2: float
+    i2: float
+    q: float
+    q_pvalue: float
+    method: str
+    reason: str = ""
+
+
+RE_METHODS = ("dl", "chi2", "pm", "iterated")
+
+
+def random_effects_test(differences, variances, *, method="dl"):
+    """Random-effects meta-analysis of per-data-set differences.
+
+    Wraps ``statsmodels.stats.meta_analysis.combine_effects``.
+
+    Parameters
+    ----------
+    differences, variances : array_like, shape (M,)
+    method : {"dl", "pm"}, default="dl"
+        τ² estimator: DerSimonian–Laird (``"dl"``, statsmodels ``"chi2"``) or
+        Paule–Mandel (``"pm"``, statsmodels ``"iterated"``).
+
+    Returns
+    -------
+    RandomEffectsResult
+        NaN with a reason for fewer than 2 data sets or a missing or
+        non-positive variance.
+    """
+    if method not in RE_METHODS:
+        raise ValueError(f"`re_method` must be one of {set(RE_METHODS)}; got {method!r}.")
+    method_re = {"dl": "chi2", "pm": "iterated"}.get(method, method)
+    d = np.asarray(differences, dtype=float)
+    v = np.asarray(variances, dtype=float)
+    nan = (np.nan,) * 8
+    if d.size < 2:
+        return RandomEffectsResult(*nan, method, "needs at least 2 data sets")
+    if np.isnan(d).any() or np.isnan(v).any() or (v <= 0).any():
+        return RandomEffectsResult(
+            *nan, method, "a data set has no difference or no positive variance"
+        )
+    res = combine_effects(d, v, method_re=method_re)
+    homogeneity = res.test_homogeneity()
+    tau2 = float(res.tau2)
+    est, se = float(res.mean_effect_re), float(res.sd_eff_w_re)
+    # statsmodels 0.14-0.15 leaves the DerSimonian-Laird moment estimate
+    # (Q - df)/c untruncated and I2 = 1 - df/Q unfloored; DerSimonian & Laird
+    # (1986) set tau2 = max(0, .), which makes the random-effects estimate the
+    # fixed-effect one when Q < df. Written here because the library does not.
+    if tau2 < 0:
+        tau2 = 0.0
+        est, se = float(res.mean_effect_fe), float(res.sd_eff_w_fe)
+    z, p = z_test(est, se**2)
+    return RandomEffectsResult(
+        est, se, float(z), float(p), tau2, max(0.0, float(res.i2)), float(res.q),
+        float(homogeneity.pvalue), method,
     )

@@ -1,0 +1,326 @@
+"""FMeasureComparison: build count tables from data, fit, return results.
+
+The model only wires the steps together (statsmodels/linearmodels style):
+``from_formula`` parses the formula, validates and tabulates the long data and
+calls the constructor with the count tables; ``fit`` runs the variance engines
+and returns a separate results object.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from fmtest.counts import CountTables
+from fmtest.formula import parse_formula
+from fmtest.longdata import read_long_data
+
+__all__ = ["FMeasureComparison", "compare_fmeasures"]
+
+METHODS = {"delta": "delta", "jvesr": "delta", "wong": "wong"}
+NOTE_NO_PAIRING = (
+    "The predictions are not paired by instance, so the covariance between "
+    "algorithms is not identifiable: the delta method assumes them independent."
+)
+NOTE_COUNTS_ONLY = (
+    "Built from count tables: the covariance between algorithms is not "
+    "identifiable from counts, so the delta method assumes them independent."
+)
+
+
+class FMeasureComparison:
+    """Compare the F-measures of several algorithms on one or more data sets.
+
+    Parameters
+    ----------
+    counts : CountTables
+        The sufficient statistics; build them with :meth:`from_formula`,
+        :meth:`from_arrays` or :meth:`from_counts` rather than by hand.
+    notes : sequence of str, optional
+        Remarks about how the counts were obtained, repeated in the summary.
+
+    Attributes
+    ----------
+    counts : CountTables
+    formula : str or None
+        The formula, when built with :meth:`from_formula`.
+    data : pandas.DataFrame or None
+        The long data, when built with :meth:`from_formula`.
+
+    Examples
+    --------
+    >>> from fmtest import FMeasureComparison
+    >>> from fmtest.datasets import load_example
+    >>> df = load_example()
+    >>> res = FMeasureComparison.from_formula("correct ~ algorithm + dataset", df).fit()
+    >>> res.pairwise.loc[("synth_medium", "logit", "rf"), ["diff", "se_delta"]].round(4)
+    diff        0.0057
+    se_delta    0.0303
+    Name: (synth_medium, logit, rf), dtype: float64
+    """
+
+    def __init__(self, counts, *, notes=()):
+        if not isinstance(counts, CountTables):
+            raise TypeError(
+                f"`counts` must be a CountTables; got {type(counts).__name__}. Use "
+                "FMeasureComparison.from_formula, from_arrays or from_counts."
+            )
+        if len(counts.algorithms) < 2:
+            raise ValueError(
+                f"At least two algorithms are needed; got {list(counts.algorithms)}."
+            )
+        self.counts = counts
+        self.notes = tuple(notes)
+        self.formula = None
+        self.data = None
+
+    @classmethod
+    def from_formula(
+        cls,
+        formula,
+        data,
+        *,
+        response="correct",
+        truth="truth",
+        instance="instance",
+        fold="fold",
+        score=None,
+        positive=1,
+    ):
+        """Build the model from long data and a formula.
+
+        Parameters
+        ----------
+        formula : str
+            ``"correct ~ algorithm + dataset"``: the response column, the
+            compared factor (algorithms) and, optionally, the data-set block.
+            ``C(name)`` wrappers are accepted.
+        data : pandas.DataFrame
+            One row per (data set, instance, algorithm).
+        response : {"correct", "predicted"}, default="correct"
+            What the response column holds: 1/True when the prediction is
+            correct, or the predicted class label.
+        truth : str, default="truth"
+            Column with the true class.
+        instance : str or None, default="instance"
+            Column pairing the algorithms' predictions of the same instance;
+            ``None`` for unpaired data (independence is then assumed).
+        fold : str or None, default="fold"
+            Column with the cross-validation fold (Wong's method needs it);
+            used when present.
+        score : str or None, default=None
+            Column with a continuous score for the positive class. It is
+            checked (numeric, no missing values); ROC-based output that uses
+            it is planned.
+        positive : object, default=1
+            The positive class label in ``truth`` (``"minority"`` for the
+            rarer label).
+
+        Returns
+        -------
+        FMeasureComparison
+        """
+        if not isinstance(data, pd.DataFrame):
+            raise TypeError(f"`data` must be a pandas DataFrame; got {type(data).__name__}.")
+        spec = parse_formula(formula, data.columns)
+        long = read_long_data(
+            data,
+            response=spec.response,
+            truth=truth,
+            algorithm=spec.compare,
+            dataset=spec.block,
+            instance=instance,
+            fold=fold,
+            positive=positive,
+            response_kind=response,
+        )
+        if score is not None:
+            _check_score(data, score)
+        notes = [] if long.instance is not None else [NOTE_NO_PAIRING]
+        model = cls(CountTables.from_encoded(long), notes=notes)
+        model.formula = formula
+        model.data = data
+        return model
+
+    @classmethod
+    def from_arrays(cls, truth, predictions, *, dataset=None, fold=None, positive=1):
+        """Build the model from a truth vector and one prediction column per algorithm.
+
+        Parameters
+        ----------
+        truth : array_like, shape (n,)
+            True class of each instance.
+        predictions : pandas.DataFrame, dict of array_like, or 2-D array
+            Predicted labels, one column per algorithm (named by the frame's
+            columns or the dict's keys; a plain array gets ``alg0``, ``alg1``, …).
+        dataset : array_like, shape (n,), optional
+            Data set of each instance.
+        fold : array_like, shape (n,), optional
+            Fold of each instance (the same for every algorithm).
+        positive : object, default=1
+
+        Returns
+        -------
+        FMeasureComparison
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> truth = np.array([1, 1, 0, 0, 1, 0])
+        >>> preds = {"a": [1, 0, 0, 1, 1, 0], "b": [1, 1, 0, 0, 0, 0]}
+        >>> FMeasureComparison.from_arrays(truth, preds).counts.joint.shape
+        (1, 2, 2, 2, 2, 2)
+        """
+        if isinstance(predictions, pd.DataFrame):
+            wide = predictions.reset_index(drop=True)
+        elif isinstance(predictions, dict):
+            wide = pd.DataFrame({str(k): np.asarray(v) for k, v in predictions.items()})
+        else:
+            array = np.asarray(predictions)
+            if array.ndim != 2:
+                raise ValueError(
+                    "`predictions` must be 2-D (instances × algorithms); got an array "
+                    f"with shape {array.shape}."
+                )
+            wide = pd.DataFrame(array, columns=[f"alg{i}" for i in range(array.shape[1])])
+        truth = np.asarray(truth)
+        if truth.ndim != 1 or len(truth) != len(wide):
+            raise ValueError(
+                f"`truth` must be 1-D with one value per row of `predictions` "
+                f"({len(wide)}); got shape {truth.shape}."
+            )
+        wide = wide.assign(_truth=truth, _instance=np.arange(len(wide)))
+        roles = {}
+        for name, values in (("_dataset", dataset), ("_fold", fold)):
+            if values is not None:
+                values = np.asarray(values)
+                if values.shape != truth.shape:
+                    raise ValueError(
+                        f"`{name[1:]}` must have one value per instance ({len(truth)}); "
+                        f"got shape {values.shape}."
+                    )
+                wide[name] = values
+                roles[name[1:]] = name
+        algorithms = [c for c in wide.columns if not str(c).startswith("_")]
+        long = wide.melt(
+            id_vars=[c for c in wide.columns if str(c).startswith("_")],
+            value_vars=algorithms,
+            var_name="_algorithm",
+            value_name="_predicted",
+        )
+        tables = CountTables.from_long(
+            long,
+            response="_predicted",
+            response_kind="predicted",
+            truth="_truth",
+            algorithm="_algorithm",
+            instance="_instance",
+            fold=roles.get("fold"),
+            dataset=roles.get("dataset"),
+            positive=positive,
+        )
+        return cls(tables)
+
+    @classmethod
+    def from_counts(cls, table, **columns):
+        """Build the model from per-(data set, algorithm, fold) TP/FN/FP(/TN) counts.
+
+        Parameters
+        ----------
+        table : pandas.DataFrame
+            Wong's Table 5 layout: one row per (data set, algorithm, fold).
+        **columns
+            ``algorithm``, ``dataset``, ``fold``, ``tp``, ``fn``, ``fp``,
+            ``tn``: column names, see :meth:`CountTables.from_counts`.
+
+        Returns
+        -------
+        FMeasureComparison
+            Counts cannot identify the covariance between algorithms: the
+            results say so and use independence.
+        """
+        return cls(CountTables.from_counts(table, **columns), notes=[NOTE_COUNTS_ONLY])
+
+    def fit(
+        self,
+        *,
+        beta=1.0,
+        method="delta",
+        alpha=0.05,
+        min_count=5,
+        rho_fallback=1.0,
+        multitest="holm",
+        wong_divisor="theorem",
+        re_method="dl",
+    ):
+        """Estimate the F-measures, their covariance, and the tests.
+
+        Parameters
+        ----------
+        beta : float, default=1.0
+            F_β weight of recall.
+        method : {"delta", "jvesr", "wong"}, default="delta"
+            The variance method that leads the summary, the intervals and the
+            adjusted p-values. Both are computed where the data allow (Wong's
+            method needs folds).
+        alpha : float, default=0.05
+            Level of the confidence intervals.
+        min_count : int, default=5
+            Wong's large-sample threshold for the summed TP, FN and FP.
+        rho_fallback : float, default=1.0
+            Wong's recall–precision correlation where the fold correlation is
+            undefined (1 is the conservative bound).
+        multitest : str, default="holm"
+            Any ``statsmodels.stats.multitest.multipletests`` method, applied
+            to the pairwise p-values within each data set.
+        wong_divisor : {"theorem", "printed"}, default="theorem"
+            Across data sets, Wong's variance of the mean difference is
+            Σ s²/M² (his Theorem 2); ``"printed"`` uses Σ s²/M, his formula (7)
+            as printed, which reproduces his published z but overstates the
+            variance M-fold.
+        re_method : {"dl", "pm"}, default="dl"
+            τ² estimator of the random-effects pooling.
+
+        Returns
+        -------
+        FMeasureComparisonResults
+        """
+        from fmtest.results import FMeasureComparisonResults
+
+        if method not in METHODS:
+            raise ValueError(f"`method` must be one of {set(METHODS)}; got {method!r}.")
+        if METHODS[method] == "wong" and not self.counts.has_folds:
+            raise ValueError(
+                "`method='wong'` needs folds: give a fold column (`fold=`) or fold "
+                "counts; without folds use method='delta'."
+            )
+        return FMeasureComparisonResults(
+            self,
+            beta=beta,
+            method=METHODS[method],
+            alpha=alpha,
+            min_count=min_count,
+            rho_fallback=rho_fallback,
+            multitest=multitest,
+            wong_divisor=wong_divisor,
+            re_method=re_method,
+        )
+
+
+def _check_score(data, score):
+    if score not in data.columns:
+        raise ValueError(
+            f"Column {score!r} (the score column) is not in the data; the data have "
+            f"columns {list(map(str, data.columns))}."
+        )
+    values = data[score]
+    if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        raise ValueError(f"Column {score!r} (the score column) must be numeric.")
+    if values.isna().any():
+        raise ValueError(
+            f"Column {score!r} (the score column) has {int(values.isna().sum())} missing "
+            "values; drop or fill them first."
+        )
+
+
+compare_fmeasures = FMeasureComparison.from_formula

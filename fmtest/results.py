@@ -1,0 +1,371 @@
+"""Results of an F-measure comparison: tidy tables first, printed summary second."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.multitest import multipletests
+
+from fmtest.delta_engine import DeltaMethodVariance
+from fmtest.fmeasure import divide
+from fmtest.inference import (
+    _check_alpha,
+    logit_interval,
+    mean_difference_test,
+    omnibus_wald_test,
+    pairwise_contrasts,
+    random_effects_test,
+    wald_interval,
+    wilcoxon_signed_rank,
+    z_test,
+)
+from fmtest.wong import WongLinearVariance, recall_weight
+
+__all__ = ["FMeasureComparisonResults"]
+
+NOTE_WONG_INDEPENDENT = (
+    "Wong's method assumes the algorithms independent; it ignores the correlation "
+    "between algorithms tested on the same instances that the delta method estimates."
+)
+NOTE_NO_FOLDS = "No folds: Wong's method (which needs them) was not computed."
+NOTE_WILCOXON = (
+    "Wilcoxon: zero differences are dropped, tied |differences| get average ranks; "
+    "the exact p is given only without zeros and ties; the normal approximation has "
+    "no tie or continuity correction."
+)
+
+
+class FMeasureComparisonResults:
+    """Results of :meth:`FMeasureComparison.fit`.
+
+    Attributes
+    ----------
+    model : FMeasureComparison
+    counts : CountTables
+    method : str
+        The method leading the summary, intervals and adjusted p-values
+        (``"delta"`` or ``"wong"``).
+    beta, alpha : float
+    delta : DeltaMethodVariance
+    wong : WongLinearVariance or None
+        ``None`` without folds.
+    config : dict
+        Every fit option.
+    """
+
+    def __init__(self, model, *, beta, method, alpha, min_count, rho_fallback,
+                 multitest, wong_divisor, re_method):
+        _check_alpha(alpha)
+        self.model = model
+        self.counts = model.counts
+        self.method = method
+        self.beta = float(beta)
+        self.alpha = float(alpha)
+        self.config = {
+            "beta": self.beta, "method": method, "alpha": self.alpha,
+            "min_count": min_count, "rho_fallback": rho_fallback,
+            "multitest": multitest, "wong_divisor": wong_divisor, "re_method": re_method,
+        }
+        self.delta = DeltaMethodVariance(self.counts, beta=beta)
+        self.wong = None
+        if self.counts.has_folds:
+            self.wong = WongLinearVariance(
+                self.counts, beta=beta, min_count=min_count, rho_fallback=rho_fallback
+            )
+        self._multitest = multitest
+        self._wong_divisor = wong_divisor
+        self._re_method = re_method
+        multipletests([0.5], method=multitest)  # fail early on an unknown method
+        mean_difference_test([0.0], [1.0], divisor=wong_divisor)
+        random_effects_test([0.0], [1.0], method=re_method)
+
+    @property
+    def lead(self):
+        """The variance engine of ``method``."""
+        return self.wong if self.method == "wong" else self.delta
+
+    def _index(self):
+        return pd.MultiIndex.from_product(
+            [self.counts.datasets, self.counts.algorithms], names=["dataset", "algorithm"]
+        )
+
+    # -- tables -----------------------------------------------------------
+
+    @cached_property
+    def fmeasures(self):
+        """Per (data set, algorithm) estimates.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index (``dataset``, ``algorithm``). Columns: ``f``, ``recall``,
+            ``precision``, ``recall_weight`` (Wong's w̄), ``tp``, ``fn``,
+            ``fp``, ``tn``, ``se_delta``, ``se_wong``, ``rho_wong`` (fold
+            correlation used by Wong), ``ci_lower``, ``ci_upper`` (Wald, of
+            ``method``), ``ci_logit_lower``, ``ci_logit_upper`` (the same on
+            the logit scale: stays inside [0, 1]), ``large_sample`` (Wong's
+            TP, FN, FP ≥ ``min_count``), ``small_counts``, ``rho_status``,
+            ``reason_delta``, ``reason_wong`` (why a value is NaN).
+        """
+        counts = self.counts.confusion()[["tp", "fn", "fp", "tn"]]
+        delta = self.delta.frame()
+        frame = pd.DataFrame(index=self._index())
+        frame["f"] = delta["f"].to_numpy()
+        tot = self.counts.totals
+        tp, fn, fp = tot[..., 1, 1], tot[..., 1, 0], tot[..., 0, 1]
+        frame["recall"] = divide(tp, tp + fn).ravel()
+        frame["precision"] = divide(tp, tp + fp).ravel()
+        frame["recall_weight"] = recall_weight(tp, fn, fp, self.beta).ravel()
+        for col in ("tp", "fn", "fp", "tn"):
+            frame[col] = counts[col].to_numpy()
+        if not self.counts.tn_known:
+            frame["tn"] = pd.array([pd.NA] * len(frame), dtype="Int64")
+        frame["se_delta"] = delta["se"].to_numpy()
+        wong = self.wong.frame() if self.wong is not None else None
+        nan = np.full(len(frame), np.nan)
+        frame["se_wong"] = wong["se"].to_numpy() if wong is not None else nan
+        frame["rho_wong"] = wong["rho"].to_numpy() if wong is not None else nan
+        var = self.lead.variances.ravel()
+        frame["ci_lower"], frame["ci_upper"] = wald_interval(frame["f"].to_numpy(), var,
+                                                             self.alpha)
+        low, high = logit_interval(frame["f"].to_numpy(), var, self.alpha)
+        frame["ci_logit_lower"], frame["ci_logit_upper"] = low, high
+        blank = np.full(len(frame), "", dtype=object)
+        frame["large_sample"] = (wong["large_sample"].to_numpy() if wong is not None
+                                 else np.full(len(frame), False))
+        frame["small_counts"] = wong["small_counts"].to_numpy() if wong is not None else blank
+        frame["rho_status"] = wong["rho_status"].to_numpy() if wong is not None else blank
+        frame["reason_delta"] = delta["reason"].to_numpy()
+        frame["reason_wong"] = (wong["reason"].to_numpy() if wong is not None
+                                else np.full(len(frame), NOTE_NO_FOLDS, dtype=object))
+        return frame
+
+    def _contrasts(self, engine):
+        return pairwise_contrasts(engine.estimates, engine.cov)
+
+    @cached_property
+    def pairwise(self):
+        """Differences F_1 − F_2 for every pair of algorithms in every data set.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index (``dataset``, ``algorithm_1``, ``algorithm_2``). Columns:
+            ``diff``; ``se_delta``, ``corr_delta`` (delta-method correlation
+            of the two F's), ``z_delta``, ``p_delta``; ``se_wong``, ``z_wong``,
+            ``p_wong`` (independence assumed); ``ci_lower``, ``ci_upper`` (Wald,
+            of ``method``); ``p_adjusted`` (``method``'s p adjusted by
+            ``multitest`` within each data set).
+        """
+        algs = self.counts.algorithms
+        pairs, diff, var_d, corr_d = self._contrasts(self.delta)
+        index = pd.MultiIndex.from_tuples(
+            [(ds, algs[a], algs[b]) for ds in self.counts.datasets for a, b in pairs],
+            names=["dataset", "algorithm_1", "algorithm_2"],
+        )
+        frame = pd.DataFrame(index=index)
+        frame["diff"] = diff.ravel()
+        frame["se_delta"] = _sqrt(var_d.ravel())
+        frame["corr_delta"] = corr_d.ravel()
+        frame["z_delta"], frame["p_delta"] = z_test(diff.ravel(), var_d.ravel())
+        if self.wong is not None:
+            _, _, var_w, _ = self._contrasts(self.wong)
+        else:
+            var_w = np.full(var_d.shape, np.nan)
+        frame["se_wong"] = _sqrt(var_w.ravel())
+        frame["z_wong"], frame["p_wong"] = z_test(diff.ravel(), var_w.ravel())
+        var_lead = var_w if self.method == "wong" else var_d
+        frame["ci_lower"], frame["ci_upper"] = wald_interval(
+            diff.ravel(), var_lead.ravel(), self.alpha
+        )
+        p_lead = frame["p_wong" if self.method == "wong" else "p_delta"]
+        frame["p_adjusted"] = p_lead.groupby(level="dataset", sort=False).transform(
+            lambda p: _adjust(p, self._multitest)
+        )
+        return frame
+
+    @cached_property
+    def omnibus(self):
+        """Per data set, the Wald χ² test that all algorithms have equal F.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``dataset``. Columns ``statistic``, ``df`` (A − 1),
+            ``pvalue`` and ``reason`` (why NaN), from ``method``'s covariance.
+        """
+        rows = [
+            omnibus_wald_test(est, cov)
+            for est, cov in zip(self.lead.estimates, self.lead.cov, strict=True)
+        ]
+        return pd.DataFrame(
+            {
+                "statistic": [r.statistic for r in rows],
+                "df": [r.df for r in rows],
+                "pvalue": [r.pvalue for r in rows],
+                "reason": [r.reason for r in rows],
+            },
+            index=pd.Index(self.counts.datasets, name="dataset"),
+        )
+
+    @cached_property
+    def across_datasets(self):
+        """Per pair of algorithms, tests of the mean difference over data sets.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index (``algorithm_1``, ``algorithm_2``). Columns:
+            ``n_datasets``; ``mean_diff`` (mean over data sets of F_1 − F_2);
+            ``se_wong``, ``z_wong``, ``p_wong`` (Wong's Theorem 2, or formula
+            (7) as printed with ``wong_divisor="printed"``); ``se_delta``,
+            ``z_delta``, ``p_delta`` (fixed effect with delta variances
+            including the within-data-set covariance); ``re_diff``, ``re_se``,
+            ``z_re``, ``p_re``, ``tau2``, ``i2``, ``q``, ``p_q`` (random effects,
+            ``method``'s variances, statsmodels ``combine_effects``);
+            ``t_plus``, ``n_nonzero``, ``p_exact``, ``z_normal``, ``p_normal``
+            (Wilcoxon signed-rank of the per-data-set differences); ``reason``.
+        """
+        algs = self.counts.algorithms
+        pairs, diff, var_d, _ = self._contrasts(self.delta)
+        if self.wong is not None:
+            var_w = self._contrasts(self.wong)[2]
+        else:
+            var_w = np.full(var_d.shape, np.nan)
+        var_lead = var_w if self.method == "wong" else var_d
+        rows = []
+        for p, _pair in enumerate(pairs):
+            d = diff[:, p]
+            wong = mean_difference_test(d, var_w[:, p], divisor=self._wong_divisor)
+            fixed = mean_difference_test(d, var_d[:, p])
+            re = random_effects_test(d, var_lead[:, p], method=self._re_method)
+            wil = wilcoxon_signed_rank(d)
+            reasons = [
+                f"{name}: {r.reason}"
+                for name, r in (("Wong", wong), ("delta", fixed), ("random effects", re),
+                                ("Wilcoxon", wil))
+                if r.reason
+            ]
+            rows.append({
+                "n_datasets": len(d), "mean_diff": float(np.mean(d)),
+                "se_wong": wong.std_error, "z_wong": wong.statistic,
+                "p_wong": wong.pvalue,
+                "se_delta": fixed.std_error, "z_delta": fixed.statistic,
+                "p_delta": fixed.pvalue,
+                "re_diff": re.estimate, "re_se": re.std_error, "z_re": re.statistic,
+                "p_re": re.pvalue, "tau2": re.tau2, "i2": re.i2, "q": re.q,
+                "p_q": re.q_pvalue,
+                "t_plus": wil.t_plus, "n_nonzero": wil.n_used, "p_exact": wil.p_exact,
+                "z_normal": wil.z_normal, "p_normal": wil.p_normal,
+                "reason": "; ".join(reasons),
+            })
+        index = pd.MultiIndex.from_tuples(
+            [(algs[a], algs[b]) for a, b in pairs], names=["algorithm_1", "algorithm_2"]
+        )
+        return pd.DataFrame(rows, index=index)
+
+    # -- statsmodels-style accessors ----------------------------------------
+
+    def conf_int(self, alpha=None, *, kind="fmeasure"):
+        """Wald confidence intervals of ``method``.
+
+        Parameters
+        ----------
+        alpha : float, optional
+            Defaults to the ``alpha`` of :meth:`fit`.
+        kind : {"fmeasure", "pairwise", "logit"}, default="fmeasure"
+            F per (data set, algorithm), differences per pair, or F on the
+            logit scale (inside [0, 1]).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``lower`` and ``upper``.
+        """
+        alpha = self.alpha if alpha is None else alpha
+        if kind == "pairwise":
+            frame = self.pairwise
+            se = frame["se_wong" if self.method == "wong" else "se_delta"].to_numpy()
+            low, high = wald_interval(frame["diff"].to_numpy(), se**2, alpha)
+            return pd.DataFrame({"lower": low, "upper": high}, index=frame.index)
+        if kind not in ("fmeasure", "logit"):
+            raise ValueError(
+                f"`kind` must be one of {{'fmeasure', 'pairwise', 'logit'}}; got {kind!r}."
+            )
+        f = self.lead.estimates.ravel()
+        var = self.lead.variances.ravel()
+        interval = logit_interval if kind == "logit" else wald_interval
+        low, high = interval(f, var, alpha)
+        return pd.DataFrame({"lower": low, "upper": high}, index=self._index())
+
+    def cov_params(self, dataset=None):
+        """Labelled A × A covariance matrix of the F's in one data set (``method``).
+
+        Parameters
+        ----------
+        dataset : label, optional
+            Required when there is more than one data set.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        if dataset is None:
+            if len(self.counts.datasets) > 1:
+                raise ValueError(
+                    "`dataset` is required with several data sets; one of "
+                    f"{list(self.counts.datasets)}."
+                )
+            dataset = self.counts.datasets[0]
+        if dataset not in self.counts.datasets:
+            raise ValueError(
+                f"Unknown data set {dataset!r}; one of {list(self.counts.datasets)}."
+            )
+        return self.lead.cov_frame(dataset)
+
+    @cached_property
+    def notes(self):
+        """Every remark and flag behind the numbers, as sentences."""
+        from fmtest.summary import collect_notes
+
+        return collect_notes(self)
+
+    def summary(self):
+        """The results as a statsmodels ``Summary`` (``as_text``/``as_latex``/``as_html``)."""
+        from fmtest.summary import build_summary
+
+        return build_summary(self)
+
+    def __str__(self):
+        return self.summary().as_text()
+
+    def _repr_html_(self):
+        return self.summary().as_html()
+
+    def plot_forest(self, ax=None, **kwargs):
+        """Forest plot of pairwise differences with CIs; see :func:`fmtest.plotting.plot_forest`."""
+        from fmtest.plotting import plot_forest
+
+        return plot_forest(self, ax=ax, **kwargs)
+
+    def plot_recall_weight(self, ax=None, **kwargs):
+        """Wong's recall weight per algorithm and data set; see :func:`fmtest.plotting.plot_recall_weight`."""
+        from fmtest.plotting import plot_recall_weight
+
+        return plot_recall_weight(self, ax=ax, **kwargs)
+
+
+def _sqrt(values):
+    out = np.full(np.shape(values), np.nan)
+    np.sqrt(values, out=out, where=np.asarray(values) >= 0)
+    return out
+
+
+def _adjust(pvalues, method):
+    out = np.full(len(pvalues), np.nan)
+    ok = ~np.isnan(pvalues.to_numpy())
+    if ok.any():
+        out[ok] = multipletests(pvalues.to_numpy()[ok], method=method)[1]
+    return pd.Series(out, index=pvalues.index)

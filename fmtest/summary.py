@@ -1,0 +1,207 @@
+"""Render results as a statsmodels ``Summary``; all number formatting lives here.
+
+Each table is a DataFrame of the results object, rounded for reading: every
+printed number is the DataFrame's number in ``NUMBER_FORMAT`` (p-values in
+``PVALUE_FORMAT``), so a reader can trace each one back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from statsmodels.iolib.summary import Summary
+from statsmodels.iolib.table import SimpleTable
+
+from fmtest.results import NOTE_NO_FOLDS, NOTE_WILCOXON, NOTE_WONG_INDEPENDENT
+
+__all__ = ["build_summary", "collect_notes", "format_table"]
+
+NUMBER_FORMAT = "{:.4f}"
+PVALUE_FORMAT = "{:.4g}"
+
+FMEASURE_COLUMNS = {
+    "f": "F", "se_delta": "SE delta", "se_wong": "SE Wong", "ci_lower": "CI lower",
+    "ci_upper": "CI upper", "ci_logit_lower": "logit lower",
+    "ci_logit_upper": "logit upper", "recall": "recall", "precision": "precision",
+    "recall_weight": "w (Wong)",
+}
+PAIRWISE_COLUMNS = {
+    "diff": "F1 - F2", "se_delta": "SE delta", "corr_delta": "corr", "z_delta": "z delta",
+    "p_delta": "p delta", "se_wong": "SE Wong", "z_wong": "z Wong", "p_wong": "p Wong",
+    "ci_lower": "CI lower", "ci_upper": "CI upper", "p_adjusted": "p adj",
+}
+OMNIBUS_COLUMNS = {"statistic": "chi2", "df": "df", "pvalue": "p"}
+FIXED_COLUMNS = {
+    "n_datasets": "M", "mean_diff": "mean diff", "z_delta": "z delta", "p_delta": "p delta",
+    "z_wong": "z Wong", "p_wong": "p Wong",
+}
+RANDOM_COLUMNS = {
+    "re_diff": "RE diff", "re_se": "RE SE", "p_re": "p RE", "tau2": "tau2", "i2": "I2",
+    "q": "Q", "p_q": "p Q",
+}
+WILCOXON_COLUMNS = {
+    "t_plus": "T+", "n_nonzero": "M used", "p_exact": "p exact", "z_normal": "z normal",
+    "p_normal": "p normal",
+}
+
+
+def _format_value(value, column):
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return "NaN"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if column.startswith("p_") or column == "pvalue":
+        return PVALUE_FORMAT.format(value)
+    if column == "t_plus":
+        return f"{value:g}"
+    return NUMBER_FORMAT.format(value)
+
+
+def format_table(frame, columns):
+    """Select, rename and format columns of a results table as strings.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    columns : dict
+        Column name -> printed header, in printing order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Strings; the index is flattened to ``a / b`` labels.
+    """
+    shown = frame[list(columns)]
+    out = pd.DataFrame(
+        {columns[c]: [_format_value(v, c) for v in shown[c]] for c in columns},
+        index=[" / ".join(map(str, i)) if isinstance(i, tuple) else str(i)
+               for i in shown.index],
+    )
+    return out
+
+
+def _header(res):
+    counts = res.counts
+    n_instances = int(counts.totals[:, 0].sum())
+    folds = len(counts.folds) if counts.has_folds else "none"
+    also = "Wong (linear approximation)" if res.method == "delta" else "delta (JVESR)"
+    if res.wong is None:
+        also = "none (Wong needs folds)"
+    return {
+        "Data sets:": str(len(counts.datasets)),
+        "Algorithms:": ", ".join(map(str, counts.algorithms)),
+        "Instances:": str(n_instances),
+        "Folds:": str(folds),
+        "beta:": f"{res.beta:g}",
+        "alpha:": f"{res.alpha:g}",
+        "Leading method:": "delta (JVESR)" if res.method == "delta" else "Wong",
+        "Also shown:": also,
+        "Covariance:": "estimated (paired)" if counts.paired else "independence assumed",
+        "p adjusted:": f"{res.config['multitest']}, within each data set",
+    }
+
+
+def collect_notes(res):
+    """Every flag and remark behind the numbers, as a list of sentences."""
+    notes = list(res.model.notes)
+    if res.wong is None:
+        notes.append(NOTE_NO_FOLDS)
+    else:
+        notes.append(NOTE_WONG_INDEPENDENT)
+    fm = res.fmeasures
+    for (ds, alg), row in fm.iterrows():
+        where = f"{ds} / {alg}"
+        if row["reason_delta"]:
+            notes.append(f"{where}: delta method: {row['reason_delta']}.")
+        if res.wong is not None:
+            if row["reason_wong"] and row["reason_wong"] != row["reason_delta"]:
+                notes.append(f"{where}: Wong: {row['reason_wong']}.")
+            if row["small_counts"]:
+                notes.append(
+                    f"{where}: Wong's large-sample condition (TP, FN, FP >= "
+                    f"{res.config['min_count']}) fails: {row['small_counts']}."
+                )
+            if row["rho_status"]:
+                notes.append(f"{where}: Wong's fold correlation: {row['rho_status']}.")
+    for ds, row in res.omnibus.iterrows():
+        if row["reason"] and len(res.counts.algorithms) > 2:
+            notes.append(f"{ds}: omnibus test: {row['reason']}.")
+    if len(res.counts.datasets) > 1:
+        if res.config["wong_divisor"] == "printed":
+            notes.append(
+                "Across data sets, Wong's z uses his formula (7) as printed "
+                "(sum of s^2 over M), which overstates the variance M-fold; his "
+                "Theorem 2 divides by M^2."
+            )
+        notes.append(NOTE_WILCOXON)
+        for pair, row in res.across_datasets.iterrows():
+            if row["reason"]:
+                notes.append(f"{pair[0]} vs {pair[1]} across data sets: {row['reason']}.")
+    return notes
+
+
+def _table(frame, title):
+    """A titled SimpleTable of a formatted (all-string) DataFrame."""
+    return SimpleTable(
+        frame.to_numpy().tolist(),
+        headers=list(frame.columns),
+        stubs=list(frame.index),
+        title=title,
+    )
+
+
+def _header_table(res):
+    items = list(_header(res).items())
+    half = (len(items) + 1) // 2
+    left, right = items[:half], items[half:]
+    right += [("", "")] * (len(left) - len(right))
+    rows = [[lk, lv, rk, rv] for (lk, lv), (rk, rv) in zip(left, right, strict=True)]
+    return SimpleTable(rows, title=f"F-measure comparison (F_{res.beta:g})")
+
+
+def build_summary(res):
+    """Assemble the statsmodels ``Summary`` of a results object.
+
+    Returns
+    -------
+    statsmodels.iolib.summary.Summary
+        With ``as_text()``, ``as_latex()``, ``as_html()``.
+    """
+    smry = Summary()
+    smry.tables.append(_header_table(res))
+    lead = _lead_name(res)
+    fm_cols = dict(FMEASURE_COLUMNS)
+    pw_cols = dict(PAIRWISE_COLUMNS)
+    fixed = dict(FIXED_COLUMNS)
+    if res.wong is None:
+        for cols, keys in ((fm_cols, ["se_wong", "recall_weight"]),
+                           (pw_cols, ["se_wong", "z_wong", "p_wong"]),
+                           (fixed, ["z_wong", "p_wong"])):
+            for key in keys:
+                cols.pop(key)
+    level = f"{100 * (1 - res.alpha):g}%"
+    smry.tables.append(_table(format_table(res.fmeasures, fm_cols),
+                              f"F-measures ({level} CIs, {lead})"))
+    smry.tables.append(_table(format_table(res.pairwise, pw_cols),
+                              f"Pairwise differences F1 - F2 ({level} CIs, {lead})"))
+    if len(res.counts.algorithms) > 2:
+        smry.tables.append(_table(format_table(res.omnibus, OMNIBUS_COLUMNS),
+                                  f"Omnibus Wald test of equal F ({lead})"))
+    if len(res.counts.datasets) > 1:
+        smry.tables.append(_table(format_table(res.across_datasets, fixed),
+                                  "Across data sets: fixed effect"))
+        smry.tables.append(_table(
+            format_table(res.across_datasets, RANDOM_COLUMNS),
+            f"Across data sets: random effects ({res.config['re_method']}, {lead})"))
+        smry.tables.append(_table(format_table(res.across_datasets, WILCOXON_COLUMNS),
+                                  "Across data sets: Wilcoxon signed-rank"))
+    notes = res.notes
+    if notes:
+        smry.add_extra_txt(["Notes:"] + [f"[{i}] {n}" for i, n in enumerate(notes, 1)])
+    return smry
+
+
+def _lead_name(res):
+    return "delta method" if res.method == "delta" else "Wong"
