@@ -3,12 +3,28 @@
 Compare classification algorithms on imbalanced data with delta-method
 (JVESR) variances that include the covariance between algorithms tested on
 the same instances, and with Wong's linear approximation beside it.
+
+>>> from fmtest import FMeasureComparison
+>>> from fmtest.datasets import load_example
+>>> res = FMeasureComparison.from_formula("correct ~ algorithm + dataset",
+...                                       load_example()).fit()
+>>> print(res.summary())  # doctest: +SKIP
 """
 
 from fmtest.counts import CountTables
 from fmtest.delta_engine import DeltaMethodVariance
+from fmtest.model import FMeasureComparison, compare_fmeasures
+from fmtest.results import FMeasureComparisonResults
 from fmtest.wong import WongLinearVariance
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["CountTables", "DeltaMethodVariance", "WongLinearVariance", "__version__"]
+__all__ = [
+    "CountTables",
+    "DeltaMethodVariance",
+    "FMeasureComparison",
+    "FMeasureComparisonResults",
+    "WongLinearVariance",
+    "__version__",
+    "compare_fmeasures",
+]

@@ -94,8 +94,11 @@ def parse_formula(formula, columns=None):
     spec = FormulaSpec(lhs[0], rhs[0], rhs[1] if len(rhs) == 2 else None)
     if columns is not None:
         known = set(columns)
-        for role, col in (("response", spec.response), ("compared factor", spec.compare),
-                          ("data-set block", spec.block)):
+        for role, col in (
+            ("response", spec.response),
+            ("compared factor", spec.compare),
+            ("data-set block", spec.block),
+        ):
             if col is not None and col not in known:
                 raise ValueError(
                     f"The formula names column {col!r} (the {role}), which is not in "

@@ -363,8 +363,9 @@ def wilcoxon_signed_rank(differences, *, exact_max=50):
         reasons.append(f"no exact p-value for more than {exact_max} differences")
     else:
         p_exact = float(stats.wilcoxon(nonzero, method="exact").pvalue)
-    return WilcoxonResult(t_plus, m, n_zero, ties, p_exact, float(z), p_normal,
-                          "; ".join(reasons))
+    return WilcoxonResult(
+        t_plus, m, n_zero, ties, p_exact, float(z), p_normal, "; ".join(reasons)
+    )
 
 
 @dataclass(frozen=True)
@@ -420,7 +421,9 @@ def random_effects_test(differences, variances, *, method="dl"):
         non-positive variance.
     """
     if method not in RE_METHODS:
-        raise ValueError(f"`re_method` must be one of {set(RE_METHODS)}; got {method!r}.")
+        raise ValueError(
+            f"`re_method` must be one of {set(RE_METHODS)}; got {method!r}."
+        )
     method_re = {"dl": "chi2", "pm": "iterated"}.get(method, method)
     d = np.asarray(differences, dtype=float)
     v = np.asarray(variances, dtype=float)
@@ -444,6 +447,13 @@ def random_effects_test(differences, variances, *, method="dl"):
         est, se = float(res.mean_effect_fe), float(res.sd_eff_w_fe)
     z, p = z_test(est, se**2)
     return RandomEffectsResult(
-        est, se, float(z), float(p), tau2, max(0.0, float(res.i2)), float(res.q),
-        float(homogeneity.pvalue), method,
+        est,
+        se,
+        float(z),
+        float(p),
+        tau2,
+        max(0.0, float(res.i2)),
+        float(res.q),
+        float(homogeneity.pvalue),
+        method,
     )

@@ -121,7 +121,9 @@ class FMeasureComparison:
         FMeasureComparison
         """
         if not isinstance(data, pd.DataFrame):
-            raise TypeError(f"`data` must be a pandas DataFrame; got {type(data).__name__}.")
+            raise TypeError(
+                f"`data` must be a pandas DataFrame; got {type(data).__name__}."
+            )
         spec = parse_formula(formula, data.columns)
         long = read_long_data(
             data,
@@ -182,7 +184,9 @@ class FMeasureComparison:
                     "`predictions` must be 2-D (instances × algorithms); got an array "
                     f"with shape {array.shape}."
                 )
-            wide = pd.DataFrame(array, columns=[f"alg{i}" for i in range(array.shape[1])])
+            wide = pd.DataFrame(
+                array, columns=[f"alg{i}" for i in range(array.shape[1])]
+            )
         truth = np.asarray(truth)
         if truth.ndim != 1 or len(truth) != len(wide):
             raise ValueError(

@@ -55,8 +55,19 @@ class FMeasureComparisonResults:
         Every fit option.
     """
 
-    def __init__(self, model, *, beta, method, alpha, min_count, rho_fallback,
-                 multitest, wong_divisor, re_method):
+    def __init__(
+        self,
+        model,
+        *,
+        beta,
+        method,
+        alpha,
+        min_count,
+        rho_fallback,
+        multitest,
+        wong_divisor,
+        re_method,
+    ):
         _check_alpha(alpha)
         self.model = model
         self.counts = model.counts
@@ -64,9 +75,14 @@ class FMeasureComparisonResults:
         self.beta = float(beta)
         self.alpha = float(alpha)
         self.config = {
-            "beta": self.beta, "method": method, "alpha": self.alpha,
-            "min_count": min_count, "rho_fallback": rho_fallback,
-            "multitest": multitest, "wong_divisor": wong_divisor, "re_method": re_method,
+            "beta": self.beta,
+            "method": method,
+            "alpha": self.alpha,
+            "min_count": min_count,
+            "rho_fallback": rho_fallback,
+            "multitest": multitest,
+            "wong_divisor": wong_divisor,
+            "re_method": re_method,
         }
         self.delta = DeltaMethodVariance(self.counts, beta=beta)
         self.wong = None
@@ -88,7 +104,8 @@ class FMeasureComparisonResults:
 
     def _index(self):
         return pd.MultiIndex.from_product(
-            [self.counts.datasets, self.counts.algorithms], names=["dataset", "algorithm"]
+            [self.counts.datasets, self.counts.algorithms],
+            names=["dataset", "algorithm"],
         )
 
     # -- tables -----------------------------------------------------------
@@ -128,18 +145,29 @@ class FMeasureComparisonResults:
         frame["se_wong"] = wong["se"].to_numpy() if wong is not None else nan
         frame["rho_wong"] = wong["rho"].to_numpy() if wong is not None else nan
         var = self.lead.variances.ravel()
-        frame["ci_lower"], frame["ci_upper"] = wald_interval(frame["f"].to_numpy(), var,
-                                                             self.alpha)
+        frame["ci_lower"], frame["ci_upper"] = wald_interval(
+            frame["f"].to_numpy(), var, self.alpha
+        )
         low, high = logit_interval(frame["f"].to_numpy(), var, self.alpha)
         frame["ci_logit_lower"], frame["ci_logit_upper"] = low, high
         blank = np.full(len(frame), "", dtype=object)
-        frame["large_sample"] = (wong["large_sample"].to_numpy() if wong is not None
-                                 else np.full(len(frame), False))
-        frame["small_counts"] = wong["small_counts"].to_numpy() if wong is not None else blank
-        frame["rho_status"] = wong["rho_status"].to_numpy() if wong is not None else blank
+        frame["large_sample"] = (
+            wong["large_sample"].to_numpy()
+            if wong is not None
+            else np.full(len(frame), False)
+        )
+        frame["small_counts"] = (
+            wong["small_counts"].to_numpy() if wong is not None else blank
+        )
+        frame["rho_status"] = (
+            wong["rho_status"].to_numpy() if wong is not None else blank
+        )
         frame["reason_delta"] = delta["reason"].to_numpy()
-        frame["reason_wong"] = (wong["reason"].to_numpy() if wong is not None
-                                else np.full(len(frame), NOTE_NO_FOLDS, dtype=object))
+        frame["reason_wong"] = (
+            wong["reason"].to_numpy()
+            if wong is not None
+            else np.full(len(frame), NOTE_NO_FOLDS, dtype=object)
+        )
         return frame
 
     def _contrasts(self, engine):
@@ -244,23 +272,40 @@ class FMeasureComparisonResults:
             wil = wilcoxon_signed_rank(d)
             reasons = [
                 f"{name}: {r.reason}"
-                for name, r in (("Wong", wong), ("delta", fixed), ("random effects", re),
-                                ("Wilcoxon", wil))
+                for name, r in (
+                    ("Wong", wong),
+                    ("delta", fixed),
+                    ("random effects", re),
+                    ("Wilcoxon", wil),
+                )
                 if r.reason
             ]
-            rows.append({
-                "n_datasets": len(d), "mean_diff": float(np.mean(d)),
-                "se_wong": wong.std_error, "z_wong": wong.statistic,
-                "p_wong": wong.pvalue,
-                "se_delta": fixed.std_error, "z_delta": fixed.statistic,
-                "p_delta": fixed.pvalue,
-                "re_diff": re.estimate, "re_se": re.std_error, "z_re": re.statistic,
-                "p_re": re.pvalue, "tau2": re.tau2, "i2": re.i2, "q": re.q,
-                "p_q": re.q_pvalue,
-                "t_plus": wil.t_plus, "n_nonzero": wil.n_used, "p_exact": wil.p_exact,
-                "z_normal": wil.z_normal, "p_normal": wil.p_normal,
-                "reason": "; ".join(reasons),
-            })
+            rows.append(
+                {
+                    "n_datasets": len(d),
+                    "mean_diff": float(np.mean(d)),
+                    "se_wong": wong.std_error,
+                    "z_wong": wong.statistic,
+                    "p_wong": wong.pvalue,
+                    "se_delta": fixed.std_error,
+                    "z_delta": fixed.statistic,
+                    "p_delta": fixed.pvalue,
+                    "re_diff": re.estimate,
+                    "re_se": re.std_error,
+                    "z_re": re.statistic,
+                    "p_re": re.pvalue,
+                    "tau2": re.tau2,
+                    "i2": re.i2,
+                    "q": re.q,
+                    "p_q": re.q_pvalue,
+                    "t_plus": wil.t_plus,
+                    "n_nonzero": wil.n_used,
+                    "p_exact": wil.p_exact,
+                    "z_normal": wil.z_normal,
+                    "p_normal": wil.p_normal,
+                    "reason": "; ".join(reasons),
+                }
+            )
         index = pd.MultiIndex.from_tuples(
             [(algs[a], algs[b]) for a, b in pairs], names=["algorithm_1", "algorithm_2"]
         )

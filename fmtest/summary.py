@@ -20,27 +20,53 @@ NUMBER_FORMAT = "{:.4f}"
 PVALUE_FORMAT = "{:.4g}"
 
 FMEASURE_COLUMNS = {
-    "f": "F", "se_delta": "SE delta", "se_wong": "SE Wong", "ci_lower": "CI lower",
-    "ci_upper": "CI upper", "ci_logit_lower": "logit lower",
-    "ci_logit_upper": "logit upper", "recall": "recall", "precision": "precision",
+    "f": "F",
+    "se_delta": "SE delta",
+    "se_wong": "SE Wong",
+    "ci_lower": "CI lower",
+    "ci_upper": "CI upper",
+    "ci_logit_lower": "logit lower",
+    "ci_logit_upper": "logit upper",
+    "recall": "recall",
+    "precision": "precision",
     "recall_weight": "w (Wong)",
 }
 PAIRWISE_COLUMNS = {
-    "diff": "F1 - F2", "se_delta": "SE delta", "corr_delta": "corr", "z_delta": "z delta",
-    "p_delta": "p delta", "se_wong": "SE Wong", "z_wong": "z Wong", "p_wong": "p Wong",
-    "ci_lower": "CI lower", "ci_upper": "CI upper", "p_adjusted": "p adj",
+    "diff": "F1 - F2",
+    "se_delta": "SE delta",
+    "corr_delta": "corr",
+    "z_delta": "z delta",
+    "p_delta": "p delta",
+    "se_wong": "SE Wong",
+    "z_wong": "z Wong",
+    "p_wong": "p Wong",
+    "ci_lower": "CI lower",
+    "ci_upper": "CI upper",
+    "p_adjusted": "p adj",
 }
 OMNIBUS_COLUMNS = {"statistic": "chi2", "df": "df", "pvalue": "p"}
 FIXED_COLUMNS = {
-    "n_datasets": "M", "mean_diff": "mean diff", "z_delta": "z delta", "p_delta": "p delta",
-    "z_wong": "z Wong", "p_wong": "p Wong",
+    "n_datasets": "M",
+    "mean_diff": "mean diff",
+    "z_delta": "z delta",
+    "p_delta": "p delta",
+    "z_wong": "z Wong",
+    "p_wong": "p Wong",
 }
 RANDOM_COLUMNS = {
-    "re_diff": "RE diff", "re_se": "RE SE", "p_re": "p RE", "tau2": "tau2", "i2": "I2",
-    "q": "Q", "p_q": "p Q",
+    "re_diff": "RE diff",
+    "re_se": "RE SE",
+    "p_re": "p RE",
+    "tau2": "tau2",
+    "i2": "I2",
+    "q": "Q",
+    "p_q": "p Q",
 }
 WILCOXON_COLUMNS = {
-    "t_plus": "T+", "n_nonzero": "M used", "p_exact": "p exact", "z_normal": "z normal",
+    "t_plus": "T+",
+    "n_nonzero": "M used",
+    "p_exact": "p exact",
+    "z_normal": "z normal",
     "p_normal": "p normal",
 }
 
@@ -48,7 +74,11 @@ WILCOXON_COLUMNS = {
 def _format_value(value, column):
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
-    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+    if (
+        value is None
+        or value is pd.NA
+        or (isinstance(value, float) and np.isnan(value))
+    ):
         return "NaN"
     if isinstance(value, (int, np.integer)):
         return str(int(value))
@@ -76,8 +106,10 @@ def format_table(frame, columns):
     shown = frame[list(columns)]
     out = pd.DataFrame(
         {columns[c]: [_format_value(v, c) for v in shown[c]] for c in columns},
-        index=[" / ".join(map(str, i)) if isinstance(i, tuple) else str(i)
-               for i in shown.index],
+        index=[
+            " / ".join(map(str, i)) if isinstance(i, tuple) else str(i)
+            for i in shown.index
+        ],
     )
     return out
 
@@ -98,7 +130,9 @@ def _header(res):
         "alpha:": f"{res.alpha:g}",
         "Leading method:": "delta (JVESR)" if res.method == "delta" else "Wong",
         "Also shown:": also,
-        "Covariance:": "estimated (paired)" if counts.paired else "independence assumed",
+        "Covariance:": "estimated (paired)"
+        if counts.paired
+        else "independence assumed",
         "p adjusted:": f"{res.config['multitest']}, within each data set",
     }
 
@@ -138,7 +172,9 @@ def collect_notes(res):
         notes.append(NOTE_WILCOXON)
         for pair, row in res.across_datasets.iterrows():
             if row["reason"]:
-                notes.append(f"{pair[0]} vs {pair[1]} across data sets: {row['reason']}.")
+                notes.append(
+                    f"{pair[0]} vs {pair[1]} across data sets: {row['reason']}."
+                )
     return notes
 
 
@@ -176,27 +212,51 @@ def build_summary(res):
     pw_cols = dict(PAIRWISE_COLUMNS)
     fixed = dict(FIXED_COLUMNS)
     if res.wong is None:
-        for cols, keys in ((fm_cols, ["se_wong", "recall_weight"]),
-                           (pw_cols, ["se_wong", "z_wong", "p_wong"]),
-                           (fixed, ["z_wong", "p_wong"])):
+        for cols, keys in (
+            (fm_cols, ["se_wong", "recall_weight"]),
+            (pw_cols, ["se_wong", "z_wong", "p_wong"]),
+            (fixed, ["z_wong", "p_wong"]),
+        ):
             for key in keys:
                 cols.pop(key)
     level = f"{100 * (1 - res.alpha):g}%"
-    smry.tables.append(_table(format_table(res.fmeasures, fm_cols),
-                              f"F-measures ({level} CIs, {lead})"))
-    smry.tables.append(_table(format_table(res.pairwise, pw_cols),
-                              f"Pairwise differences F1 - F2 ({level} CIs, {lead})"))
+    smry.tables.append(
+        _table(
+            format_table(res.fmeasures, fm_cols), f"F-measures ({level} CIs, {lead})"
+        )
+    )
+    smry.tables.append(
+        _table(
+            format_table(res.pairwise, pw_cols),
+            f"Pairwise differences F1 - F2 ({level} CIs, {lead})",
+        )
+    )
     if len(res.counts.algorithms) > 2:
-        smry.tables.append(_table(format_table(res.omnibus, OMNIBUS_COLUMNS),
-                                  f"Omnibus Wald test of equal F ({lead})"))
+        smry.tables.append(
+            _table(
+                format_table(res.omnibus, OMNIBUS_COLUMNS),
+                f"Omnibus Wald test of equal F ({lead})",
+            )
+        )
     if len(res.counts.datasets) > 1:
-        smry.tables.append(_table(format_table(res.across_datasets, fixed),
-                                  "Across data sets: fixed effect"))
-        smry.tables.append(_table(
-            format_table(res.across_datasets, RANDOM_COLUMNS),
-            f"Across data sets: random effects ({res.config['re_method']}, {lead})"))
-        smry.tables.append(_table(format_table(res.across_datasets, WILCOXON_COLUMNS),
-                                  "Across data sets: Wilcoxon signed-rank"))
+        smry.tables.append(
+            _table(
+                format_table(res.across_datasets, fixed),
+                "Across data sets: fixed effect",
+            )
+        )
+        smry.tables.append(
+            _table(
+                format_table(res.across_datasets, RANDOM_COLUMNS),
+                f"Across data sets: random effects ({res.config['re_method']}, {lead})",
+            )
+        )
+        smry.tables.append(
+            _table(
+                format_table(res.across_datasets, WILCOXON_COLUMNS),
+                "Across data sets: Wilcoxon signed-rank",
+            )
+        )
     notes = res.notes
     if notes:
         smry.add_extra_txt(["Notes:"] + [f"[{i}] {n}" for i, n in enumerate(notes, 1)])

@@ -1,0 +1,476 @@
+"""FMeasureComparison end to end: constructors, results tables, tests (SPEC §4.4, §5)."""
+
+import itertools
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.meta_analysis import combine_effects
+from statsmodels.stats.multitest import multipletests
+
+from fmtest import FMeasureComparison
+from fmtest.datasets import load_example
+from fmtest.fmeasure import fbeta_gradient
+from tests.results import wong2020 as ref
+
+
+@pytest.fixture(scope="module")
+def example():
+    return load_example()
+
+
+@pytest.fixture(scope="module")
+def res(example):
+    return FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", example
+    ).fit()
+
+
+def test_the_literal_call(res, example):
+    assert list(res.counts.datasets) == sorted(example["dataset"].unique())
+    assert res.fmeasures.shape[0] == 5 * 4 and res.pairwise.shape[0] == 5 * 6
+    assert res.across_datasets.shape[0] == 6 and res.omnibus.shape[0] == 5
+    text = str(res)
+    for title in (
+        "F-measures",
+        "Pairwise differences",
+        "Omnibus",
+        "fixed effect",
+        "random effects",
+        "Wilcoxon",
+        "Notes:",
+    ):
+        assert title in text
+    assert "<table" in res._repr_html_()
+    assert "\\begin{tabular}" in res.summary().as_latex()
+
+
+def test_fmeasure_table_against_direct_counts(res, example):
+    sub = example[(example["dataset"] == "digits_8") & (example["algorithm"] == "nbc")]
+    tp = int(((sub["truth"] == 1) & (sub["predicted"] == 1)).sum())
+    fn = int(((sub["truth"] == 1) & (sub["predicted"] == 0)).sum())
+    fp = int(((sub["truth"] == 0) & (sub["predicted"] == 1)).sum())
+    row = res.fmeasures.loc[("digits_8", "nbc")]
+    assert (row["tp"], row["fn"], row["fp"]) == (tp, fn, fp)
+    assert row["f"] == pytest.approx(2 * tp / (2 * tp + fn + fp), rel=1e-14)
+    assert row["recall"] == pytest.approx(tp / (tp + fn), rel=1e-14)
+    assert row["precision"] == pytest.approx(tp / (tp + fp), rel=1e-14)
+    z = stats.norm.isf(0.025)
+    assert row["ci_lower"] == pytest.approx(row["f"] - z * row["se_delta"], rel=1e-12)
+    assert row["ci_upper"] == pytest.approx(row["f"] + z * row["se_delta"], rel=1e-12)
+    logit = np.log(row["f"] / (1 - row["f"]))
+    half = z * row["se_delta"] / (row["f"] * (1 - row["f"]))
+    assert row["ci_logit_lower"] == pytest.approx(1 / (1 + np.exp(-(logit - half))))
+    assert row["ci_logit_upper"] == pytest.approx(1 / (1 + np.exp(-(logit + half))))
+
+
+def test_summary_numbers_are_the_dataframe_numbers(res):
+    lines = res.summary().as_text().splitlines()
+
+    def line_of(label):
+        found = [ln for ln in lines if re.match(re.escape(label) + r"\s+[-\dN]", ln)]
+        assert len(found) == 1, label
+        return found[0].split()
+
+    for (ds, alg), row in res.fmeasures.iterrows():
+        tokens = line_of(f"{ds} / {alg}")
+        for col in (
+            "f",
+            "se_delta",
+            "se_wong",
+            "ci_lower",
+            "ci_upper",
+            "recall_weight",
+        ):
+            assert f"{row[col]:.4f}" in tokens, (ds, alg, col)
+    for (ds, a, b), row in res.pairwise.iterrows():
+        tokens = line_of(f"{ds} / {a} / {b}")
+        for col in ("diff", "se_delta", "z_delta", "z_wong", "ci_lower", "ci_upper"):
+            assert f"{row[col]:.4f}" in tokens, (ds, a, b, col)
+        for col in ("p_delta", "p_wong", "p_adjusted"):
+            assert f"{row[col]:.4g}" in tokens, (ds, a, b, col)
+    for ds, row in res.omnibus.iterrows():
+        tokens = line_of(str(ds))
+        assert f"{row['statistic']:.4f}" in tokens and f"{row['pvalue']:.4g}" in tokens
+    for (a, b), row in res.across_datasets.iterrows():
+        joined = " ".join(
+            ln for ln in lines if re.match(re.escape(f"{a} / {b}") + r"\s+[-\dN]", ln)
+        )
+        for col in (
+            "mean_diff",
+            "z_delta",
+            "z_wong",
+            "re_diff",
+            "re_se",
+            "tau2",
+            "i2",
+            "q",
+            "z_normal",
+        ):
+            assert f"{row[col]:.4f}" in joined.split(), (a, b, col)
+        assert f"{row['t_plus']:g}" in joined.split()
+
+
+def test_pairwise_is_consistent_with_the_covariance(res):
+    cov = res.cov_params("synth_hard")
+    f = res.fmeasures.loc["synth_hard", "f"]
+    for a, b in itertools.combinations(cov.index, 2):
+        row = res.pairwise.loc[("synth_hard", a, b)]
+        var = cov.loc[a, a] + cov.loc[b, b] - 2 * cov.loc[a, b]
+        assert row["diff"] == pytest.approx(f[a] - f[b], rel=1e-13)
+        assert row["se_delta"] ** 2 == pytest.approx(var, rel=1e-12)
+        assert row["corr_delta"] == pytest.approx(
+            cov.loc[a, b] / np.sqrt(cov.loc[a, a] * cov.loc[b, b]), rel=1e-12
+        )
+        assert row["p_delta"] == pytest.approx(2 * stats.norm.sf(abs(row["z_delta"])))
+        se_w = res.fmeasures.loc[[("synth_hard", a), ("synth_hard", b)], "se_wong"]
+        assert row["se_wong"] ** 2 == pytest.approx((se_w**2).sum(), rel=1e-12)
+
+
+def test_p_adjusted_is_holm_within_each_dataset(res):
+    for ds, group in res.pairwise.groupby(level="dataset"):
+        expected = multipletests(group["p_delta"], method="holm")[1]
+        np.testing.assert_allclose(group["p_adjusted"], expected, rtol=1e-12)
+
+
+def test_other_multitest_method(example):
+    mod = FMeasureComparison.from_formula("correct ~ algorithm + dataset", example)
+    res = mod.fit(multitest="fdr_bh")
+    group = res.pairwise.loc["synth_noisy"]
+    np.testing.assert_allclose(
+        group["p_adjusted"], multipletests(group["p_delta"], method="fdr_bh")[1]
+    )
+    with pytest.raises(ValueError):
+        mod.fit(multitest="bonferonni-typo")
+
+
+def test_omnibus_is_the_wald_statistic(res):
+    cov = res.cov_params("synth_medium").to_numpy()
+    f = res.fmeasures.loc["synth_medium", "f"].to_numpy()
+    # contrasts against the last algorithm this time: the statistic must not change
+    c = np.hstack([np.eye(3), -np.ones((3, 1))])
+    d = c @ f
+    stat = d @ np.linalg.solve(c @ cov @ c.T, d)
+    row = res.omnibus.loc["synth_medium"]
+    assert row["statistic"] == pytest.approx(stat, rel=1e-10)
+    assert row["df"] == 3 and row["pvalue"] == pytest.approx(stats.chi2.sf(stat, 3))
+
+
+def test_omnibus_with_two_algorithms_is_the_squared_z(example):
+    two = example[example["algorithm"].isin(["logit", "rf"])]
+    res = FMeasureComparison.from_formula("correct ~ algorithm + dataset", two).fit()
+    for ds in res.counts.datasets:
+        z = res.pairwise.loc[(ds, "logit", "rf"), "z_delta"]
+        assert res.omnibus.loc[ds, "statistic"] == pytest.approx(z**2, rel=1e-10)
+
+
+def test_across_datasets_tests(res):
+    row = res.across_datasets.loc[("knn1", "nbc")]
+    diffs = res.pairwise.xs(("knn1", "nbc"), level=("algorithm_1", "algorithm_2"))
+    m = len(diffs)
+    assert row["mean_diff"] == pytest.approx(diffs["diff"].mean(), rel=1e-13)
+    se_delta = np.sqrt((diffs["se_delta"] ** 2).sum()) / m
+    assert row["z_delta"] == pytest.approx(row["mean_diff"] / se_delta, rel=1e-12)
+    se_wong = np.sqrt((diffs["se_wong"] ** 2).sum()) / m  # Theorem 2: / M²
+    assert row["z_wong"] == pytest.approx(row["mean_diff"] / se_wong, rel=1e-12)
+    # random effects: statsmodels combine_effects on the same inputs
+    ce = combine_effects(
+        diffs["diff"].to_numpy(), (diffs["se_delta"] ** 2).to_numpy(), method_re="chi2"
+    )
+    assert ce.tau2 > 0
+    assert row["re_diff"] == pytest.approx(ce.mean_effect_re, rel=1e-12)
+    assert row["re_se"] == pytest.approx(ce.sd_eff_w_re, rel=1e-12)
+    assert row["tau2"] == pytest.approx(ce.tau2, rel=1e-12)
+    assert row["i2"] == pytest.approx(ce.i2, rel=1e-12)
+    assert row["q"] == pytest.approx(ce.q, rel=1e-12)
+    # Wilcoxon: scipy's exact two-sided p on the same differences
+    assert row["p_exact"] == pytest.approx(
+        stats.wilcoxon(diffs["diff"], method="exact").pvalue, rel=1e-12
+    )
+    positive = stats.rankdata(np.abs(diffs["diff"]))[diffs["diff"].to_numpy() > 0]
+    assert row["t_plus"] == positive.sum()
+
+
+def test_printed_wong_divisor_shrinks_z_by_sqrt_m(example):
+    mod = FMeasureComparison.from_formula("correct ~ algorithm + dataset", example)
+    theorem = mod.fit().across_datasets["z_wong"]
+    printed = mod.fit(wong_divisor="printed").across_datasets["z_wong"]
+    np.testing.assert_allclose(printed * np.sqrt(5), theorem, rtol=1e-12)
+    assert "formula (7) as printed" in " ".join(mod.fit(wong_divisor="printed").notes)
+
+
+def test_from_counts_reproduces_wong_through_the_public_api():
+    folds = pd.DataFrame(
+        {"algorithm": "1nn", "fold": range(1, 6), **ref.ABALONE_1NN_FOLDS}
+    )
+    nbc = pd.DataFrame(
+        {
+            "algorithm": ["nbc"] * 5,
+            "fold": range(1, 6),
+            "tp": [66, 66, 66, 67, 67],
+            "fn": [12, 12, 12, 12, 11],
+            "fp": [223, 223, 223, 223, 223],
+        }
+    )
+    res = FMeasureComparison.from_counts(pd.concat([folds, nbc]), fold="fold").fit(
+        method="wong"
+    )
+    row = res.fmeasures.loc[("all", "1nn")]
+    for col, key in (
+        ("recall", "recall"),
+        ("precision", "precision"),
+        ("f", "f"),
+        ("recall_weight", "recall_weight"),
+        ("rho_wong", "rho"),
+    ):
+        assert row[col] == pytest.approx(ref.ABALONE_1NN[key], abs=5e-5)
+    assert row["se_wong"] ** 2 == pytest.approx(ref.ABALONE_1NN["var"], abs=5e-7)
+    nbc_row = res.fmeasures.loc[("all", "nbc")]
+    for col, key in (
+        ("recall", "recall"),
+        ("precision", "precision"),
+        ("f", "f"),
+        ("recall_weight", "recall_weight"),
+    ):
+        assert nbc_row[col] == pytest.approx(ref.ABALONE_NBC[key], abs=5e-5)
+    assert any("not identifiable from counts" in n for n in res.notes)
+    assert res.pairwise["corr_delta"].iloc[0] == 0
+    assert np.isnan(res.fmeasures["tn"].astype(float)).all()
+
+
+def test_from_arrays_equals_from_formula(example):
+    sub = example[example["dataset"].isin(["synth_easy", "synth_hard"])]
+    wide = sub.pivot_table(
+        index=["dataset", "instance"], columns="algorithm", values="predicted"
+    ).reset_index()
+    truth = sub[sub["algorithm"] == "knn1"].set_index(["dataset", "instance"])
+    truth = truth.loc[list(zip(wide["dataset"], wide["instance"], strict=True))]
+    a = FMeasureComparison.from_arrays(
+        truth["truth"].to_numpy(),
+        wide[["knn1", "logit", "nbc", "rf"]],
+        dataset=wide["dataset"].to_numpy(),
+        fold=truth["fold"].to_numpy(),
+    ).fit()
+    b = FMeasureComparison.from_formula("correct ~ algorithm + dataset", sub).fit()
+    cols = ["diff", "se_delta", "se_wong", "p_adjusted"]
+    np.testing.assert_allclose(
+        a.pairwise[cols].to_numpy(), b.pairwise[cols].to_numpy(), rtol=1e-12
+    )
+
+
+def test_paired_se_is_smaller_by_twice_the_covariance():
+    """Positively correlated predictions: Var_paired = Var_indep − 2 Cov, with the
+    covariance computed independently as ∇aᵀ(diag p − ppᵀ)∇b/n on the 8 cells."""
+    # joint counts [z, la, lb]: errors of a and b mostly coincide
+    joint = np.array([[[880, 6], [4, 30]], [[12, 3], [2, 63]]])
+    rows = []
+    for (z, la, lb), k in np.ndenumerate(joint):
+        rows += [(z, la, lb)] * int(k)
+    z, la, lb = (np.array(v) for v in zip(*rows, strict=True))
+    n = len(z)
+    df = pd.DataFrame(
+        {
+            "instance": np.tile(np.arange(n), 2),
+            "algorithm": ["a"] * n + ["b"] * n,
+            "truth": np.tile(z, 2),
+            "predicted": np.concatenate([la, lb]),
+        }
+    )
+    mod = FMeasureComparison.from_formula(
+        "predicted ~ algorithm", df, response="predicted"
+    )
+    paired = mod.fit().pairwise.iloc[0]
+    unpaired = FMeasureComparison.from_formula(
+        "predicted ~ algorithm", df, response="predicted", instance=None
+    ).fit()
+    p = (joint / n).ravel()
+    ga = fbeta_gradient(joint.sum(axis=2))
+    gb = fbeta_gradient(joint.sum(axis=1))
+    va = np.array([ga[i, j] for i, j, _ in itertools.product(range(2), repeat=3)])
+    vb = np.array([gb[i, k] for i, _, k in itertools.product(range(2), repeat=3)])
+    cov = va @ (np.diag(p) - np.outer(p, p)) @ vb / n
+    assert cov > 0
+    indep = unpaired.pairwise.iloc[0]["se_delta"] ** 2
+    assert paired["se_delta"] ** 2 == pytest.approx(indep - 2 * cov, rel=1e-12)
+    assert any("not paired by instance" in note for note in unpaired.notes)
+
+
+def test_method_wong_leads(example):
+    mod = FMeasureComparison.from_formula("correct ~ algorithm + dataset", example)
+    res = mod.fit(method="wong")
+    row = res.fmeasures.loc[("synth_hard", "rf")]
+    z = stats.norm.isf(0.025)
+    assert row["ci_upper"] == pytest.approx(row["f"] + z * row["se_wong"], rel=1e-12)
+    pw = res.pairwise
+    np.testing.assert_allclose(
+        pw["p_adjusted"].loc["synth_hard"],
+        multipletests(pw["p_wong"].loc["synth_hard"], method="holm")[1],
+    )
+    assert "Leading method:" in str(res) and "Wong" in str(res)
+
+
+def test_without_folds_wong_is_absent(example):
+    res = FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", example.drop(columns="fold")
+    ).fit()
+    assert res.wong is None and res.fmeasures["se_wong"].isna().all()
+    assert any(
+        "Wong's method (which needs them) was not computed" in n for n in res.notes
+    )
+    with pytest.raises(ValueError, match="`method='wong'` needs folds"):
+        FMeasureComparison.from_formula(
+            "correct ~ algorithm + dataset", example.drop(columns="fold")
+        ).fit(method="wong")
+
+
+def test_conf_int_and_cov_params(res):
+    ci = res.conf_int()
+    np.testing.assert_allclose(ci["lower"], res.fmeasures["ci_lower"])
+    wide = res.conf_int(alpha=0.01)
+    ratio = (wide["upper"] - wide["lower"]) / (ci["upper"] - ci["lower"])
+    np.testing.assert_allclose(ratio, stats.norm.isf(0.005) / stats.norm.isf(0.025))
+    np.testing.assert_allclose(
+        res.conf_int(kind="pairwise")["upper"], res.pairwise["ci_upper"]
+    )
+    logit = res.conf_int(kind="logit")
+    assert ((logit["lower"] > 0) & (logit["upper"] < 1)).all()
+    with pytest.raises(ValueError, match="`dataset` is required"):
+        res.cov_params()
+    with pytest.raises(ValueError, match="Unknown data set 'nope'"):
+        res.cov_params("nope")
+    with pytest.raises(ValueError, match="`kind` must be one of"):
+        res.conf_int(kind="both")
+
+
+def test_degenerate_data_give_nan_and_notes():
+    """One algorithm never predicts the positive class (TP = 0)."""
+    rng = np.random.default_rng(7)
+    n = 300
+    truth = (rng.random(n) < 0.1).astype(int)
+    good = np.where(rng.random(n) < 0.9, truth, 1 - truth)
+    df = pd.DataFrame(
+        {
+            "instance": np.tile(np.arange(n), 2),
+            "algorithm": ["good"] * n + ["never"] * n,
+            "fold": np.tile(np.arange(n) % 5, 2),
+            "truth": np.tile(truth, 2),
+            "predicted": np.concatenate([good, np.zeros(n, int)]),
+        }
+    )
+    res = FMeasureComparison.from_formula(
+        "predicted ~ algorithm", df, response="predicted"
+    ).fit()
+    never = res.fmeasures.loc[("all", "never")]
+    assert (
+        never["f"] == 0 and np.isnan(never["se_delta"]) and np.isnan(never["se_wong"])
+    )
+    assert np.isnan(never["ci_logit_lower"])
+    assert np.isnan(res.pairwise["z_delta"].iloc[0])
+    notes = " ".join(res.notes)
+    assert "all / never: delta method: F = 0 (TP = 0)" in notes
+    assert "fold precision undefined" in notes
+    assert np.isnan(res.omnibus["statistic"].iloc[0])
+    assert "F-measures" in str(res)  # the summary still prints
+
+
+def test_one_fold_and_one_dataset():
+    rng = np.random.default_rng(8)
+    n = 400
+    truth = (rng.random(n) < 0.2).astype(int)
+    preds = {
+        k: np.where(rng.random(n) < q, truth, 1 - truth)
+        for k, q in (("a", 0.9), ("b", 0.85))
+    }
+    res = FMeasureComparison.from_arrays(truth, preds, fold=np.ones(n)).fit()
+    assert res.fmeasures["rho_status"].str.startswith("fewer than 3 folds").all()
+    assert (
+        res.across_datasets["reason"].str.contains("needs at least 2 data sets").all()
+    )
+    assert "Across data sets" not in str(res)
+
+
+@pytest.mark.parametrize(
+    ("formula", "change", "kwargs", "message"),
+    [
+        ("correct ~ algorithm + datasets", None, {}, "names column 'datasets'"),
+        ("correct ~ algorithm * dataset", None, {}, "interaction"),
+        (
+            "correct ~ algorithm + dataset",
+            lambda d: d.assign(truth=d["truth"] * 2 - d["fold"]),
+            {},
+            r"Column 'truth' \(truth\) must be binary",
+        ),
+        (
+            "correct ~ algorithm + dataset",
+            lambda d: pd.concat([d, d.iloc[[5]]]),
+            {},
+            "is predicted 2 times by algorithm",
+        ),
+        (
+            "correct ~ algorithm + dataset",
+            lambda d: d.iloc[1:],
+            {},
+            "is predicted by .* but not by",
+        ),
+        (
+            "correct ~ algorithm + dataset",
+            lambda d: d[d["algorithm"] == "rf"],
+            {},
+            "has only one level",
+        ),
+        (
+            "correct ~ algorithm + dataset",
+            lambda d: d.assign(correct=d["correct"].where(d.index != 3)),
+            {},
+            "has 1 missing values",
+        ),
+        (
+            "correct ~ algorithm + dataset",
+            None,
+            {"positive": "yes"},
+            "positive label 'yes' does not occur",
+        ),
+        (
+            "correct ~ algorithm + dataset",
+            None,
+            {"response": "label"},
+            "`response_kind` must be one of",
+        ),
+        ("correct ~ algorithm + dataset", None, {"score": "nope"}, "Column 'nope'"),
+        (
+            "correct ~ algorithm + dataset",
+            None,
+            {"score": "algorithm"},
+            "must be numeric",
+        ),
+    ],
+)
+def test_bad_input_through_from_formula(example, formula, change, kwargs, message):
+    data = example if change is None else change(example)
+    with pytest.raises(ValueError, match=message):
+        FMeasureComparison.from_formula(formula, data, **kwargs)
+
+
+def test_bad_fit_options(res):
+    mod = res.model
+    with pytest.raises(ValueError, match="`method` must be one of"):
+        mod.fit(method="robust")
+    with pytest.raises(ValueError, match="`alpha` must lie strictly between 0 and 1"):
+        mod.fit(alpha=5)
+    with pytest.raises(ValueError, match="`divisor` must be one of"):
+        mod.fit(wong_divisor="M")
+    with pytest.raises(ValueError, match="`re_method` must be one of"):
+        mod.fit(re_method="reml")
+    with pytest.raises(TypeError, match="`counts` must be a CountTables"):
+        FMeasureComparison(pd.DataFrame())
+    with pytest.raises(TypeError, match="`data` must be a pandas DataFrame"):
+        FMeasureComparison.from_formula("correct ~ algorithm", {"correct": [1]})
+
+
+def test_score_column_is_accepted(example):
+    mod = FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", example, score="score"
+    )
+    assert mod.formula == "correct ~ algorithm + dataset" and mod.data is example
