@@ -55,7 +55,7 @@ class FMeasureComparison:
     >>> res = FMeasureComparison.from_formula("correct ~ algorithm + dataset", df).fit()
     >>> res.pairwise.loc[("synth_medium", "logit", "rf"), ["diff", "se_delta"]].round(4)
     diff        0.0057
-    se_delta    0.0303
+    se_delta    0.0235
     Name: (synth_medium, logit, rf), dtype: float64
     """
 

@@ -130,7 +130,7 @@ def test_pairwise_is_consistent_with_the_covariance(res):
 
 
 def test_p_adjusted_is_holm_within_each_dataset(res):
-    for ds, group in res.pairwise.groupby(level="dataset"):
+    for _ds, group in res.pairwise.groupby(level="dataset"):
         expected = multipletests(group["p_delta"], method="holm")[1]
         np.testing.assert_allclose(group["p_adjusted"], expected, rtol=1e-12)
 
