@@ -434,7 +434,8 @@ def random_effects_test(differences, variances, *, method="dl"):
         return RandomEffectsResult(
             *nan, method, "a data set has no difference or no positive variance"
         )
-    res = combine_effects(d, v, method_re=method_re)
+    with np.errstate(invalid="ignore"):  # sqrt of a negative DL variance, see below
+        res = combine_effects(d, v, method_re=method_re)
     homogeneity = res.test_homogeneity()
     tau2 = float(res.tau2)
     est, se = float(res.mean_effect_re), float(res.sd_eff_w_re)
