@@ -1,81 +1,515 @@
-"""Command line: ``fmtest example`` runs the main job on the bundled data."""
+"""The ``fmtest`` command line (also ``python -m fmtest``).
+
+Two commands fit :class:`fmtest.FMeasureComparison` and print the results.
+
+``fmtest example``
+    Fit ``correct ~ algorithm + dataset`` on the bundled example data
+    (:func:`fmtest.datasets.load_example`: 5 imbalanced data sets, 4
+    classifiers, 5-fold cross-validation) and print the full text summary::
+
+        $ fmtest example
+        $ fmtest example --beta 2 --method wong --format json --output example.json
+
+``fmtest compare FILE --formula FORMULA``
+    Read long data, one row per (data set, instance, algorithm), from a CSV
+    file (``.csv``, ``.csv.gz``, ``.tsv`` with tabs) or from Parquet (a
+    ``.parquet`` file or a folder of Parquet files; needs pyarrow), fit and
+    print::
+
+        $ fmtest compare predictions.csv --formula "correct ~ algorithm + dataset"
+        $ fmtest compare runs.parquet --formula "ok ~ model + task" \\
+              --truth y --instance id --fold cv --format csv --table fmeasures
+        $ fmtest compare preds.tsv --formula "predicted ~ algorithm" \\
+              --response predicted --no-instance --positive minority
+
+Both commands take the fit options (``--beta``, ``--alpha``, ``--method``,
+``--min-count``, ``--multitest``, ``--wong-divisor``, …) and the output
+options: ``--format text|latex|html|csv|json`` (``csv`` writes the table
+chosen by ``--table``, ``json`` writes every table, the configuration and the
+notes) and ``--output FILE`` (default: standard output).
+
+Bad input (a missing file, a formula naming an unknown column, non-binary
+labels, …) prints one line ``fmtest: error: <message>`` on standard error and
+exits with status 2, as do usage errors.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
+import re
 import sys
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
+from statsmodels.stats.multitest import multipletests, multitest_methods_names
 
-from fmtest.counts import CountTables
-from fmtest.delta_engine import DeltaMethodVariance
-from fmtest.wong import WongLinearVariance
+from fmtest import __version__
+from fmtest.model import METHODS, FMeasureComparison
 
-__all__ = ["main"]
+__all__ = ["main", "read_data", "render_results", "results_to_dict"]
+
+EXAMPLE_FORMULA = "correct ~ algorithm + dataset"
+FORMATS = ("text", "latex", "html", "csv", "json")
+TABLES = ("fmeasures", "pairwise", "omnibus", "across_datasets")
+CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
+COMPRESSION_SUFFIXES = ("", ".gz", ".bz2", ".xz", ".zip")
+PARQUET_HINT = (
+    "reading Parquet needs pyarrow (or fastparquet), which could not be imported; "
+    "install it with `pip install pyarrow`"
+)
+
+# Library messages name Python arguments; on the command line the options.
+CLI_WORDING = (
+    ("`instance=None`", "--no-instance"),
+    ("`positive='minority'`", "--positive minority"),
+    ("pass `positive=`", "pass --positive LABEL"),
+    ("`response_kind='correct'`", "--response correct"),
+    ("`response_kind='predicted'`", "--response predicted"),
+    ("`method='wong'`", "--method wong"),
+    ("(`fold=`)", "(--fold COLUMN)"),
+    ("use method='delta'", "use --method delta"),
+)
+FIT_OPTION = re.compile(
+    r"`(alpha|beta|min_count|rho_fallback|multitest|wong_divisor|re_method)`"
+)
 
 
-def estimates_table(tables, *, beta=1.0):
-    """F_β per data set and algorithm with delta-method and Wong standard errors.
+# -- reading ---------------------------------------------------------------
+
+
+def read_data(path):
+    """Read long data from a CSV or Parquet file, or a folder of Parquet files.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        ``.csv`` or ``.tsv`` (tab-separated), optionally compressed
+        (``.gz``, ``.bz2``, ``.xz``, ``.zip``); ``.parquet``; or a folder,
+        read as one Parquet data set (every ``.parquet`` file under it).
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``tp``, ``fn``, ``fp``, ``f``, ``se_delta``, ``se_wong``,
-        ``rho_wong`` and ``notes`` (reasons and flags, empty when none).
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``path`` does not exist.
+    ValueError
+        For an unknown extension, a folder without Parquet files, or a file
+        that cannot be parsed.
+    ImportError
+        When reading Parquet and neither pyarrow nor fastparquet is installed.
     """
-    delta = DeltaMethodVariance(tables, beta=beta).frame()
-    wong = WongLinearVariance(tables, beta=beta).frame()
-    notes = (
-        delta["reason"]
-        .str.cat([wong["rho_status"], wong["small_counts"]], sep="; ")
-        .str.replace(r"^(; )+|(; )+$", "", regex=True)
-        .str.replace(r"(; ){2,}", "; ", regex=True)
-    )
-    counts = tables.confusion()[["tp", "fn", "fp"]]
-    return counts.assign(
-        f=delta["f"],
-        se_delta=delta["se"],
-        se_wong=wong["se"],
-        rho_wong=wong["rho"],
-        notes=notes,
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"The file {str(path)!r} does not exist.")
+    if path.is_dir():
+        if not any(p.is_file() for p in path.rglob("*.parquet")):
+            raise ValueError(
+                f"{str(path)!r} is a folder without .parquet files; give a CSV or "
+                "Parquet file, or a folder of Parquet files."
+            )
+        return _read_parquet(path)
+    name = path.name.lower()
+    if name.endswith(".parquet"):
+        return _read_parquet(path)
+    for suffix, sep in CSV_SUFFIXES.items():
+        if any(name.endswith(suffix + comp) for comp in COMPRESSION_SUFFIXES):
+            return pd.read_csv(path, sep=sep)
+    raise ValueError(
+        f"Cannot tell the format of {str(path)!r} from its extension; fmtest reads "
+        ".csv, .csv.gz, .tsv (tab-separated), .parquet and folders of Parquet files."
     )
 
 
-def _example(args):
+def _read_parquet(path):
+    try:
+        return pd.read_parquet(path)
+    except ImportError:
+        raise ImportError(PARQUET_HINT) from None
+
+
+# -- output -----------------------------------------------------------------
+
+
+def _plain(value):
+    """``value`` as JSON-ready Python: NaN/NA/inf to None, numpy to Python."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, (bool, int, str)):
+        return value
+    return str(value)
+
+
+def _records(frame):
+    return [_plain(r) for r in frame.reset_index().to_dict(orient="records")]
+
+
+def results_to_dict(res):
+    """The results as a JSON-ready dict.
+
+    Parameters
+    ----------
+    res : FMeasureComparisonResults
+
+    Returns
+    -------
+    dict
+        ``config`` (every fit option), ``notes`` (list of str) and one list of
+        records per table (``fmeasures``, ``pairwise``, ``omnibus``,
+        ``across_datasets``), each record holding the index columns too.
+        NaN, missing and infinite values are ``None``; numpy scalars are
+        Python scalars.
+    """
+    out = {"config": _plain(dict(res.config)), "notes": _plain(list(res.notes))}
+    for table in TABLES:
+        out[table] = _records(getattr(res, table))
+    return out
+
+
+def render_results(res, fmt="text", table="pairwise"):
+    """Render fitted results as text.
+
+    Parameters
+    ----------
+    res : FMeasureComparisonResults
+    fmt : {"text", "latex", "html", "csv", "json"}, default="text"
+        ``text``, ``latex`` and ``html`` render ``res.summary()``; ``csv``
+        writes one table with its index at full precision; ``json`` writes
+        :func:`results_to_dict` (NaN as ``null``).
+    table : {"fmeasures", "pairwise", "omnibus", "across_datasets"}, default="pairwise"
+        The table written by ``fmt="csv"``.
+
+    Returns
+    -------
+    str
+        Ending with a newline.
+    """
+    if fmt == "text":
+        return res.summary().as_text() + "\n"
+    if fmt == "latex":
+        return res.summary().as_latex() + "\n"
+    if fmt == "html":
+        return res.summary().as_html() + "\n"
+    if fmt == "csv":
+        if table not in TABLES:
+            raise ValueError(f"`table` must be one of {list(TABLES)}; got {table!r}.")
+        return getattr(res, table).to_csv(lineterminator="\n")
+    if fmt == "json":
+        return json.dumps(results_to_dict(res), indent=2, allow_nan=False) + "\n"
+    raise ValueError(f"`fmt` must be one of {list(FORMATS)}; got {fmt!r}.")
+
+
+def _emit(text, output):
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+# -- commands ---------------------------------------------------------------
+
+
+def _fit(model, args):
+    return model.fit(
+        beta=args.beta,
+        method=args.method,
+        alpha=args.alpha,
+        min_count=args.min_count,
+        rho_fallback=args.rho_fallback,
+        multitest=args.multitest,
+        wong_divisor=args.wong_divisor,
+        re_method=args.re_method,
+    )
+
+
+def _run_example(args):
     from fmtest.datasets import load_example
 
-    data = load_example()
-    tables = CountTables.from_long(data, response="correct", dataset="dataset")
-    table = estimates_table(tables, beta=args.beta)
-    with pd.option_context("display.width", 120, "display.max_colwidth", 60):
-        print(f"F-measures (beta = {args.beta:g}) on the bundled example data")
-        print(table.to_string(float_format=lambda x: f"{x:.4f}"))
-    return 0
+    model = FMeasureComparison.from_formula(EXAMPLE_FORMULA, load_example())
+    return _fit(model, args)
+
+
+def _run_compare(args):
+    data = read_data(args.file)
+    model = FMeasureComparison.from_formula(
+        args.formula,
+        data,
+        response=args.response,
+        truth=args.truth,
+        instance=args.instance,
+        fold=args.fold,
+        score=args.score,
+        positive=args.positive,
+    )
+    return _fit(model, args)
+
+
+# -- argument parsing ---------------------------------------------------------
+
+
+def _positive(text):
+    """An int when ``text`` looks like one, else the string itself."""
+    return int(text) if re.fullmatch(r"\s*[+-]?\d+\s*", text) else text
+
+
+def _multitest(text):
+    try:
+        multipletests([0.5], method=text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"unknown multiple-testing method {text!r}; use a method of statsmodels' "
+            f"multipletests, e.g. {', '.join(_MULTITEST_EXAMPLES)}"
+        ) from None
+    return text
+
+
+_MULTITEST_EXAMPLES = ["holm", "bonferroni", "sidak", "hommel"] + [
+    m for m in multitest_methods_names if m.startswith("fdr_")
+]
+
+
+def _fit_options():
+    parser = argparse.ArgumentParser(add_help=False)
+    group = parser.add_argument_group("fit options")
+    group.add_argument(
+        "--beta", type=float, default=1.0, help="F-measure beta (default: 1)"
+    )
+    group.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="level of the confidence intervals (default: 0.05)",
+    )
+    group.add_argument(
+        "--method",
+        choices=list(METHODS),
+        default="delta",
+        help="variance method leading the summary (default: delta; jvesr = delta)",
+    )
+    group.add_argument(
+        "--min-count",
+        type=int,
+        default=5,
+        metavar="N",
+        help="Wong's large-sample threshold for TP, FN, FP (default: 5)",
+    )
+    group.add_argument(
+        "--rho-fallback",
+        type=float,
+        default=1.0,
+        metavar="RHO",
+        help="Wong's fold correlation where it is undefined (default: 1)",
+    )
+    group.add_argument(
+        "--multitest",
+        type=_multitest,
+        default="holm",
+        metavar="METHOD",
+        help="p-value adjustment within each data set, any statsmodels "
+        "multipletests method (default: holm)",
+    )
+    group.add_argument(
+        "--wong-divisor",
+        choices=["theorem", "printed"],
+        default="theorem",
+        help="across data sets, Wong's variance divisor: M^2 (theorem, default) "
+        "or M as printed in his formula (7)",
+    )
+    group.add_argument(
+        "--re-method",
+        choices=["dl", "pm"],
+        default="dl",
+        help="tau^2 estimator of the random-effects pooling (default: dl)",
+    )
+    return parser
+
+
+def _output_options():
+    parser = argparse.ArgumentParser(add_help=False)
+    group = parser.add_argument_group("output options")
+    group.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text, latex or html summary; csv (one table); json (all tables, "
+        "config and notes). Default: text",
+    )
+    group.add_argument(
+        "--table",
+        choices=TABLES,
+        default=None,
+        help="the table written by --format csv (default: pairwise)",
+    )
+    group.add_argument(
+        "--output",
+        "-o",
+        metavar="FILE",
+        default=None,
+        help="write to FILE instead of standard output",
+    )
+    return parser
 
 
 def _parser():
     parser = argparse.ArgumentParser(
-        prog="fmtest", description="Compare F-measures of classification algorithms."
+        prog="fmtest",
+        description="Compare F-measures of classification algorithms on "
+        "imbalanced data: tests and confidence intervals.",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
-    example = sub.add_parser("example", help="run the main job on the bundled data")
-    example.add_argument("--beta", type=float, default=1.0, help="F-measure beta")
-    example.set_defaults(run=_example)
+    parser.add_argument("--version", action="version", version=f"fmtest {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parents = [_fit_options(), _output_options()]
+
+    example = sub.add_parser(
+        "example",
+        parents=parents,
+        help="compare the algorithms of the bundled example data",
+        description=f"Fit {EXAMPLE_FORMULA!r} on the bundled example data "
+        "(fmtest.datasets.load_example) and print the summary.",
+    )
+    example.set_defaults(run=_run_example)
+
+    compare = sub.add_parser(
+        "compare",
+        parents=parents,
+        help="compare the algorithms in a CSV or Parquet file",
+        description="Read long data (one row per data set, instance and "
+        "algorithm) and compare the algorithms' F-measures.",
+    )
+    compare.add_argument(
+        "file",
+        metavar="FILE",
+        help=".csv, .csv.gz, .tsv, .parquet, or a folder of Parquet files",
+    )
+    compare.add_argument(
+        "--formula",
+        required=True,
+        help="'response ~ algorithm + dataset' (the dataset term is optional)",
+    )
+    roles = compare.add_argument_group("column roles")
+    roles.add_argument(
+        "--response",
+        choices=["correct", "predicted"],
+        default="correct",
+        help="what the response column holds: 1/0 for a correct prediction "
+        "(default), or the predicted label",
+    )
+    roles.add_argument(
+        "--truth",
+        default="truth",
+        metavar="COLUMN",
+        help="column with the true label (default: truth)",
+    )
+    instance = roles.add_mutually_exclusive_group()
+    instance.add_argument(
+        "--instance",
+        metavar="COLUMN",
+        help="column pairing the algorithms' predictions of one instance "
+        "(default: instance)",
+    )
+    instance.add_argument(
+        "--no-instance",
+        dest="instance",
+        action="store_const",
+        const=None,
+        help="unpaired data: treat the algorithms as independent",
+    )
+    fold = roles.add_mutually_exclusive_group()
+    fold.add_argument(
+        "--fold",
+        metavar="COLUMN",
+        help="column with the cross-validation fold, needed by Wong's method "
+        "(default: fold, used when present)",
+    )
+    fold.add_argument(
+        "--no-fold",
+        dest="fold",
+        action="store_const",
+        const=None,
+        help="ignore folds (Wong's method is then not computed)",
+    )
+    roles.add_argument(
+        "--score",
+        metavar="COLUMN",
+        default=None,
+        help="column with a continuous score for the positive class (checked)",
+    )
+    roles.add_argument(
+        "--positive",
+        type=_positive,
+        default=1,
+        metavar="LABEL",
+        help="positive class in the truth column: an integer, a string, or "
+        "'minority' for the rarer label (default: 1)",
+    )
+    compare.set_defaults(run=_run_compare, instance="instance", fold="fold")
     return parser
 
 
+def _one_line(err):
+    text = str(err)
+    for python, cli in CLI_WORDING:
+        text = text.replace(python, cli)
+    text = FIT_OPTION.sub(lambda m: "--" + m.group(1).replace("_", "-"), text)
+    text = " ".join(line.strip() for line in text.splitlines() if line.strip())
+    return text or type(err).__name__
+
+
 def main(argv=None):
-    """Entry point of the ``fmtest`` console script.
+    """Run the ``fmtest`` command line.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name; ``sys.argv[1:]`` by default.
 
     Returns
     -------
     int
-        The exit status: 0 on success, 2 on bad input (after printing one
-        line naming the problem).
+        The exit status: 0 on success; 2 on bad input, after printing one
+        line ``fmtest: error: <message>`` on standard error. Usage errors
+        exit through argparse (``SystemExit`` with status 2).
+
+    Examples
+    --------
+    >>> main(["example", "--format", "csv", "--table", "omnibus"])  # doctest: +ELLIPSIS
+    dataset,statistic,df,pvalue,reason
+    digits_8,1145.458...
+    0
     """
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.table is not None and args.format != "csv":
+        parser.error("--table is used only with --format csv")
     try:
-        return args.run(args)
-    except (ValueError, TypeError, OSError) as err:
-        print(f"fmtest: error: {err}", file=sys.stderr)
+        res = args.run(args)
+        text = render_results(res, args.format, args.table or "pairwise")
+        _emit(text, args.output)
+    except BrokenPipeError:
+        # The reader went away (``fmtest example | head``): stop quietly.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1
+    except (ValueError, TypeError, OSError, ImportError) as err:
+        print(f"fmtest: error: {_one_line(err)}", file=sys.stderr)
         return 2
+    return 0

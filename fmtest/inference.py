@@ -292,7 +292,7 @@ class WilcoxonResult:
     n_zero : int
         Number of zero differences dropped.
     ties : bool
-        Whether some non-zero |differences| are tied (average ranks used).
+        Whether some non-zero absolute differences are tied (average ranks used).
     p_exact : float
         Two-sided exact p-value from ``scipy.stats.wilcoxon``; NaN when there
         are ties or zeros, or more than ``exact_max`` differences.

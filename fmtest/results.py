@@ -31,7 +31,7 @@ NOTE_WONG_INDEPENDENT = (
 )
 NOTE_NO_FOLDS = "No folds: Wong's method (which needs them) was not computed."
 NOTE_WILCOXON = (
-    "Wilcoxon: zero differences are dropped, tied |differences| get average ranks; "
+    "Wilcoxon: zero differences are dropped, tied absolute differences get average ranks; "
     "the exact p is given only without zeros and ties; the normal approximation has "
     "no tie or continuity correction."
 )
@@ -93,7 +93,13 @@ class FMeasureComparisonResults:
         self._multitest = multitest
         self._wong_divisor = wong_divisor
         self._re_method = re_method
-        multipletests([0.5], method=multitest)  # fail early on an unknown method
+        try:  # fail early on an unknown method, naming the argument
+            multipletests([0.5], method=multitest)
+        except ValueError:
+            raise ValueError(
+                f"`multitest` must be a statsmodels multipletests method (e.g. 'holm', "
+                f"'bonferroni', 'fdr_bh'); got {multitest!r}."
+            ) from None
         mean_difference_test([0.0], [1.0], divisor=wong_divisor)
         random_effects_test([0.0], [1.0], method=re_method)
 
@@ -270,16 +276,10 @@ class FMeasureComparisonResults:
             fixed = mean_difference_test(d, var_d[:, p])
             re = random_effects_test(d, var_lead[:, p], method=self._re_method)
             wil = wilcoxon_signed_rank(d)
-            reasons = [
-                f"{name}: {r.reason}"
-                for name, r in (
-                    ("Wong", wong),
-                    ("delta", fixed),
-                    ("random effects", re),
-                    ("Wilcoxon", wil),
-                )
-                if r.reason
-            ]
+            tests = [("delta", fixed), ("random effects", re), ("Wilcoxon", wil)]
+            if self.wong is not None:  # without folds the notes already say why
+                tests.insert(0, ("Wong", wong))
+            reasons = [f"{name}: {r.reason}" for name, r in tests if r.reason]
             rows.append(
                 {
                     "n_datasets": len(d),

@@ -7,6 +7,8 @@ printed number is the DataFrame's number in ``NUMBER_FORMAT`` (p-values in
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pandas as pd
 from statsmodels.iolib.summary import Summary
@@ -14,7 +16,7 @@ from statsmodels.iolib.table import SimpleTable
 
 from fmtest.results import NOTE_NO_FOLDS, NOTE_WILCOXON, NOTE_WONG_INDEPENDENT
 
-__all__ = ["build_summary", "collect_notes", "format_table"]
+__all__ = ["ComparisonSummary", "build_summary", "collect_notes", "format_table"]
 
 NUMBER_FORMAT = "{:.4f}"
 PVALUE_FORMAT = "{:.4g}"
@@ -178,6 +180,68 @@ def collect_notes(res):
     return notes
 
 
+LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+}
+
+
+def latex_escape(text):
+    """Escape LaTeX's special characters in plain text."""
+    return "".join(LATEX_SPECIALS.get(ch, ch) for ch in text)
+
+
+class ComparisonSummary(Summary):
+    """A statsmodels ``Summary`` whose LaTeX and HTML keep every table title
+    and render the notes as an escaped numbered list."""
+
+    def __init__(self):
+        super().__init__()
+        self.notes = []
+
+    def add_notes(self, notes):
+        """Attach the notes (plain text) to every output format."""
+        self.notes = list(notes)
+        if self.notes:
+            self.add_extra_txt(
+                ["Notes:"] + [f"[{i}] {n}" for i, n in enumerate(self.notes, 1)]
+            )
+
+    def as_latex(self):
+        """Every table as a captioned ``tabular``, then the notes as a list."""
+        parts = []
+        for table in self.tables:
+            if table.title:
+                parts.append(
+                    "\\begin{center}\\textbf{"
+                    + latex_escape(table.title)
+                    + "}\\end{center}"
+                )
+            parts.append(table.as_latex_tabular())
+        if self.notes:
+            items = "\n".join(f"  \\item {latex_escape(n)}" for n in self.notes)
+            parts.append("Notes:\n\\begin{enumerate}\n" + items + "\n\\end{enumerate}")
+        return "\n\n".join(parts)
+
+    def as_html(self):
+        """The tables (titles as captions), then the notes as an ordered list."""
+        tables = "\n".join(table.as_html() for table in self.tables)
+        if not self.notes:
+            return tables
+        items = "\n".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
+        return f"{tables}\n<p>Notes:</p>\n<ol>\n{items}\n</ol>"
+
+
 def _table(frame, title):
     """A titled SimpleTable of a formatted (all-string) DataFrame."""
     return SimpleTable(
@@ -202,10 +266,11 @@ def build_summary(res):
 
     Returns
     -------
-    statsmodels.iolib.summary.Summary
-        With ``as_text()``, ``as_latex()``, ``as_html()``.
+    ComparisonSummary
+        A statsmodels ``Summary`` with ``as_text()``, ``as_latex()``,
+        ``as_html()``.
     """
-    smry = Summary()
+    smry = ComparisonSummary()
     smry.tables.append(_header_table(res))
     lead = _lead_name(res)
     fm_cols = dict(FMEASURE_COLUMNS)
@@ -257,9 +322,7 @@ def build_summary(res):
                 "Across data sets: Wilcoxon signed-rank",
             )
         )
-    notes = res.notes
-    if notes:
-        smry.add_extra_txt(["Notes:"] + [f"[{i}] {n}" for i, n in enumerate(notes, 1)])
+    smry.add_notes(res.notes)
     return smry
 
 

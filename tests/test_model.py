@@ -142,7 +142,9 @@ def test_other_multitest_method(example):
     np.testing.assert_allclose(
         group["p_adjusted"], multipletests(group["p_delta"], method="fdr_bh")[1]
     )
-    with pytest.raises(ValueError):
+    with pytest.raises(
+        ValueError, match="`multitest` must be a statsmodels multipletests"
+    ):
         mod.fit(multitest="bonferonni-typo")
 
 
@@ -474,3 +476,14 @@ def test_score_column_is_accepted(example):
         "correct ~ algorithm + dataset", example, score="score"
     )
     assert mod.formula == "correct ~ algorithm + dataset" and mod.data is example
+
+
+def test_latex_and_html_escape_notes_and_keep_titles(res):
+    latex = res.summary().as_latex()
+    for title in ("F-measures (95\\% CIs, delta method)", "Across data sets: Wilcoxon"):
+        assert title in latex
+    assert "fn=3\\textless{}5" in latex and "fn=3<5" not in latex
+    assert "\\begin{enumerate}" in latex
+    page = res.summary().as_html()
+    assert "fn=3&lt;5" in page and "fn=3<5" not in page
+    assert page.count("<caption>") == len(res.summary().tables)

@@ -1,0 +1,549 @@
+"""The ``fmtest`` command line: every command, format and error path."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+
+from fmtest import FMeasureComparison
+from fmtest.cli import main
+from fmtest.datasets import load_example
+
+FORMULA = "correct ~ algorithm + dataset"
+SUBSET_DATASETS = ["synth_easy", "synth_medium"]
+SUBSET_ALGORITHMS = ["knn1", "logit", "rf"]
+
+
+# -- fixtures ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def example():
+    return load_example()
+
+
+@pytest.fixture(scope="module")
+def example_res(example):
+    return FMeasureComparison.from_formula(FORMULA, example).fit()
+
+
+@pytest.fixture(scope="module")
+def subset(example):
+    keep = example["dataset"].isin(SUBSET_DATASETS) & example["algorithm"].isin(
+        SUBSET_ALGORITHMS
+    )
+    return example[keep].reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def subset_res(subset):
+    return FMeasureComparison.from_formula(FORMULA, subset).fit()
+
+
+@pytest.fixture(scope="module")
+def subset_csv(subset, tmp_path_factory):
+    path = tmp_path_factory.mktemp("data") / "subset.csv"
+    subset.to_csv(path, index=False)
+    return path
+
+
+def run(capsys, *argv):
+    """``main(argv)`` -> (exit status, stdout, stderr)."""
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def pairwise_csv(text):
+    return pd.read_csv(io.StringIO(text), index_col=[0, 1, 2])
+
+
+def assert_same_pairwise(text, res):
+    """CSV output of the pairwise table equals ``res.pairwise``."""
+    table = pairwise_csv(text)
+    assert list(table.index) == list(res.pairwise.index)
+    assert_allclose(table["diff"], res.pairwise["diff"], rtol=1e-12)
+    assert_allclose(table["se_delta"], res.pairwise["se_delta"], rtol=1e-12)
+
+
+def row_line(text, label):
+    """The first line of ``text`` whose row label is exactly ``label``."""
+    for line in text.splitlines():
+        if line.startswith(label + " ") and not line[len(label) :].lstrip().startswith(
+            "/"
+        ):
+            return line
+    raise AssertionError(f"no row {label!r} in the output")
+
+
+# -- example -----------------------------------------------------------------
+
+
+def test_example_prints_full_summary(capsys, example_res):
+    status, out, err = run(capsys, "example")
+    assert status == 0
+    assert err == ""
+    for title in (
+        "F-measure comparison",
+        "F-measures (95% CIs, delta method)",
+        "Pairwise differences",
+        "Omnibus Wald test",
+        "Across data sets",
+        "Notes:",
+    ):
+        assert title in out
+    assert out == example_res.summary().as_text() + "\n"
+    f = example_res.fmeasures.loc[("synth_medium", "logit"), "f"]
+    se = example_res.fmeasures.loc[("synth_medium", "logit"), "se_delta"]
+    line = row_line(out, "synth_medium / logit")
+    assert line.split()[3:5] == [f"{f:.4f}", f"{se:.4f}"]
+    diff = example_res.pairwise.loc[("synth_medium", "logit", "rf"), "diff"]
+    line = row_line(out, "synth_medium / logit / rf")
+    assert line.split()[5] == f"{diff:.4f}"
+
+
+def test_example_fit_options_reach_the_fit(capsys, example):
+    status, out, _ = run(
+        capsys,
+        "example",
+        "--beta",
+        "2",
+        "--alpha",
+        "0.1",
+        "--method",
+        "wong",
+        "--format",
+        "json",
+    )
+    assert status == 0
+    got = json.loads(out)
+    expected = FMeasureComparison.from_formula(FORMULA, example).fit(
+        beta=2, alpha=0.1, method="wong"
+    )
+    assert got["config"] == expected.config
+    assert_allclose(
+        [r["ci_lower"] for r in got["fmeasures"]],
+        expected.fmeasures["ci_lower"],
+        rtol=1e-12,
+    )
+
+
+def test_python_m_fmtest_example():
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(root), env.get("PYTHONPATH")) if p
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "fmtest", "example"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=root,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "F-measure comparison" in proc.stdout
+    assert "Pairwise differences" in proc.stdout
+
+
+# -- compare: formats ----------------------------------------------------------
+
+
+def test_compare_text(capsys, subset_csv, subset_res):
+    status, out, err = run(capsys, "compare", subset_csv, "--formula", FORMULA)
+    assert (status, err) == (0, "")
+    assert out == subset_res.summary().as_text() + "\n"
+    f = subset_res.fmeasures.loc[("synth_easy", "rf"), "f"]
+    assert row_line(out, "synth_easy / rf").split()[3] == f"{f:.4f}"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "markers"),
+    [("latex", (r"\begin{tabular}", r"\begin{center}")), ("html", ("<table",))],
+)
+def test_compare_latex_html(capsys, subset_csv, subset_res, fmt, markers):
+    status, out, err = run(
+        capsys, "compare", subset_csv, "--formula", FORMULA, "--format", fmt
+    )
+    assert (status, err) == (0, "")
+    assert any(m in out for m in markers)
+    diff = subset_res.pairwise.loc[("synth_medium", "knn1", "rf"), "diff"]
+    assert f"{diff:.4f}" in out
+
+
+def test_compare_csv_pairwise_full_precision(capsys, subset_csv, subset_res):
+    status, out, err = run(
+        capsys, "compare", subset_csv, "--formula", FORMULA, "--format", "csv"
+    )
+    assert (status, err) == (0, "")
+    assert_same_pairwise(out, subset_res)
+
+
+@pytest.mark.parametrize(
+    ("table", "n_index", "column"),
+    [
+        ("fmeasures", 2, "f"),
+        ("pairwise", 3, "p_adjusted"),
+        ("omnibus", 1, "statistic"),
+        ("across_datasets", 2, "mean_diff"),
+    ],
+)
+def test_compare_csv_each_table(capsys, subset_csv, subset_res, table, n_index, column):
+    status, out, _ = run(
+        capsys,
+        "compare",
+        subset_csv,
+        "--formula",
+        FORMULA,
+        "--format",
+        "csv",
+        "--table",
+        table,
+    )
+    assert status == 0
+    expected = getattr(subset_res, table)
+    got = pd.read_csv(io.StringIO(out), index_col=list(range(n_index)))
+    assert list(got.columns) == list(expected.columns)
+    assert list(got.index) == list(expected.index)
+    assert_allclose(got[column], expected[column], rtol=1e-12)
+
+
+def test_compare_json(capsys, subset_csv, subset_res):
+    status, out, err = run(
+        capsys, "compare", subset_csv, "--formula", FORMULA, "--format", "json"
+    )
+    assert (status, err) == (0, "")
+    got = json.loads(out)
+    assert list(got) == [
+        "config",
+        "notes",
+        "fmeasures",
+        "pairwise",
+        "omnibus",
+        "across_datasets",
+    ]
+    assert got["config"] == subset_res.config
+    assert got["notes"] == list(subset_res.notes)
+    pairwise = pd.DataFrame(got["pairwise"]).set_index(
+        ["dataset", "algorithm_1", "algorithm_2"]
+    )
+    assert list(pairwise.index) == list(subset_res.pairwise.index)
+    assert_allclose(pairwise["diff"], subset_res.pairwise["diff"], rtol=1e-12)
+    first = got["fmeasures"][0]
+    assert (first["dataset"], first["algorithm"]) == ("synth_easy", "knn1")
+    assert isinstance(first["tp"], int)
+    assert isinstance(first["large_sample"], bool)
+    assert len(got["omnibus"]) == 2
+    assert len(got["across_datasets"]) == 3
+
+
+def test_json_writes_nan_as_null(capsys, subset, tmp_path):
+    path = tmp_path / "nofold.csv"
+    subset.drop(columns="fold").to_csv(path, index=False)
+    status, out, _ = run(
+        capsys, "compare", path, "--formula", FORMULA, "--format", "json"
+    )
+    assert status == 0
+    assert "NaN" not in out
+    got = json.loads(out)  # strict: the default would accept NaN
+    assert all(r["se_wong"] is None for r in got["fmeasures"])
+    assert all(r["p_wong"] is None for r in got["pairwise"])
+    assert all(r["se_delta"] is not None for r in got["pairwise"])
+
+
+# -- compare: inputs -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("suffix", "sep"), [(".csv.gz", ","), (".tsv", "\t")])
+def test_compare_reads_gzip_and_tsv(capsys, subset, subset_res, tmp_path, suffix, sep):
+    path = tmp_path / f"data{suffix}"
+    subset.to_csv(path, index=False, sep=sep)
+    status, out, _ = run(
+        capsys, "compare", path, "--formula", FORMULA, "--format", "csv"
+    )
+    assert status == 0
+    assert_same_pairwise(out, subset_res)
+
+
+def test_compare_parquet_file_and_folder(capsys, subset, subset_res, tmp_path):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "data.parquet"
+    subset.to_parquet(path, index=False)
+    status, out, err = run(
+        capsys, "compare", path, "--formula", FORMULA, "--format", "csv"
+    )
+    assert (status, err) == (0, "")
+    assert_same_pairwise(out, subset_res)
+
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for i, (_, part) in enumerate(subset.groupby("dataset")):
+        part.to_parquet(folder / f"part-{i}.parquet", index=False)
+    status, out, err = run(
+        capsys, "compare", folder, "--formula", FORMULA, "--format", "csv"
+    )
+    assert (status, err) == (0, "")
+    assert_same_pairwise(out, subset_res)
+
+
+def test_output_file_prints_nothing(capsys, subset_csv, tmp_path):
+    target = tmp_path / "pairwise.csv"
+    status, out, err = run(
+        capsys,
+        "compare",
+        subset_csv,
+        "--formula",
+        FORMULA,
+        "--format",
+        "csv",
+        "--output",
+        target,
+    )
+    assert (status, out, err) == (0, "", "")
+    _, expected, _ = run(
+        capsys, "compare", subset_csv, "--formula", FORMULA, "--format", "csv"
+    )
+    assert target.read_text(encoding="utf-8") == expected
+
+
+def test_renamed_roles_give_the_same_results(capsys, subset, subset_res, tmp_path):
+    path = tmp_path / "renamed.csv"
+    renamed = subset.rename(
+        columns={"truth": "y", "instance": "id", "correct": "ok", "fold": "cv"}
+    )
+    renamed.to_csv(path, index=False)
+    status, out, err = run(
+        capsys,
+        "compare",
+        path,
+        "--formula",
+        "ok ~ algorithm + dataset",
+        "--truth",
+        "y",
+        "--instance",
+        "id",
+        "--fold",
+        "cv",
+        "--format",
+        "json",
+    )
+    assert (status, err) == (0, "")
+    got = json.loads(out)
+    assert_allclose(
+        [r["diff"] for r in got["pairwise"]], subset_res.pairwise["diff"], rtol=1e-12
+    )
+    # the fold column was found: Wong's standard errors are there too
+    assert_allclose(
+        [r["se_wong"] for r in got["pairwise"]],
+        subset_res.pairwise["se_wong"],
+        rtol=1e-12,
+    )
+    assert got["notes"] == list(subset_res.notes)
+
+
+def test_response_predicted(capsys, subset_csv, subset_res):
+    status, out, _ = run(
+        capsys,
+        "compare",
+        subset_csv,
+        "--formula",
+        "predicted ~ algorithm + dataset",
+        "--response",
+        "predicted",
+        "--format",
+        "csv",
+    )
+    assert status == 0
+    assert_same_pairwise(out, subset_res)
+
+
+def test_positive_labels(capsys, subset, subset_res, tmp_path):
+    path = tmp_path / "labels.csv"
+    subset.assign(truth=subset["truth"].map({1: "pos", 0: "neg"})).to_csv(
+        path, index=False
+    )
+    for positive in ("pos", "minority"):
+        status, out, err = run(
+            capsys,
+            "compare",
+            path,
+            "--formula",
+            FORMULA,
+            "--positive",
+            positive,
+            "--format",
+            "csv",
+        )
+        assert (status, err) == (0, "")
+        assert_same_pairwise(out, subset_res)
+
+
+def test_no_instance_assumes_independence(capsys, subset_csv, subset):
+    status, out, _ = run(
+        capsys,
+        "compare",
+        subset_csv,
+        "--formula",
+        FORMULA,
+        "--no-instance",
+        "--format",
+        "json",
+    )
+    assert status == 0
+    got = json.loads(out)
+    expected = FMeasureComparison.from_formula(FORMULA, subset, instance=None).fit()
+    assert got["notes"] == list(expected.notes)
+    assert any("not paired" in note for note in got["notes"])
+    assert_allclose(
+        [r["se_delta"] for r in got["pairwise"]],
+        expected.pairwise["se_delta"],
+        rtol=1e-12,
+    )
+
+
+def test_fit_options_reach_the_fit(capsys, subset_csv, subset):
+    status, out, _ = run(
+        capsys,
+        "compare",
+        subset_csv,
+        "--formula",
+        FORMULA,
+        "--method",
+        "jvesr",
+        "--min-count",
+        "3",
+        "--multitest",
+        "fdr_bh",
+        "--wong-divisor",
+        "printed",
+        "--format",
+        "json",
+    )
+    assert status == 0
+    expected = FMeasureComparison.from_formula(FORMULA, subset).fit(
+        method="jvesr", min_count=3, multitest="fdr_bh", wong_divisor="printed"
+    )
+    got = json.loads(out)
+    assert got["config"] == expected.config
+    assert_allclose(
+        [r["p_adjusted"] for r in got["pairwise"]],
+        expected.pairwise["p_adjusted"],
+        rtol=1e-12,
+    )
+
+
+# -- errors ------------------------------------------------------------------
+
+
+def _bad_truth(df):
+    df = df.copy()
+    df.loc[df["instance"] == 3, "truth"] = 2
+    return df
+
+
+def _twice(df):
+    return pd.concat([df, df.iloc[[0]]], ignore_index=True)
+
+
+def _missing_algorithm(df):
+    return df.drop(index=df.index[0])
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "argv", "expected"),
+    [
+        ("missing.csv", None, [], ["missing.csv", "does not exist"]),
+        (
+            "data.csv",
+            None,
+            ["--formula", "correct ~ algo + dataset"],
+            ["'algo'", "not in the data"],
+        ),
+        ("data.csv", _bad_truth, [], ["'truth'", "binary"]),
+        ("data.csv", _twice, [], ["predicted 2 times", "'instance'"]),
+        ("data.csv", _missing_algorithm, [], ["--no-instance"]),
+        (
+            "nofold.csv",
+            lambda df: df.drop(columns="fold"),
+            ["--method", "wong"],
+            ["--method wong", "fold"],
+        ),
+        ("data.xlsx", None, [], ["data.xlsx", "extension"]),
+        ("data.csv", None, ["--score", "nope"], ["'nope'", "score"]),
+        ("data.csv", None, ["--positive", "7"], ["positive label 7", "--positive"]),
+        ("data.csv", None, ["--beta", "-1"], ["--beta"]),
+    ],
+)
+def test_bad_input_is_one_line_and_status_2(
+    capsys, subset, tmp_path, name, make, argv, expected
+):
+    path = tmp_path / name
+    if name != "missing.csv":
+        (make(subset) if make else subset).to_csv(path, index=False)
+    if "--formula" not in argv:
+        argv = [*argv, "--formula", FORMULA]
+    status, out, err = run(capsys, "compare", path, *argv)
+    assert status == 2
+    assert out == ""
+    assert err.startswith("fmtest: error: ")
+    assert err.endswith("\n") and err.count("\n") == 1
+    for text in expected:
+        assert text in err
+    assert "Traceback" not in err
+
+
+def test_parquet_engine_missing(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "data.parquet"
+    path.write_bytes(b"PAR1")
+
+    def no_engine(*args, **kwargs):
+        raise ImportError("Unable to find a usable engine; tried using: 'pyarrow'.")
+
+    monkeypatch.setattr(pd, "read_parquet", no_engine)
+    status, out, err = run(capsys, "compare", path, "--formula", FORMULA)
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1
+    assert err.startswith("fmtest: error: ")
+    assert "pip install pyarrow" in err
+
+
+def test_folder_without_parquet(capsys, tmp_path):
+    status, _, err = run(capsys, "compare", tmp_path, "--formula", FORMULA)
+    assert status == 2
+    assert "without .parquet files" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare"],
+        ["compare", "data.csv"],
+        ["nonsense"],
+        ["example", "--method", "bootstrap"],
+        ["example", "--multitest", "nonsense"],
+        ["example", "--table", "omnibus"],
+        ["compare", "x.csv", "--formula", FORMULA, "--instance", "i", "--no-instance"],
+    ],
+)
+def test_usage_errors_exit_2(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_bad_output_folder(capsys, subset_csv, tmp_path):
+    target = tmp_path / "no" / "such" / "folder.txt"
+    status, out, err = run(
+        capsys, "compare", subset_csv, "--formula", FORMULA, "--output", target
+    )
+    assert (status, out) == (2, "")
+    assert err.startswith("fmtest: error: ") and err.count("\n") == 1
