@@ -33,6 +33,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx.ext.doctest",
     "numpydoc",
+    "matplotlib.sphinxext.plot_directive",
 ]
 
 numpydoc_show_class_members = False
@@ -53,3 +54,9 @@ doctest_default_flags = (
 # Docstring examples are run by pytest --doctest-modules in their modules'
 # namespaces; the doctest builder runs only the pages' ``.. doctest::`` blocks.
 doctest_test_doctest_blocks = ""
+
+# Figures drawn from code with ``.. plot::`` (matplotlib's plot directive):
+# one PNG per figure, no links to the source or to other formats.
+plot_formats = [("png", 100)]
+plot_html_show_source_link = False
+plot_html_show_formats = False

@@ -191,7 +191,10 @@ class FMeasureComparisonResults:
             of the two F's), ``z_delta``, ``p_delta``; ``se_wong``, ``z_wong``,
             ``p_wong`` (independence assumed); ``ci_lower``, ``ci_upper`` (Wald,
             of ``method``); ``p_adjusted`` (``method``'s p adjusted by
-            ``multitest`` within each data set).
+            ``multitest`` within each data set; a pair whose p is NaN still
+            counts in the family, as p = 1, so the others are not
+            under-adjusted); ``large_sample`` (both algorithms meet Wong's
+            large-sample condition TP, FN, FP ≥ ``min_count``).
         """
         algs = self.counts.algorithms
         pairs, diff, var_d, corr_d = self._contrasts(self.delta)
@@ -218,7 +221,16 @@ class FMeasureComparisonResults:
         frame["p_adjusted"] = p_lead.groupby(level="dataset", sort=False).transform(
             lambda p: _adjust(p, self._multitest)
         )
+        frame["large_sample"] = self._pair_large_sample(pairs).ravel()
         return frame
+
+    def _pair_large_sample(self, pairs):
+        """(D, P) bool: both algorithms meet Wong's large-sample condition."""
+        tot = self.counts.totals
+        cells = np.stack([tot[..., 1, 1], tot[..., 1, 0], tot[..., 0, 1]])
+        ok = (cells >= self.config["min_count"]).all(axis=0)
+        first, second = (np.array(side, dtype=int) for side in zip(*pairs, strict=True))
+        return ok[:, first] & ok[:, second]
 
     @cached_property
     def omnibus(self):
@@ -252,7 +264,9 @@ class FMeasureComparisonResults:
         -------
         pandas.DataFrame
             Index (``algorithm_1``, ``algorithm_2``). Columns:
-            ``n_datasets``; ``mean_diff`` (mean over data sets of F_1 − F_2);
+            ``n_datasets``; ``large_sample`` (Wong's condition holds for both
+            algorithms in every data set); ``mean_diff`` (mean over data sets
+            of F_1 − F_2);
             ``se_wong``, ``z_wong``, ``p_wong`` (Wong's Theorem 2, or formula
             (7) as printed with ``wong_divisor="printed"``); ``se_delta``,
             ``z_delta``, ``p_delta`` (fixed effect with delta variances
@@ -264,6 +278,7 @@ class FMeasureComparisonResults:
         """
         algs = self.counts.algorithms
         pairs, diff, var_d, _ = self._contrasts(self.delta)
+        large = self._pair_large_sample(pairs).all(axis=0)
         if self.wong is not None:
             var_w = self._contrasts(self.wong)[2]
         else:
@@ -283,6 +298,7 @@ class FMeasureComparisonResults:
             rows.append(
                 {
                     "n_datasets": len(d),
+                    "large_sample": bool(large[p]),
                     "mean_diff": float(np.mean(d)),
                     "se_wong": wong.std_error,
                     "z_wong": wong.statistic,
@@ -409,8 +425,11 @@ def _sqrt(values):
 
 
 def _adjust(pvalues, method):
-    out = np.full(len(pvalues), np.nan)
-    ok = ~np.isnan(pvalues.to_numpy())
-    if ok.any():
-        out[ok] = multipletests(pvalues.to_numpy()[ok], method=method)[1]
+    """Adjust one family of p-values; NaN p's count in the family as 1."""
+    raw = pvalues.to_numpy(dtype=float)
+    missing = np.isnan(raw)
+    out = np.full(len(raw), np.nan)
+    if not missing.all():
+        adjusted = multipletests(np.where(missing, 1.0, raw), method=method)[1]
+        out[~missing] = adjusted[~missing]
     return pd.Series(out, index=pvalues.index)

@@ -118,8 +118,14 @@ def format_table(frame, columns):
 
 def _header(res):
     counts = res.counts
-    n_instances = int(counts.totals[:, 0].sum())
-    folds = len(counts.folds) if counts.has_folds else "none"
+    n_instances = (
+        int(counts.totals[:, 0].sum()) if counts.tn_known else "unknown (no TN)"
+    )
+    used = counts.fold_present.sum(axis=-1)
+    folds = "none"
+    if counts.has_folds:
+        low, high = int(used.min()), int(used.max())
+        folds = str(low) if low == high else f"{low} to {high}"
     also = "Wong (linear approximation)" if res.method == "delta" else "delta (JVESR)"
     if res.wong is None:
         also = "none (Wong needs folds)"

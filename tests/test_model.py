@@ -487,3 +487,48 @@ def test_latex_and_html_escape_notes_and_keep_titles(res):
     page = res.summary().as_html()
     assert "fn=3&lt;5" in page and "fn=3<5" not in page
     assert page.count("<caption>") == len(res.summary().tables)
+
+
+def test_nan_pairs_count_in_the_holm_family():
+    """Three algorithms, one perfect (F = 1, no SE): the one testable pair is
+    still adjusted for a family of three comparisons."""
+    rng = np.random.default_rng(11)
+    n = 500
+    truth = (rng.random(n) < 0.2).astype(int)
+    preds = {
+        "perfect": truth,
+        "a": np.where(rng.random(n) < 0.9, truth, 1 - truth),
+        "b": np.where(rng.random(n) < 0.8, truth, 1 - truth),
+    }
+    res = FMeasureComparison.from_arrays(truth, preds).fit()
+    pw = res.pairwise.loc["all"]
+    assert pw["p_delta"].isna().sum() == 2
+    testable = pw["p_delta"].notna()
+    assert pw.loc[testable, "p_adjusted"].iloc[0] == pytest.approx(
+        min(1.0, 3 * pw.loc[testable, "p_delta"].iloc[0]), rel=1e-12
+    )
+
+
+def test_large_sample_flags_per_comparison(res):
+    ok = res.fmeasures["large_sample"]
+    for (ds, a, b), row in res.pairwise.iterrows():
+        assert row["large_sample"] == (ok[(ds, a)] and ok[(ds, b)])
+    for (a, b), row in res.across_datasets.iterrows():
+        assert row["large_sample"] == all(
+            ok[(ds, a)] and ok[(ds, b)] for ds in res.counts.datasets
+        )
+    assert not res.across_datasets.loc[("knn1", "rf"), "large_sample"]
+
+
+def test_header_without_tn_says_so():
+    folds = pd.DataFrame(
+        {"algorithm": "1nn", "fold": range(1, 6), **ref.ABALONE_1NN_FOLDS}
+    )
+    pooled = pd.DataFrame(
+        {"algorithm": ["nbc"], "fold": [1], "tp": [332], "fn": [59], "fp": [1115]}
+    )
+    text = str(
+        FMeasureComparison.from_counts(pd.concat([folds, pooled]), fold="fold").fit()
+    )
+    assert "unknown (no TN)" in text
+    assert re.search(r"Folds:\s+1 to 5", text)
