@@ -116,14 +116,18 @@ class CountTables:
         folds = long.fold_levels if has_folds else pd.Index([SINGLE_DATASET_LABEL])
         n_fold = len(folds)
         fold = long.fold if has_folds else 0
-        cell = long.truth * 2 + long.predicted
-        code = ((long.dataset * n_alg + long.algorithm) * n_fold + fold) * 4 + cell
+        code = long.dataset * n_alg  # combined (d, a, k, z, l) code, built in place
+        code += long.algorithm
+        code *= n_fold
+        code += fold
+        code *= 4
+        code += long.truth * np.uint8(2) + long.predicted
         size = n_ds * n_alg * n_fold * 4
         fold_counts = np.bincount(code, minlength=size).reshape(
             n_ds, n_alg, n_fold, 2, 2
         )
         joint = None
-        if long.instance is not None:
+        if long.wide is not None:
             joint = _joint_tables(long, n_ds, n_alg)
         return cls(
             datasets=long.dataset_levels,
@@ -307,46 +311,52 @@ class CountTables:
         )
 
 
-def _joint_tables(long: LongData, n_ds, n_alg):
-    """All pairwise 8-cell tables from one wide 0/1 prediction matrix.
+MAX_PATTERN_ALGORITHMS = 10
 
-    The predictions are scattered into a (slots × algorithms) matrix; for each
-    (data set, truth) group the counts of "both predicted positive" are
-    column-pair sums, obtained with one ``bincount`` per pair of algorithms
-    (a loop over pairs, never over instances). The other cells follow from
-    the margins.
+
+def _joint_tables(long: LongData, n_ds, n_alg, max_pattern=MAX_PATTERN_ALGORITHMS):
+    """All pairwise 8-cell tables from the paired (slot × algorithm) predictions.
+
+    Each used slot has a group code (data set, truth). With up to
+    ``max_pattern`` algorithms one integer ``bincount`` over (group, joint
+    prediction pattern of all algorithms) gives the full joint distribution,
+    from which every pair's table is a small sum; with more algorithms the
+    "both predicted positive" counts come from one ``bincount`` per pair.
+    Either way nothing loops over instances.
     """
-    n_slots = long.n_slots
-    wide = np.zeros(n_slots * n_alg, dtype=np.uint8)
-    wide[long.instance * n_alg + long.algorithm] = long.predicted
-    wide = wide.reshape(n_slots, n_alg)
-    slot_dataset = np.zeros(n_slots, dtype=np.int64)
-    slot_truth = np.zeros(n_slots, dtype=np.int64)
-    slot_used = np.zeros(n_slots, dtype=bool)
-    first = long.algorithm == 0
-    slot_dataset[long.instance[first]] = long.dataset[first]
-    slot_truth[long.instance[first]] = long.truth[first]
-    slot_used[long.instance[first]] = True
-    group = np.where(slot_used, slot_dataset * 2 + slot_truth, 2 * n_ds)
-    n_groups = 2 * n_ds + 1  # the last group collects unused slots
-    size = np.bincount(group, minlength=n_groups)[:-1]
-    pos = np.stack(
-        [
-            np.bincount(group, weights=wide[:, a], minlength=n_groups)
-            for a in range(n_alg)
-        ],
-        axis=-1,
-    )[:-1]
-    both = np.empty((2 * n_ds, n_alg, n_alg))
-    for a in range(n_alg):
-        both[:, a, a] = pos[:, a]
-        for b in range(a + 1, n_alg):
-            weight = wide[:, a] & wide[:, b]
-            both[:, a, b] = both[:, b, a] = np.bincount(
-                group, weights=weight, minlength=n_groups
-            )[:-1]
+    wide, group = long.wide, long.slot_group
+    n_groups = 2 * n_ds  # the group of unused slots, dropped below
+    if n_alg <= max_pattern:
+        pattern = np.zeros(len(group), dtype=np.int64)
+        for a in range(n_alg):  # a loop over algorithms, not instances
+            pattern |= (wide[:, a] & 1).astype(np.int64) << a
+        key = group << n_alg
+        key |= pattern
+        dist = np.bincount(key, minlength=(n_groups + 1) << n_alg)
+        dist = dist.reshape(n_groups + 1, 1 << n_alg)[:-1].astype(float)
+        bits = (np.arange(1 << n_alg)[:, None] >> np.arange(n_alg)) & 1
+        size = dist.sum(axis=1)
+        pos = dist @ bits
+        both = np.einsum("gp,pa,pb->gab", dist, bits, bits)
+    else:
+        size = np.bincount(group, minlength=n_groups + 1)[:-1]
+        pos = np.stack(
+            [
+                np.bincount(group, weights=wide[:, a], minlength=n_groups + 1)[:-1]
+                for a in range(n_alg)
+            ],
+            axis=-1,
+        )
+        both = np.empty((n_groups, n_alg, n_alg))
+        for a in range(n_alg):
+            both[:, a, a] = pos[:, a]
+            for b in range(a + 1, n_alg):
+                weight = wide[:, a] & wide[:, b]
+                both[:, a, b] = both[:, b, a] = np.bincount(
+                    group, weights=weight, minlength=n_groups + 1
+                )[:-1]
     pa, pb = pos[:, :, None], pos[:, None, :]
-    joint = np.empty((2 * n_ds, n_alg, n_alg, 2, 2))
+    joint = np.empty((n_groups, n_alg, n_alg, 2, 2))
     joint[..., 1, 1] = both
     joint[..., 1, 0] = pa - both
     joint[..., 0, 1] = pb - both

@@ -29,11 +29,14 @@ class LongData:
     ----------
     dataset, algorithm : ndarray of int64
         Codes into ``dataset_levels`` and ``algorithm_levels``.
-    instance : ndarray of int64 or None
-        Dense code of the (data set, instance) pair, ``0 .. n_slots - 1``;
-        ``None`` when no instance column was given (unpaired data).
-    n_slots : int
-        Number of instance codes (an upper bound on the number of instances).
+    wide : ndarray of uint8, shape (n_slots, A), or None
+        The predictions paired by instance: row = one (data set, instance)
+        slot, column = algorithm, 1 = predicted positive. Slots that hold no
+        instance are filled with 2. ``None`` for unpaired data (no instance
+        column).
+    slot_group : ndarray of int64, shape (n_slots,), or None
+        ``2 * dataset + truth`` of the instance in each slot, and
+        ``2 * D`` for slots that hold no instance.
     fold : ndarray of int64 or None
         Codes into ``fold_levels``; ``None`` when there is no fold column.
     truth, predicted : ndarray of uint8
@@ -48,8 +51,8 @@ class LongData:
 
     dataset: np.ndarray
     algorithm: np.ndarray
-    instance: np.ndarray | None
-    n_slots: int
+    wide: np.ndarray | None
+    slot_group: np.ndarray | None
     fold: np.ndarray | None
     truth: np.ndarray
     predicted: np.ndarray
@@ -142,10 +145,9 @@ def read_long_data(
     predicted = _encode_response(
         data[response], response, response_kind, data[truth], truth, positive_label
     )
-    if response_kind == "correct":
-        predicted = np.where(predicted == 1, truth_codes, 1 - truth_codes).astype(
-            np.uint8
-        )
+    if response_kind == "correct":  # predicted positive = truth XOR incorrect
+        predicted = np.bitwise_xor(predicted, truth_codes)
+        predicted ^= 1
 
     algorithm_codes, algorithm_levels = _factorize(data[algorithm])
     if len(algorithm_levels) < 2:
@@ -160,26 +162,26 @@ def read_long_data(
         dataset_codes, dataset_levels = _factorize(data[dataset])
     fold_codes, fold_levels = (None, None) if fold is None else _factorize(data[fold])
 
-    instance_codes, n_slots = (None, 0)
+    wide, slot_group = None, None
     if instance is not None:
-        instance_codes, n_slots = _encode_instances(data[instance], dataset_codes)
-        _check_pairing(
-            instance_codes,
+        slots, n_slots = _encode_instances(data[instance], dataset_codes)
+        wide, slot_group = _pair_predictions(
+            slots,
             n_slots,
             algorithm_codes,
-            len(algorithm_levels),
-            truth_codes,
+            predicted,
+            dataset_codes * 2 + truth_codes,
+            len(dataset_levels),
             data,
             roles,
-            dataset_levels,
             algorithm_levels,
         )
 
     return LongData(
         dataset=dataset_codes,
         algorithm=algorithm_codes,
-        instance=instance_codes,
-        n_slots=n_slots,
+        wide=wide,
+        slot_group=slot_group,
         fold=fold_codes,
         truth=truth_codes,
         predicted=predicted,
@@ -199,6 +201,8 @@ def _check_columns(data, roles):
                 f"the data have columns {list(map(str, data.columns))}."
             )
     for role, col in roles.items():
+        if data[col].dtype.kind in "iub":  # numpy ints and bools cannot be missing
+            continue
         missing = data[col].isna().to_numpy()
         if missing.any():
             first = data.index[np.flatnonzero(missing)[0]]
@@ -209,20 +213,46 @@ def _check_columns(data, roles):
 
 
 def _factorize(series):
+    """Sorted levels and int64 codes; integer columns avoid hashing."""
+    values = series.to_numpy() if series.dtype.kind in "iu" else None
+    if values is not None and len(values):
+        low, high = int(values.min()), int(values.max())
+        if high - low <= len(values):
+            codes = values if low == 0 else values - low
+            present = np.bincount(codes, minlength=high - low + 1) > 0
+            levels = np.arange(low, high + 1)
+            if not present.all():
+                codes = (np.cumsum(present) - 1)[codes]
+                levels = levels[present]
+            return codes.astype(np.int64, copy=False), pd.Index(levels)
     codes, levels = pd.factorize(series, sort=True)
     return codes.astype(np.int64, copy=False), pd.Index(levels)
 
 
-def _labels(series):
-    return pd.unique(series.to_numpy())
+def _small_factorize(series):
+    """Codes and the labels they stand for, for a column expected to be binary.
+
+    Integer and boolean columns with at most two adjacent values are coded
+    arithmetically; anything else goes through ``pandas.factorize`` (which
+    stays native for arrow-backed strings).
+    """
+    values = series.to_numpy() if series.dtype.kind in "iub" else None
+    if values is not None and len(values):
+        low, high = values.min(), values.max()
+        if int(high) - int(low) <= 1:
+            labels = [plain(low)] if low == high else [plain(low), plain(high)]
+            codes = (
+                values.view(np.uint8)
+                if values.dtype == bool
+                else values.astype(np.int8)
+            )
+            return (codes if low == 0 else codes - np.int8(int(low))), labels
+    codes, uniques = pd.factorize(series)
+    return codes, _as_python(uniques)
 
 
 def _encode_truth(series, name, positive):
-    values = series.to_numpy()
-    if values.dtype == bool:
-        labels = np.array([False, True])
-    else:
-        labels = _labels(series)
+    codes, labels = _small_factorize(series)
     if len(labels) > 2:
         shown = sorted(map(str, labels))[:5]
         raise ValueError(
@@ -230,20 +260,27 @@ def _encode_truth(series, name, positive):
             f"labels, e.g. {shown}."
         )
     if isinstance(positive, str) and positive == "minority":
-        codes, uniques = pd.factorize(series)
-        counts = np.bincount(codes, minlength=len(uniques))
-        if len(uniques) == 2 and counts[0] == counts[1]:
+        counts = np.bincount(codes, minlength=len(labels))
+        if len(labels) == 2 and counts[0] == counts[1]:
             raise ValueError(
                 f"`positive='minority'` is ambiguous: both labels of column {name!r} "
                 f"occur {counts[0]} times; pass the positive label itself."
             )
-        positive = uniques[int(np.argmin(counts))]
-    if not any(_same_label(positive, lab) for lab in labels):
+        positive = labels[int(np.argmin(counts))]
+    is_positive = np.array([_same_label(positive, lab) for lab in labels], np.uint8)
+    if not is_positive.any():
         raise ValueError(
             f"The positive label {plain(positive)!r} does not occur in column {name!r}, "
             f"whose labels are {sorted(map(str, labels))}; pass `positive=`."
         )
-    return (values == positive).astype(np.uint8), positive
+    return _lookup(is_positive, codes), positive
+
+
+def _lookup(table, codes):
+    """``table[codes]`` as uint8, skipping the gather when the table is 0, 1."""
+    if len(table) == 2 and table[0] == 0 and table[1] == 1:
+        return codes.astype(np.uint8, copy=False)
+    return table[codes]
 
 
 def _same_label(a, b):
@@ -254,28 +291,28 @@ def _same_label(a, b):
 
 
 def _encode_response(series, name, kind, truth_series, truth_name, positive):
-    values = series.to_numpy()
+    codes, labels = _small_factorize(series)
     if kind == "correct":
-        if values.dtype == bool:
-            return values.astype(np.uint8)
-        labels = _labels(series)
-        if not set(_as_python(labels)) <= {0, 1}:
+        if not all(lab in (0, 1) and not isinstance(lab, str) for lab in labels):
             shown = sorted(map(str, labels))[:5]
             raise ValueError(
                 f"Column {name!r} (the response) must hold 0/1 or True/False when "
                 f"`response_kind='correct'`; found {shown}. If it holds predicted "
                 "labels, pass `response_kind='predicted'`."
             )
-        return (values == 1).astype(np.uint8)
-    labels = set(_as_python(_labels(series))) | set(_as_python(_labels(truth_series)))
-    if len(labels) > 2:
-        shown = sorted(map(str, labels))[:5]
+        return _lookup(np.array([lab == 1 for lab in labels], np.uint8), codes)
+    truth_labels = _small_factorize(truth_series)[1]
+    union = set(labels) | set(truth_labels)
+    if len(union) > 2:
+        shown = sorted(map(str, union))[:5]
         raise ValueError(
             f"Column {name!r} (predicted labels) and column {truth_name!r} together "
-            f"hold {len(labels)} labels, e.g. {shown}; predictions and truth must "
+            f"hold {len(union)} labels, e.g. {shown}; predictions and truth must "
             "share the same two labels."
         )
-    return (values == positive).astype(np.uint8)
+    return _lookup(
+        np.array([_same_label(positive, lab) for lab in labels], np.uint8), codes
+    )
 
 
 def plain(value):
@@ -296,7 +333,10 @@ def _encode_instances(series, dataset_codes):
         width = high - low + 1
         if low >= 0 and width * n_datasets <= 4 * len(values) + 16:
             # Integer ids in a compact range index the slot array directly.
-            return dataset_codes * width + (values - low), width * n_datasets
+            slots = dataset_codes * width
+            slots += values
+            slots -= low
+            return slots, width * n_datasets
     codes, uniques = pd.factorize(series)
     key = dataset_codes * len(uniques) + codes
     if n_datasets == 1:
@@ -305,30 +345,60 @@ def _encode_instances(series, dataset_codes):
     return slots.astype(np.int64, copy=False), len(slot_uniques)
 
 
-def _check_pairing(
-    slots, n_slots, algorithm_codes, n_alg, truth, data, roles, ds_levels, alg_levels
+def _pair_predictions(
+    slots, n_slots, algorithm, predicted, row_group, n_datasets, data, roles, alg_levels
 ):
-    cell = slots * n_alg + algorithm_codes
+    """Scatter the predictions into a (slot × algorithm) matrix, checking pairing.
+
+    Each instance must be predicted once by every algorithm and have one truth.
+    The checks are counts on the matrix itself (a cell still holding the fill
+    value 2 lacks a prediction; fewer filled cells than rows means a
+    duplicate); only when one fails are the rows searched to name the instance.
+    """
+    n_alg = len(alg_levels)
+    cell = slots * n_alg
+    cell += algorithm
+    wide = np.full(n_slots * n_alg, 2, dtype=np.uint8)
+    wide[cell] = predicted
+    unused = 2 * n_datasets
+    slot_group = np.full(n_slots, unused, dtype=np.int64)
+    slot_group[slots] = row_group
+    n_used = n_slots - int(np.count_nonzero(slot_group == unused))
+    unfilled = int(np.count_nonzero(wide == 2)) - (n_slots - n_used) * n_alg
+    if unfilled or n_used * n_alg != len(slots):
+        _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels)
+    differs = np.flatnonzero(slot_group[slots] != row_group)
+    if differs.size:
+        raise ValueError(
+            f"{_describe(data, roles, int(differs[0]))} has different values in column "
+            f"{roles['truth']!r} for different algorithms; the truth of an instance "
+            "must not depend on the algorithm."
+        )
+    return wide.reshape(n_slots, n_alg), slot_group
+
+
+def _describe(data, roles, row):
+    where = f"instance {plain(data[roles['instance']].iloc[row])!r}"
+    if "dataset" in roles:
+        where += f" of data set {plain(data[roles['dataset']].iloc[row])!r}"
+    return where
+
+
+def _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels):
+    """Raise the error that explains why the predictions do not pair up."""
     per_cell = np.bincount(cell, minlength=n_slots * n_alg).reshape(n_slots, n_alg)
-    present = per_cell.any(axis=1)
+    per_slot = per_cell.sum(axis=1)
     instance_col = roles["instance"]
-
-    def describe(row):
-        where = f"instance {plain(data[instance_col].iloc[row])!r}"
-        if "dataset" in roles:
-            where += f" of data set {plain(data[roles['dataset']].iloc[row])!r}"
-        return where
-
     twice = np.flatnonzero(per_cell.ravel() > 1)
     if twice.size:
         row = int(np.flatnonzero(cell == twice[0])[0])
         alg = alg_levels[twice[0] % n_alg]
         raise ValueError(
-            f"{describe(row)} (column {instance_col!r}) is predicted "
+            f"{_describe(data, roles, row)} (column {instance_col!r}) is predicted "
             f"{per_cell.ravel()[twice[0]]} times by algorithm {alg!r}; each instance "
             "must appear once per algorithm."
         )
-    gaps = np.flatnonzero(present & (per_cell == 0).any(axis=1))
+    gaps = np.flatnonzero((per_slot > 0) & (per_cell == 0).any(axis=1))
     if gaps.size:
         slot = gaps[0]
         row = int(np.flatnonzero(slots == slot)[0])
@@ -337,18 +407,8 @@ def _check_pairing(
             str(a) for a, c in zip(alg_levels, per_cell[slot], strict=True) if not c
         ]
         raise ValueError(
-            f"{describe(row)} (column {instance_col!r}) is predicted by {have} but not "
+            f"{_describe(data, roles, row)} (column {instance_col!r}) is predicted by {have} but not "
             f"by {lack}; {gaps.size} instances lack some algorithm. Every instance "
             "must be predicted by every algorithm (drop incomplete instances), or "
             "pass `instance=None` to treat the algorithms as independent."
-        )
-    first_truth = np.zeros(n_slots, dtype=np.uint8)
-    first_truth[slots] = truth
-    differs = np.flatnonzero(first_truth[slots] != truth)
-    if differs.size:
-        row = int(differs[0])
-        raise ValueError(
-            f"{describe(row)} has different values in column {roles['truth']!r} "
-            "for different algorithms; the truth of an instance must not depend on "
-            "the algorithm."
         )

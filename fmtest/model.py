@@ -138,7 +138,7 @@ class FMeasureComparison:
         )
         if score is not None:
             _check_score(data, score)
-        notes = [] if long.instance is not None else [NOTE_NO_PAIRING]
+        notes = [] if long.wide is not None else [NOTE_NO_PAIRING]
         model = cls(CountTables.from_encoded(long), notes=notes)
         model.formula = formula
         model.data = data

@@ -206,3 +206,17 @@ def test_from_counts_rejects_bad_tables(change, message):
 def test_from_counts_rejects_non_frame():
     with pytest.raises(TypeError, match="`table` must be a pandas DataFrame"):
         CountTables.from_counts([[1, 2, 3]])
+
+
+def test_pattern_and_pairwise_routes_agree(make_long_data):
+    """The joint tables come from a single pattern bincount for few algorithms
+    and from one bincount per pair for many: both routes give the same tables."""
+    from fmtest.counts import _joint_tables
+    from fmtest.longdata import read_long_data
+
+    df = make_long_data(n=150, algorithms=[f"a{i}" for i in range(5)], seed=3)
+    long = read_long_data(df, response="correct", dataset="dataset")
+    by_pattern = _joint_tables(long, 2, 5)
+    by_pairs = _joint_tables(long, 2, 5, max_pattern=0)
+    np.testing.assert_array_equal(by_pattern, by_pairs)
+    np.testing.assert_array_equal(by_pattern, brute_force_tables(df)[1])
