@@ -13,8 +13,14 @@ the same instances, and with Wong's linear approximation beside it.
 
 from fmtest.counts import CountTables
 from fmtest.delta_engine import DeltaMethodVariance
-from fmtest.model import FMeasureComparison, compare_fmeasures
-from fmtest.results import FMeasureComparisonResults
+from fmtest.metrics import panel
+from fmtest.model import (
+    FMeasureComparison,
+    MetricComparison,
+    compare_fmeasures,
+    compare_metrics,
+)
+from fmtest.results import FMeasureComparisonResults, MetricComparisonResults
 from fmtest.wong import WongLinearVariance
 
 __version__ = "0.1.0.dev0"
@@ -24,7 +30,11 @@ __all__ = [
     "DeltaMethodVariance",
     "FMeasureComparison",
     "FMeasureComparisonResults",
+    "MetricComparison",
+    "MetricComparisonResults",
     "WongLinearVariance",
     "__version__",
     "compare_fmeasures",
+    "compare_metrics",
+    "panel",
 ]

@@ -1,4 +1,4 @@
-"""The delta-method (JVESR) variance engine for F_β."""
+"""The delta-method (JVESR) variance engine, for F_β or any panel metric."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ import numpy as np
 
 from fmtest.delta import cell_variance, pair_covariance
 from fmtest.fmeasure import fbeta, fbeta_gradient
+from fmtest.metrics import metric_value_and_gradient
 from fmtest.variance import VarianceEngine, boundary_reasons, mask_degenerate
+
+F_KEYS = ("f1", "fbeta")
 
 __all__ = ["DeltaMethodVariance"]
 
@@ -24,6 +27,10 @@ class DeltaMethodVariance(VarianceEngine):
     ----------
     counts : CountTables
     beta : float, default=1.0
+        F_β weight, used when ``metric`` is None.
+    metric : Metric, optional
+        Any metric of :mod:`fmtest.metrics` (see ``get_metric``); its exact
+        gradient enters the same covariance formula. Default: F_β.
 
     Notes
     -----
@@ -46,19 +53,36 @@ class DeltaMethodVariance(VarianceEngine):
 
     name = "delta"
 
-    def __init__(self, counts, *, beta=1.0):
+    def __init__(self, counts, *, beta=1.0, metric=None):
+        if metric is not None and metric.key in F_KEYS:
+            beta, metric = metric.options["beta"], None
         super().__init__(counts, beta=beta)
+        self.metric = metric
         totals = counts.totals
-        self.estimates = fbeta(totals, self.beta)
-        grad = fbeta_gradient(totals, self.beta)
+        if metric is None:
+            self.estimates = fbeta(totals, self.beta)
+            grad = fbeta_gradient(totals, self.beta)
+            reasons = boundary_reasons(self.estimates, "delta-method")
+        else:
+            if metric.needs_tn and not counts.tn_known:
+                raise ValueError(
+                    f"Metric {metric.key!r} depends on TN, but the count table has no "
+                    "'tn' column; give TN counts or compare by a metric that does not "
+                    "need them (tpr, precision, f1, fbeta)."
+                )
+            self.estimates, grad, reasons = metric_value_and_gradient(metric, totals)
         if counts.paired:
             cov = pair_covariance(counts.joint, grad)
             self.independent = False
         else:
             var = cell_variance(totals, grad)
             cov = var[..., :, None] * np.eye(var.shape[-1])
-        self.reasons = boundary_reasons(self.estimates, "delta-method")
+        zero = (reasons == "") & (np.diagonal(cov, axis1=-2, axis2=-1) == 0)
+        self.reasons = np.where(
+            zero, "the delta-method variance degenerates to 0 (boundary)", reasons
+        ).astype(object)
         self.cov = mask_degenerate(cov, self.reasons)
-        self.description = "Delta method (JVESR)" + (
+        name = "F_beta" if metric is None else metric.label()
+        self.description = f"Delta method (JVESR) for {name}" + (
             ", algorithms assumed independent" if self.independent else ", paired"
         )

@@ -22,6 +22,7 @@ __all__ = [
     "RandomEffectsResult",
     "WaldTestResult",
     "WilcoxonResult",
+    "bounded_interval",
     "logit_interval",
     "mean_difference_test",
     "omnibus_wald_test",
@@ -226,6 +227,29 @@ def logit_interval(estimate, variance, alpha=0.05):
     lower = np.where(inside, 1 / (1 + np.exp(-(centre - half))), np.nan)
     upper = np.where(inside, 1 / (1 + np.exp(-(centre + half))), np.nan)
     return lower, upper
+
+
+def bounded_interval(estimate, variance, bounds=(0.0, 1.0), alpha=0.05):
+    """Logit-scale interval for a quantity with range ``bounds = (lo, hi)``.
+
+    The estimate is mapped to (0, 1) by u = (θ − lo)/(hi − lo), the logit
+    interval of :func:`logit_interval` is taken for u (variance scaled by
+    1/(hi − lo)²) and mapped back, so the interval stays inside the range.
+    For (−1, 1) this is the Fisher-z (atanh) interval.
+
+    Examples
+    --------
+    >>> lo, hi = bounded_interval(0.9, 0.05**2, bounds=(-1, 1))
+    >>> bool(-1 < lo < 0.9 < hi < 1)
+    True
+    """
+    low_bound, high_bound = (float(b) for b in bounds)
+    width = high_bound - low_bound
+    est = (np.asarray(estimate, dtype=float) - low_bound) / width
+    lower, upper = logit_interval(
+        est, np.asarray(variance, dtype=float) / width**2, alpha
+    )
+    return low_bound + width * lower, low_bound + width * upper
 
 
 @dataclass(frozen=True)

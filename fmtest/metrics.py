@@ -30,7 +30,14 @@ from scipy import stats
 from fmtest.delta import cell_variance
 from fmtest.fmeasure import divide
 
-__all__ = ["METRICS", "Dual", "Metric", "get_metric", "metric_value_and_gradient", "panel"]
+__all__ = [
+    "METRICS",
+    "Dual",
+    "Metric",
+    "get_metric",
+    "metric_value_and_gradient",
+    "panel",
+]
 
 CELLS = {"tn": (0, 0), "fp": (0, 1), "fn": (1, 0), "tp": (1, 1)}
 
@@ -72,7 +79,10 @@ class Dual:
 
     def __mul__(self, other):
         other = self._lift(other, self)
-        grad = self.grad * other.value[..., None, None] + other.grad * self.value[..., None, None]
+        grad = (
+            self.grad * other.value[..., None, None]
+            + other.grad * self.value[..., None, None]
+        )
         return Dual(self.value * other.value, grad)
 
     __rmul__ = __mul__
@@ -150,8 +160,10 @@ class Metric:
         """Name with its options, e.g. ``F_beta (beta=2)``."""
         if not self.options:
             return self.name
-        opts = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                         for k, v in self.options.items())
+        opts = ", ".join(
+            f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+            for k, v in self.options.items()
+        )
         return f"{self.name} ({opts})"
 
 
@@ -190,8 +202,10 @@ def _fbeta(c, beta=1.0):
 def _kappa(c):
     total = c["tp"] + c["fn"] + c["fp"] + c["tn"]
     observed = (c["tp"] + c["tn"]) / total
-    chance = ((c["tp"] + c["fn"]) * (c["tp"] + c["fp"])
-              + (c["fp"] + c["tn"]) * (c["fn"] + c["tn"])) / (total * total)
+    chance = (
+        (c["tp"] + c["fn"]) * (c["tp"] + c["fp"])
+        + (c["fp"] + c["tn"]) * (c["fn"] + c["tn"])
+    ) / (total * total)
     return (observed - chance) / (1 - chance)
 
 
@@ -216,14 +230,20 @@ def _agm(c):
     value = ((tpr * tnr).sqrt() + tnr * negatives) / (1 + negatives)
     # Batuwita & Palade define AGm = 0 when TPr = 0 (a jump: no gradient there).
     zero = tpr.value == 0
-    return Dual(np.where(zero, 0.0, value.value),
-                np.where(zero[..., None, None], np.nan, value.grad))
+    return Dual(
+        np.where(zero, 0.0, value.value),
+        np.where(zero[..., None, None], np.nan, value.grad),
+    )
 
 
 def _mcc(c):
     num = c["tp"] * c["tn"] - c["fp"] * c["fn"]
-    den = ((c["tp"] + c["fp"]) * (c["tp"] + c["fn"]) * (c["tn"] + c["fp"])
-           * (c["tn"] + c["fn"])).sqrt()
+    den = (
+        (c["tp"] + c["fp"])
+        * (c["tp"] + c["fn"])
+        * (c["tn"] + c["fp"])
+        * (c["tn"] + c["fn"])
+    ).sqrt()
     return num / den
 
 
@@ -238,9 +258,16 @@ METRICS = {
     "f1": Metric("f1", "F1", _fbeta, needs_tn=False, options={"beta": 1.0}),
     "fbeta": Metric("fbeta", "F_beta", _fbeta, needs_tn=False, options={"beta": 1.0}),
     "kappa": Metric("kappa", "Cohen's kappa", _kappa, bounds=(-1.0, 1.0)),
-    "op": Metric("op", "optimized precision", _op, bounds=(-1.0, 1.0), kinks="TPr = TNr"),
-    "iba": Metric("iba", "IBA", _iba, options={"alpha": 0.05, "squared": True},
-                  kinks="TPr·TNr = 0 (unsquared form)"),
+    "op": Metric(
+        "op", "optimized precision", _op, bounds=(-1.0, 1.0), kinks="TPr = TNr"
+    ),
+    "iba": Metric(
+        "iba",
+        "IBA",
+        _iba,
+        options={"alpha": 0.05, "squared": True},
+        kinks="TPr·TNr = 0 (unsquared form)",
+    ),
     "cwa": Metric("cwa", "class-weighted accuracy", _cwa, options={"w": 0.5}),
     "agm": Metric("agm", "adjusted G-mean", _agm, kinks="TPr = 0 or TPr·TNr = 0"),
     "mcc": Metric("mcc", "MCC", _mcc, bounds=(-1.0, 1.0)),
@@ -284,12 +311,23 @@ def get_metric(metric, **options):
     merged = {**base.options, **options}
     if "w" in options and not 0 <= options["w"] <= 1:
         raise ValueError(f"`w` must lie in [0, 1]; got {options['w']!r}.")
-    if "beta" in options and not (np.isfinite(options["beta"]) and options["beta"] >= 0):
-        raise ValueError(f"`beta` must be a finite number >= 0; got {options['beta']!r}.")
+    if "beta" in options and not (
+        np.isfinite(options["beta"]) and options["beta"] >= 0
+    ):
+        raise ValueError(
+            f"`beta` must be a finite number >= 0; got {options['beta']!r}."
+        )
     if "alpha" in options and options["alpha"] < 0:
         raise ValueError(f"`alpha` of IBA must be >= 0; got {options['alpha']!r}.")
-    return Metric(base.key, base.name, base.formula, base.bounds, base.needs_tn,
-                  merged, base.kinks)
+    return Metric(
+        base.key,
+        base.name,
+        base.formula,
+        base.bounds,
+        base.needs_tn,
+        merged,
+        base.kinks,
+    )
 
 
 def metric_value_and_gradient(metric, cells):
@@ -308,15 +346,25 @@ def metric_value_and_gradient(metric, cells):
     kink = ~undefined & np.isnan(grad).any(axis=(-2, -1))
     reason = np.select(
         [undefined, kink],
-        ["undefined (0/0 in its formula)",
-         f"not differentiable here ({metric.kinks or 'a kink'})"],
+        [
+            "undefined (0/0 in its formula)",
+            f"not differentiable here ({metric.kinks or 'a kink'})",
+        ],
         default="",
     ).astype(object)
     return value, grad, reason
 
 
-def panel(table, alpha=0.05, *, metrics=None, beta=1.0, w=0.5, iba_alpha=0.05,
-          iba_squared=True):
+def panel(
+    table,
+    alpha=0.05,
+    *,
+    metrics=None,
+    beta=1.0,
+    w=0.5,
+    iba_alpha=0.05,
+    iba_squared=True,
+):
     """Every metric of the panel with its delta-method standard error.
 
     Parameters
@@ -347,7 +395,9 @@ def panel(table, alpha=0.05, *, metrics=None, beta=1.0, w=0.5, iba_alpha=0.05,
     (0.885, 0.0314)
     """
     if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"`table` must be a pandas DataFrame; got {type(table).__name__}.")
+        raise TypeError(
+            f"`table` must be a pandas DataFrame; got {type(table).__name__}."
+        )
     missing = [c for c in CELLS if c not in table.columns]
     if missing:
         raise ValueError(
@@ -357,10 +407,15 @@ def panel(table, alpha=0.05, *, metrics=None, beta=1.0, w=0.5, iba_alpha=0.05,
     for name, (z, lab) in CELLS.items():
         col = table[name]
         if col.isna().any() or (col < 0).any():
-            raise ValueError(f"Column {name!r} must hold non-negative counts without NaN.")
+            raise ValueError(
+                f"Column {name!r} must hold non-negative counts without NaN."
+            )
         cells[:, z, lab] = col.to_numpy(dtype=float)
-    options = {"fbeta": {"beta": beta}, "cwa": {"w": w},
-               "iba": {"alpha": iba_alpha, "squared": iba_squared}}
+    options = {
+        "fbeta": {"beta": beta},
+        "cwa": {"w": w},
+        "iba": {"alpha": iba_alpha, "squared": iba_squared},
+    }
     keys = list(METRICS) if metrics is None else list(metrics)
     out = table.copy()
     notes = [[] for _ in range(len(table))]
@@ -371,8 +426,9 @@ def panel(table, alpha=0.05, *, metrics=None, beta=1.0, w=0.5, iba_alpha=0.05,
         metric = get_metric(key, **options.get(key, {}))
         value, grad, reason = metric_value_and_gradient(metric, cells)
         var = cell_variance(cells, grad)
-        reason = np.where((reason == "") & (var == 0),
-                          "variance degenerates to 0 (boundary)", reason)
+        reason = np.where(
+            (reason == "") & (var == 0), "variance degenerates to 0 (boundary)", reason
+        )
         se = np.full(var.shape, np.nan)
         np.sqrt(var, out=se, where=(var > 0) & (reason == ""))
         out[key] = value

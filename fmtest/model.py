@@ -1,4 +1,4 @@
-"""FMeasureComparison: build count tables from data, fit, return results.
+"""MetricComparison and FMeasureComparison: count tables in, fit, results out.
 
 The model only wires the steps together (statsmodels/linearmodels style):
 ``from_formula`` parses the formula, validates and tabulates the long data and
@@ -15,7 +15,12 @@ from fmtest.counts import CountTables
 from fmtest.formula import parse_formula
 from fmtest.longdata import read_long_data
 
-__all__ = ["FMeasureComparison", "compare_fmeasures"]
+__all__ = [
+    "FMeasureComparison",
+    "MetricComparison",
+    "compare_fmeasures",
+    "compare_metrics",
+]
 
 METHODS = {"delta": "delta", "jvesr": "delta", "wong": "wong"}
 NOTE_NO_PAIRING = (
@@ -28,8 +33,13 @@ NOTE_COUNTS_ONLY = (
 )
 
 
-class FMeasureComparison:
-    """Compare the F-measures of several algorithms on one or more data sets.
+class MetricComparison:
+    """Compare several algorithms by any smooth metric on one or more data sets.
+
+    The metric (G-mean, κ, MCC, … — see :mod:`fmtest.metrics`) is chosen in
+    :meth:`fit`; standard errors and the covariance between algorithms tested
+    on the same instances come from the delta method. :class:`FMeasureComparison`
+    is the F_β case and adds Wong's method.
 
     Parameters
     ----------
@@ -49,14 +59,15 @@ class FMeasureComparison:
 
     Examples
     --------
-    >>> from fmtest import FMeasureComparison
+    >>> from fmtest import MetricComparison
     >>> from fmtest.datasets import load_example
     >>> df = load_example()
-    >>> res = FMeasureComparison.from_formula("correct ~ algorithm + dataset", df).fit()
-    >>> res.pairwise.loc[("synth_medium", "logit", "rf"), ["diff", "se_delta"]].round(4)
-    diff        0.0057
-    se_delta    0.0235
-    Name: (synth_medium, logit, rf), dtype: float64
+    >>> res = MetricComparison.from_formula("correct ~ algorithm + dataset", df).fit(
+    ...     metric="kappa")
+    >>> res.estimates.loc[("synth_medium", "logit"), ["estimate", "se_delta"]].round(4)
+    estimate    0.6182
+    se_delta    0.0420
+    Name: (synth_medium, logit), dtype: float64
     """
 
     def __init__(self, counts, *, notes=()):
@@ -95,8 +106,10 @@ class FMeasureComparison:
             ``"correct ~ algorithm + dataset"``: the response column, the
             compared factor (algorithms) and, optionally, the data-set block.
             ``C(name)`` wrappers are accepted.
-        data : pandas.DataFrame
-            One row per (data set, instance, algorithm).
+        data : pandas.DataFrame or other data frame
+            One row per (data set, instance, algorithm). A Polars, PyArrow,
+            DuckDB, Dask or Spark frame is reduced to count tables by its own
+            engine (:func:`fmtest.scale.count_tables`; needs narwhals).
         response : {"correct", "predicted"}, default="correct"
             What the response column holds: 1/True when the prediction is
             correct, or the predicted class label.
@@ -118,12 +131,28 @@ class FMeasureComparison:
 
         Returns
         -------
-        FMeasureComparison
+        MetricComparison or FMeasureComparison
+            An instance of the class it is called on.
         """
-        if not isinstance(data, pd.DataFrame):
-            raise TypeError(
-                f"`data` must be a pandas DataFrame; got {type(data).__name__}."
+        if not isinstance(data, pd.DataFrame):  # Polars, DuckDB, Dask, Spark, …
+            from fmtest import scale  # reduced in that engine (needs narwhals)
+
+            spec = parse_formula(formula, scale.column_names(data))
+            tables = scale.count_tables(
+                data,
+                response=spec.response,
+                truth=truth,
+                algorithm=spec.compare,
+                dataset=spec.block,
+                instance=instance,
+                fold=fold,
+                positive=positive,
+                response_kind=response,
+                score=score,
             )
+            model = cls(tables, notes=[] if tables.paired else [NOTE_NO_PAIRING])
+            model.formula, model.data = formula, data
+            return model
         spec = parse_formula(formula, data.columns)
         long = read_long_data(
             data,
@@ -248,6 +277,90 @@ class FMeasureComparison:
     def fit(
         self,
         *,
+        metric="f1",
+        alpha=0.05,
+        multitest="holm",
+        re_method="dl",
+        **metric_options,
+    ):
+        """Estimate the metric, its covariance across algorithms, and the tests.
+
+        Parameters
+        ----------
+        metric : str, default="f1"
+            A key of ``fmtest.metrics.METRICS``: ``tpr``, ``tnr``,
+            ``precision``, ``accuracy``, ``auc``, ``balanced_accuracy``,
+            ``gmean``, ``f1``, ``fbeta``, ``kappa``, ``op``, ``iba``, ``cwa``,
+            ``agm``, ``mcc``.
+        alpha : float, default=0.05
+            Level of the confidence intervals.
+        multitest : str, default="holm"
+            ``statsmodels.stats.multitest.multipletests`` method for the
+            pairwise p-values within each data set.
+        re_method : {"dl", "pm"}, default="dl"
+            τ² estimator of the random-effects pooling.
+        **metric_options
+            ``beta`` (fbeta), ``w`` (cwa), ``alpha_iba`` → passed as ``alpha``
+            and ``squared`` (iba).
+
+        Returns
+        -------
+        MetricComparisonResults
+
+        Examples
+        --------
+        >>> from fmtest import MetricComparison
+        >>> from fmtest.datasets import load_example
+        >>> mod = MetricComparison.from_formula("correct ~ algorithm + dataset",
+        ...                                     load_example())
+        >>> res = mod.fit(metric="gmean")
+        >>> round(float(res.pairwise.loc[("synth_medium", "logit", "rf"), "diff"]), 4)
+        0.0226
+        """
+        from fmtest.metrics import get_metric
+        from fmtest.results import MetricComparisonResults
+
+        if "alpha_iba" in metric_options:
+            metric_options["alpha"] = metric_options.pop("alpha_iba")
+        return MetricComparisonResults(
+            self,
+            metric=get_metric(metric, **metric_options),
+            alpha=alpha,
+            multitest=multitest,
+            re_method=re_method,
+        )
+
+
+class FMeasureComparison(MetricComparison):
+    """Compare the F-measures of several algorithms on one or more data sets.
+
+    The F_β case of :class:`MetricComparison`: delta-method (JVESR) inference
+    with the covariance between algorithms, and Wong's linear approximation
+    beside it where the data have folds.
+
+    Parameters
+    ----------
+    counts : CountTables
+        The sufficient statistics; build them with :meth:`from_formula`,
+        :meth:`from_arrays` or :meth:`from_counts` rather than by hand.
+    notes : sequence of str, optional
+        Remarks about how the counts were obtained, repeated in the summary.
+
+    Examples
+    --------
+    >>> from fmtest import FMeasureComparison
+    >>> from fmtest.datasets import load_example
+    >>> df = load_example()
+    >>> res = FMeasureComparison.from_formula("correct ~ algorithm + dataset", df).fit()
+    >>> res.pairwise.loc[("synth_medium", "logit", "rf"), ["diff", "se_delta"]].round(4)
+    diff        0.0057
+    se_delta    0.0235
+    Name: (synth_medium, logit, rf), dtype: float64
+    """
+
+    def fit(
+        self,
+        *,
         beta=1.0,
         method="delta",
         alpha=0.05,
@@ -328,3 +441,4 @@ def _check_score(data, score):
 
 
 compare_fmeasures = FMeasureComparison.from_formula
+compare_metrics = MetricComparison.from_formula

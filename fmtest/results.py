@@ -1,4 +1,10 @@
-"""Results of an F-measure comparison: tidy tables first, printed summary second."""
+"""Results of a metric comparison: tidy tables first, printed summary second.
+
+:class:`MetricComparisonResults` holds what every metric shares (estimates,
+pairwise differences with the delta covariance, omnibus and across-data-set
+tests); :class:`FMeasureComparisonResults` is its F_β case, which adds Wong's
+linear-approximation method and the F-specific columns.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ from fmtest.delta_engine import DeltaMethodVariance
 from fmtest.fmeasure import divide
 from fmtest.inference import (
     _check_alpha,
-    logit_interval,
+    bounded_interval,
     mean_difference_test,
     omnibus_wald_test,
     pairwise_contrasts,
@@ -21,9 +27,10 @@ from fmtest.inference import (
     wilcoxon_signed_rank,
     z_test,
 )
+from fmtest.metrics import get_metric
 from fmtest.wong import WongLinearVariance, recall_weight
 
-__all__ = ["FMeasureComparisonResults"]
+__all__ = ["FMeasureComparisonResults", "MetricComparisonResults"]
 
 NOTE_WONG_INDEPENDENT = (
     "Wong's method assumes the algorithms independent; it ignores the correlation "
@@ -35,64 +42,56 @@ NOTE_WILCOXON = (
     "the exact p is given only without zeros and ties; the normal approximation has "
     "no tie or continuity correction."
 )
+NOTE_WONG_F_ONLY = (
+    "Wong's linear approximation is defined for F-measures only; this comparison "
+    "uses the delta method."
+)
 
 
-class FMeasureComparisonResults:
-    """Results of :meth:`FMeasureComparison.fit`.
+class MetricComparisonResults:
+    """Results of :meth:`MetricComparison.fit`.
 
     Attributes
     ----------
-    model : FMeasureComparison
+    model : MetricComparison
     counts : CountTables
+    metric : Metric
+        The compared metric with its options.
     method : str
-        The method leading the summary, intervals and adjusted p-values
-        (``"delta"`` or ``"wong"``).
-    beta, alpha : float
+        The variance method leading the intervals and adjusted p-values.
+    alpha : float
     delta : DeltaMethodVariance
     wong : WongLinearVariance or None
-        ``None`` without folds.
+        Wong's engine (F-measures with folds only).
     config : dict
         Every fit option.
     """
 
+    has_wong = False
+
     def __init__(
-        self,
-        model,
-        *,
-        beta,
-        method,
-        alpha,
-        min_count,
-        rho_fallback,
-        multitest,
-        wong_divisor,
-        re_method,
+        self, model, *, metric, alpha, multitest, re_method, method="delta", min_count=5
     ):
         _check_alpha(alpha)
         self.model = model
         self.counts = model.counts
+        self.metric = metric
         self.method = method
-        self.beta = float(beta)
         self.alpha = float(alpha)
         self.config = {
-            "beta": self.beta,
+            "metric": metric.key,
+            **metric.options,
             "method": method,
             "alpha": self.alpha,
             "min_count": min_count,
-            "rho_fallback": rho_fallback,
             "multitest": multitest,
-            "wong_divisor": wong_divisor,
             "re_method": re_method,
         }
-        self.delta = DeltaMethodVariance(self.counts, beta=beta)
+        self.delta = DeltaMethodVariance(self.counts, metric=metric)
         self.wong = None
-        if self.counts.has_folds:
-            self.wong = WongLinearVariance(
-                self.counts, beta=beta, min_count=min_count, rho_fallback=rho_fallback
-            )
         self._multitest = multitest
-        self._wong_divisor = wong_divisor
         self._re_method = re_method
+        self._wong_divisor = "theorem"
         try:  # fail early on an unknown method, naming the argument
             multipletests([0.5], method=multitest)
         except ValueError:
@@ -100,7 +99,6 @@ class FMeasureComparisonResults:
                 f"`multitest` must be a statsmodels multipletests method (e.g. 'holm', "
                 f"'bonferroni', 'fdr_bh'); got {multitest!r}."
             ) from None
-        mean_difference_test([0.0], [1.0], divisor=wong_divisor)
         random_effects_test([0.0], [1.0], method=re_method)
 
     @property
@@ -117,63 +115,34 @@ class FMeasureComparisonResults:
     # -- tables -----------------------------------------------------------
 
     @cached_property
-    def fmeasures(self):
-        """Per (data set, algorithm) estimates.
+    def estimates(self):
+        """Per (data set, algorithm) estimates of the metric.
 
         Returns
         -------
         pandas.DataFrame
-            Index (``dataset``, ``algorithm``). Columns: ``f``, ``recall``,
-            ``precision``, ``recall_weight`` (Wong's w̄), ``tp``, ``fn``,
-            ``fp``, ``tn``, ``se_delta``, ``se_wong``, ``rho_wong`` (fold
-            correlation used by Wong), ``ci_lower``, ``ci_upper`` (Wald, of
-            ``method``), ``ci_logit_lower``, ``ci_logit_upper`` (the same on
-            the logit scale: stays inside [0, 1]), ``large_sample`` (Wong's
-            TP, FN, FP ≥ ``min_count``), ``small_counts``, ``rho_status``,
-            ``reason_delta``, ``reason_wong`` (why a value is NaN).
+            Index (``dataset``, ``algorithm``). Columns: ``estimate``,
+            ``se_delta``, ``ci_lower``, ``ci_upper`` (Wald, of ``method``),
+            ``ci_logit_lower``, ``ci_logit_upper`` (the interval on the logit
+            scale of the metric mapped to [0, 1], so it stays inside the
+            metric's range), ``tp``, ``fn``, ``fp``, ``tn`` and
+            ``reason_delta`` (why the delta standard error is NaN).
         """
         counts = self.counts.confusion()[["tp", "fn", "fp", "tn"]]
         delta = self.delta.frame()
         frame = pd.DataFrame(index=self._index())
-        frame["f"] = delta["f"].to_numpy()
-        tot = self.counts.totals
-        tp, fn, fp = tot[..., 1, 1], tot[..., 1, 0], tot[..., 0, 1]
-        frame["recall"] = divide(tp, tp + fn).ravel()
-        frame["precision"] = divide(tp, tp + fp).ravel()
-        frame["recall_weight"] = recall_weight(tp, fn, fp, self.beta).ravel()
+        est = self.lead.estimates.ravel()
+        var = self.lead.variances.ravel()
+        frame["estimate"] = est
+        frame["se_delta"] = delta["se"].to_numpy()
+        frame["ci_lower"], frame["ci_upper"] = wald_interval(est, var, self.alpha)
+        low, high = bounded_interval(est, var, self.metric.bounds, self.alpha)
+        frame["ci_logit_lower"], frame["ci_logit_upper"] = low, high
         for col in ("tp", "fn", "fp", "tn"):
             frame[col] = counts[col].to_numpy()
         if not self.counts.tn_known:
             frame["tn"] = pd.array([pd.NA] * len(frame), dtype="Int64")
-        frame["se_delta"] = delta["se"].to_numpy()
-        wong = self.wong.frame() if self.wong is not None else None
-        nan = np.full(len(frame), np.nan)
-        frame["se_wong"] = wong["se"].to_numpy() if wong is not None else nan
-        frame["rho_wong"] = wong["rho"].to_numpy() if wong is not None else nan
-        var = self.lead.variances.ravel()
-        frame["ci_lower"], frame["ci_upper"] = wald_interval(
-            frame["f"].to_numpy(), var, self.alpha
-        )
-        low, high = logit_interval(frame["f"].to_numpy(), var, self.alpha)
-        frame["ci_logit_lower"], frame["ci_logit_upper"] = low, high
-        blank = np.full(len(frame), "", dtype=object)
-        frame["large_sample"] = (
-            wong["large_sample"].to_numpy()
-            if wong is not None
-            else np.full(len(frame), False)
-        )
-        frame["small_counts"] = (
-            wong["small_counts"].to_numpy() if wong is not None else blank
-        )
-        frame["rho_status"] = (
-            wong["rho_status"].to_numpy() if wong is not None else blank
-        )
         frame["reason_delta"] = delta["reason"].to_numpy()
-        frame["reason_wong"] = (
-            wong["reason"].to_numpy()
-            if wong is not None
-            else np.full(len(frame), NOTE_NO_FOLDS, dtype=object)
-        )
         return frame
 
     def _contrasts(self, engine):
@@ -181,20 +150,21 @@ class FMeasureComparisonResults:
 
     @cached_property
     def pairwise(self):
-        """Differences F_1 − F_2 for every pair of algorithms in every data set.
+        """Differences θ_1 − θ_2 for every pair of algorithms in every data set.
 
         Returns
         -------
         pandas.DataFrame
             Index (``dataset``, ``algorithm_1``, ``algorithm_2``). Columns:
             ``diff``; ``se_delta``, ``corr_delta`` (delta-method correlation
-            of the two F's), ``z_delta``, ``p_delta``; ``se_wong``, ``z_wong``,
-            ``p_wong`` (independence assumed); ``ci_lower``, ``ci_upper`` (Wald,
+            of the two estimates), ``z_delta``, ``p_delta``; for F-measures
+            ``se_wong``, ``z_wong``, ``p_wong`` (independence assumed);
+            ``ci_lower``, ``ci_upper`` (Wald,
             of ``method``); ``p_adjusted`` (``method``'s p adjusted by
             ``multitest`` within each data set; a pair whose p is NaN still
             counts in the family, as p = 1, so the others are not
-            under-adjusted); ``large_sample`` (both algorithms meet Wong's
-            large-sample condition TP, FN, FP ≥ ``min_count``).
+            under-adjusted); for F-measures ``large_sample`` (both algorithms
+            meet Wong's large-sample condition TP, FN, FP ≥ ``min_count``).
         """
         algs = self.counts.algorithms
         pairs, diff, var_d, corr_d = self._contrasts(self.delta)
@@ -207,12 +177,10 @@ class FMeasureComparisonResults:
         frame["se_delta"] = _sqrt(var_d.ravel())
         frame["corr_delta"] = corr_d.ravel()
         frame["z_delta"], frame["p_delta"] = z_test(diff.ravel(), var_d.ravel())
-        if self.wong is not None:
-            _, _, var_w, _ = self._contrasts(self.wong)
-        else:
-            var_w = np.full(var_d.shape, np.nan)
-        frame["se_wong"] = _sqrt(var_w.ravel())
-        frame["z_wong"], frame["p_wong"] = z_test(diff.ravel(), var_w.ravel())
+        var_w = self._wong_pair_variances(var_d.shape)
+        if self.has_wong:
+            frame["se_wong"] = _sqrt(var_w.ravel())
+            frame["z_wong"], frame["p_wong"] = z_test(diff.ravel(), var_w.ravel())
         var_lead = var_w if self.method == "wong" else var_d
         frame["ci_lower"], frame["ci_upper"] = wald_interval(
             diff.ravel(), var_lead.ravel(), self.alpha
@@ -221,8 +189,14 @@ class FMeasureComparisonResults:
         frame["p_adjusted"] = p_lead.groupby(level="dataset", sort=False).transform(
             lambda p: _adjust(p, self._multitest)
         )
-        frame["large_sample"] = self._pair_large_sample(pairs).ravel()
+        if self.has_wong:
+            frame["large_sample"] = self._pair_large_sample(pairs).ravel()
         return frame
+
+    def _wong_pair_variances(self, shape):
+        if self.wong is None:
+            return np.full(shape, np.nan)
+        return self._contrasts(self.wong)[2]
 
     def _pair_large_sample(self, pairs):
         """(D, P) bool: both algorithms meet Wong's large-sample condition."""
@@ -234,7 +208,7 @@ class FMeasureComparisonResults:
 
     @cached_property
     def omnibus(self):
-        """Per data set, the Wald χ² test that all algorithms have equal F.
+        """Per data set, the Wald χ² test that all algorithms have equal metric values.
 
         Returns
         -------
@@ -264,11 +238,11 @@ class FMeasureComparisonResults:
         -------
         pandas.DataFrame
             Index (``algorithm_1``, ``algorithm_2``). Columns:
-            ``n_datasets``; ``large_sample`` (Wong's condition holds for both
-            algorithms in every data set); ``mean_diff`` (mean over data sets
-            of F_1 − F_2);
-            ``se_wong``, ``z_wong``, ``p_wong`` (Wong's Theorem 2, or formula
-            (7) as printed with ``wong_divisor="printed"``); ``se_delta``,
+            ``n_datasets``; ``large_sample`` (F only: Wong's condition holds
+            for both algorithms in every data set); ``mean_diff`` (mean over
+            data sets of the differences); ``se_wong``, ``z_wong``, ``p_wong``
+            (F only: Wong's Theorem 2, or formula (7) as printed with
+            ``wong_divisor="printed"``); ``se_delta``,
             ``z_delta``, ``p_delta`` (fixed effect with delta variances
             including the within-data-set covariance); ``re_diff``, ``re_se``,
             ``z_re``, ``p_re``, ``tau2``, ``i2``, ``q``, ``p_q`` (random effects,
@@ -278,11 +252,7 @@ class FMeasureComparisonResults:
         """
         algs = self.counts.algorithms
         pairs, diff, var_d, _ = self._contrasts(self.delta)
-        large = self._pair_large_sample(pairs).all(axis=0)
-        if self.wong is not None:
-            var_w = self._contrasts(self.wong)[2]
-        else:
-            var_w = np.full(var_d.shape, np.nan)
+        var_w = self._wong_pair_variances(var_d.shape)
         var_lead = var_w if self.method == "wong" else var_d
         rows = []
         for p, _pair in enumerate(pairs):
@@ -298,7 +268,6 @@ class FMeasureComparisonResults:
             rows.append(
                 {
                     "n_datasets": len(d),
-                    "large_sample": bool(large[p]),
                     "mean_diff": float(np.mean(d)),
                     "se_wong": wong.std_error,
                     "z_wong": wong.statistic,
@@ -325,20 +294,26 @@ class FMeasureComparisonResults:
         index = pd.MultiIndex.from_tuples(
             [(algs[a], algs[b]) for a, b in pairs], names=["algorithm_1", "algorithm_2"]
         )
-        return pd.DataFrame(rows, index=index)
+        frame = pd.DataFrame(rows, index=index)
+        if not self.has_wong:
+            return frame.drop(columns=["se_wong", "z_wong", "p_wong"])
+        large = self._pair_large_sample(pairs).all(axis=0)
+        frame.insert(1, "large_sample", large)
+        return frame
 
     # -- statsmodels-style accessors ----------------------------------------
 
-    def conf_int(self, alpha=None, *, kind="fmeasure"):
+    def conf_int(self, alpha=None, *, kind="estimate"):
         """Wald confidence intervals of ``method``.
 
         Parameters
         ----------
         alpha : float, optional
             Defaults to the ``alpha`` of :meth:`fit`.
-        kind : {"fmeasure", "pairwise", "logit"}, default="fmeasure"
-            F per (data set, algorithm), differences per pair, or F on the
-            logit scale (inside [0, 1]).
+        kind : {"estimate", "fmeasure", "pairwise", "logit"}, default="estimate"
+            The metric per (data set, algorithm) (``"fmeasure"`` is an alias),
+            differences per pair, or the metric on the logit scale (inside its
+            range).
 
         Returns
         -------
@@ -351,18 +326,21 @@ class FMeasureComparisonResults:
             se = frame["se_wong" if self.method == "wong" else "se_delta"].to_numpy()
             low, high = wald_interval(frame["diff"].to_numpy(), se**2, alpha)
             return pd.DataFrame({"lower": low, "upper": high}, index=frame.index)
-        if kind not in ("fmeasure", "logit"):
+        if kind not in ("estimate", "fmeasure", "logit"):
             raise ValueError(
-                f"`kind` must be one of {{'fmeasure', 'pairwise', 'logit'}}; got {kind!r}."
+                "`kind` must be one of {'estimate', 'fmeasure', 'pairwise', 'logit'}; "
+                f"got {kind!r}."
             )
-        f = self.lead.estimates.ravel()
+        est = self.lead.estimates.ravel()
         var = self.lead.variances.ravel()
-        interval = logit_interval if kind == "logit" else wald_interval
-        low, high = interval(f, var, alpha)
+        if kind == "logit":
+            low, high = bounded_interval(est, var, self.metric.bounds, alpha)
+        else:
+            low, high = wald_interval(est, var, alpha)
         return pd.DataFrame({"lower": low, "upper": high}, index=self._index())
 
     def cov_params(self, dataset=None):
-        """Labelled A × A covariance matrix of the F's in one data set (``method``).
+        """Labelled A × A covariance matrix of the estimates in one data set (``method``).
 
         Parameters
         ----------
@@ -410,6 +388,98 @@ class FMeasureComparisonResults:
         from fmtest.plotting import plot_forest
 
         return plot_forest(self, ax=ax, **kwargs)
+
+
+class FMeasureComparisonResults(MetricComparisonResults):
+    """Results of :meth:`FMeasureComparison.fit`: the F_β case, with Wong's method.
+
+    Attributes
+    ----------
+    beta : float
+    wong : WongLinearVariance or None
+        ``None`` without folds.
+
+    See :class:`MetricComparisonResults` for the shared attributes and tables.
+    """
+
+    has_wong = True
+
+    def __init__(
+        self,
+        model,
+        *,
+        beta,
+        method,
+        alpha,
+        min_count,
+        rho_fallback,
+        multitest,
+        wong_divisor,
+        re_method,
+    ):
+        super().__init__(
+            model,
+            metric=get_metric("fbeta", beta=beta),
+            alpha=alpha,
+            multitest=multitest,
+            re_method=re_method,
+            method=method,
+            min_count=min_count,
+        )
+        mean_difference_test([0.0], [1.0], divisor=wong_divisor)
+        self.beta = float(beta)
+        self._wong_divisor = wong_divisor
+        self.config.update(rho_fallback=rho_fallback, wong_divisor=wong_divisor)
+        if self.counts.has_folds:
+            self.wong = WongLinearVariance(
+                self.counts, beta=beta, min_count=min_count, rho_fallback=rho_fallback
+            )
+
+    @cached_property
+    def fmeasures(self):
+        """Per (data set, algorithm) F-measures with both methods.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index (``dataset``, ``algorithm``). Columns: ``f``, ``recall``,
+            ``precision``, ``recall_weight`` (Wong's w̄), ``tp``, ``fn``,
+            ``fp``, ``tn``, ``se_delta``, ``se_wong``, ``rho_wong`` (fold
+            correlation used by Wong), ``ci_lower``, ``ci_upper`` (Wald, of
+            ``method``), ``ci_logit_lower``, ``ci_logit_upper`` (the same on
+            the logit scale: stays inside [0, 1]), ``large_sample`` (Wong's
+            TP, FN, FP ≥ ``min_count``), ``small_counts``, ``rho_status``,
+            ``reason_delta``, ``reason_wong`` (why a value is NaN).
+        """
+        est = self.estimates
+        tot = self.counts.totals
+        tp, fn, fp = tot[..., 1, 1], tot[..., 1, 0], tot[..., 0, 1]
+        frame = pd.DataFrame(index=est.index)
+        frame["f"] = est["estimate"]
+        frame["recall"] = divide(tp, tp + fn).ravel()
+        frame["precision"] = divide(tp, tp + fp).ravel()
+        frame["recall_weight"] = recall_weight(tp, fn, fp, self.beta).ravel()
+        for col in ("tp", "fn", "fp", "tn", "se_delta"):
+            frame[col] = est[col]
+        wong = self.wong.frame() if self.wong is not None else None
+        nan = np.full(len(frame), np.nan)
+        blank = np.full(len(frame), "", dtype=object)
+        frame["se_wong"] = wong["se"].to_numpy() if wong is not None else nan
+        frame["rho_wong"] = wong["rho"].to_numpy() if wong is not None else nan
+        for col in ("ci_lower", "ci_upper", "ci_logit_lower", "ci_logit_upper"):
+            frame[col] = est[col]
+        if wong is None:
+            frame["large_sample"] = np.full(len(frame), False)
+            frame["small_counts"] = blank
+            frame["rho_status"] = blank
+            frame["reason_delta"] = est["reason_delta"]
+            frame["reason_wong"] = np.full(len(frame), NOTE_NO_FOLDS, dtype=object)
+            return frame
+        for col in ("large_sample", "small_counts", "rho_status"):
+            frame[col] = wong[col].to_numpy()
+        frame["reason_delta"] = est["reason_delta"]
+        frame["reason_wong"] = wong["reason"].to_numpy()
+        return frame
 
     def plot_recall_weight(self, ax=None, **kwargs):
         """Wong's recall weight per algorithm and data set; see :func:`fmtest.plotting.plot_recall_weight`."""

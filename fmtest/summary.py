@@ -14,7 +14,12 @@ import pandas as pd
 from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
-from fmtest.results import NOTE_NO_FOLDS, NOTE_WILCOXON, NOTE_WONG_INDEPENDENT
+from fmtest.results import (
+    NOTE_NO_FOLDS,
+    NOTE_WILCOXON,
+    NOTE_WONG_F_ONLY,
+    NOTE_WONG_INDEPENDENT,
+)
 
 __all__ = ["ComparisonSummary", "build_summary", "collect_notes", "format_table"]
 
@@ -32,6 +37,14 @@ FMEASURE_COLUMNS = {
     "recall": "recall",
     "precision": "precision",
     "recall_weight": "w (Wong)",
+}
+ESTIMATE_COLUMNS = {
+    "estimate": "estimate",
+    "se_delta": "SE delta",
+    "ci_lower": "CI lower",
+    "ci_upper": "CI upper",
+    "ci_logit_lower": "logit lower",
+    "ci_logit_upper": "logit upper",
 }
 PAIRWISE_COLUMNS = {
     "diff": "F1 - F2",
@@ -127,14 +140,19 @@ def _header(res):
         low, high = int(used.min()), int(used.max())
         folds = str(low) if low == high else f"{low} to {high}"
     also = "Wong (linear approximation)" if res.method == "delta" else "delta (JVESR)"
-    if res.wong is None:
+    if not res.has_wong:
+        also = "none (Wong's method is F-only)"
+    elif res.wong is None:
         also = "none (Wong needs folds)"
+    metric = (
+        ("beta:", f"{res.beta:g}") if res.has_wong else ("Metric:", res.metric.label())
+    )
     return {
         "Data sets:": str(len(counts.datasets)),
         "Algorithms:": ", ".join(map(str, counts.algorithms)),
         "Instances:": str(n_instances),
         "Folds:": str(folds),
-        "beta:": f"{res.beta:g}",
+        metric[0]: metric[1],
         "alpha:": f"{res.alpha:g}",
         "Leading method:": "delta (JVESR)" if res.method == "delta" else "Wong",
         "Also shown:": also,
@@ -148,12 +166,14 @@ def _header(res):
 def collect_notes(res):
     """Every flag and remark behind the numbers, as a list of sentences."""
     notes = list(res.model.notes)
-    if res.wong is None:
+    if not res.has_wong:
+        notes.append(NOTE_WONG_F_ONLY)
+    elif res.wong is None:
         notes.append(NOTE_NO_FOLDS)
     else:
         notes.append(NOTE_WONG_INDEPENDENT)
-    fm = res.fmeasures
-    for (ds, alg), row in fm.iterrows():
+    table = res.fmeasures if res.wong is not None else res.estimates
+    for (ds, alg), row in table.iterrows():
         where = f"{ds} / {alg}"
         if row["reason_delta"]:
             notes.append(f"{where}: delta method: {row['reason_delta']}.")
@@ -171,7 +191,7 @@ def collect_notes(res):
         if row["reason"] and len(res.counts.algorithms) > 2:
             notes.append(f"{ds}: omnibus test: {row['reason']}.")
     if len(res.counts.datasets) > 1:
-        if res.config["wong_divisor"] == "printed":
+        if res.config.get("wong_divisor") == "printed":
             notes.append(
                 "Across data sets, Wong's z uses his formula (7) as printed "
                 "(sum of s^2 over M), which overstates the variance M-fold; his "
@@ -264,7 +284,11 @@ def _header_table(res):
     left, right = items[:half], items[half:]
     right += [("", "")] * (len(left) - len(right))
     rows = [[lk, lv, rk, rv] for (lk, lv), (rk, rv) in zip(left, right, strict=True)]
-    return SimpleTable(rows, title=f"F-measure comparison (F_{res.beta:g})")
+    if res.has_wong:
+        title = f"F-measure comparison (F_{res.beta:g})"
+    else:
+        title = f"Comparison by {res.metric.label()}"
+    return SimpleTable(rows, title=title)
 
 
 def build_summary(res):
@@ -279,34 +303,38 @@ def build_summary(res):
     smry = ComparisonSummary()
     smry.tables.append(_header_table(res))
     lead = _lead_name(res)
-    fm_cols = dict(FMEASURE_COLUMNS)
     pw_cols = dict(PAIRWISE_COLUMNS)
     fixed = dict(FIXED_COLUMNS)
+    if res.has_wong:
+        first, first_cols, name = res.fmeasures, dict(FMEASURE_COLUMNS), "F"
+    else:
+        first, first_cols, name = res.estimates, dict(ESTIMATE_COLUMNS), res.metric.key
+        first_cols["estimate"] = name
     if res.wong is None:
         for cols, keys in (
-            (fm_cols, ["se_wong", "recall_weight"]),
+            (first_cols, ["se_wong", "recall_weight"]),
             (pw_cols, ["se_wong", "z_wong", "p_wong"]),
             (fixed, ["z_wong", "p_wong"]),
         ):
             for key in keys:
-                cols.pop(key)
+                cols.pop(key, None)
+    pw_cols["diff"] = f"{name}1 - {name}2"
     level = f"{100 * (1 - res.alpha):g}%"
+    title = "F-measures" if res.has_wong else res.metric.label()
     smry.tables.append(
-        _table(
-            format_table(res.fmeasures, fm_cols), f"F-measures ({level} CIs, {lead})"
-        )
+        _table(format_table(first, first_cols), f"{title} ({level} CIs, {lead})")
     )
     smry.tables.append(
         _table(
             format_table(res.pairwise, pw_cols),
-            f"Pairwise differences F1 - F2 ({level} CIs, {lead})",
+            f"Pairwise differences {name}1 - {name}2 ({level} CIs, {lead})",
         )
     )
     if len(res.counts.algorithms) > 2:
         smry.tables.append(
             _table(
                 format_table(res.omnibus, OMNIBUS_COLUMNS),
-                f"Omnibus Wald test of equal F ({lead})",
+                f"Omnibus Wald test of equal {name} ({lead})",
             )
         )
     if len(res.counts.datasets) > 1:
