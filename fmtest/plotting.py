@@ -230,13 +230,15 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
 
     ax.set_yticks(range(len(labels)), labels)
     ax.set_ylim(len(labels) - 0.5, -0.5)  # first row on top
+    f_case = getattr(res, "has_wong", True)
+    name = "F" if f_case else res.metric.key
     if several:
-        ax.set_xlabel("F1 − F2 (algorithm_1 − algorithm_2)")
+        ax.set_xlabel(f"{name}1 − {name}2 (algorithm_1 − algorithm_2)")
     else:
-        ax.set_xlabel(f"F1 − F2 ({_minus(blocks[0][0], blocks[0][1])})")
-    beta = "" if res.beta == 1 else f", F_β with β = {res.beta:g}"
+        ax.set_xlabel(f"{name}1 − {name}2 ({_minus(blocks[0][0], blocks[0][1])})")
+    beta = "" if not f_case or res.beta == 1 else f", F_β with β = {res.beta:g}"
     method = METHOD_NAMES.get(res.method, str(res.method))
-    ax.set_title(f"Differences in F: {_level(alpha)}% CIs, {method}{beta}")
+    ax.set_title(f"Differences in {name}: {_level(alpha)}% CIs, {method}{beta}")
     ax.grid(axis="x", color="0.92")
     ax.set_axisbelow(True)
     return ax

@@ -325,3 +325,17 @@ def test_forest_fixed_effect_row_follows_the_leading_method(res_wong):
             row.mean_diff + z * row.se_wong,
         ],
     )
+
+
+def test_forest_labels_name_the_metric():
+    from fmtest import MetricComparison
+
+    res = MetricComparison.from_formula(FORMULA, load_example()).fit(metric="mcc")
+    ax = plot_forest(res, pair=("knn1", "rf"))
+    assert (
+        ax.get_xlabel().startswith("mcc1 − mcc2")
+        and "Differences in mcc" in ax.get_title()
+    )
+    assert_allclose(
+        ax.lines[0].get_xdata(), res.pairwise.xs(("knn1", "rf"), level=LEVELS)["diff"]
+    )
