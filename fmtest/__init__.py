@@ -21,20 +21,41 @@ from fmtest.model import (
     compare_metrics,
 )
 from fmtest.results import FMeasureComparisonResults, MetricComparisonResults
+from fmtest.roc import ConfidentROC, confident_roc
+from fmtest.tango import (
+    PairedErrorComparison,
+    TangoInterval,
+    TangoTestResult,
+    misclassification_balance,
+    paired_error_comparison,
+    paired_error_comparison_from_counts,
+    tango_ci,
+    tango_test,
+)
 from fmtest.wong import WongLinearVariance
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "ConfidentROC",
     "CountTables",
     "DeltaMethodVariance",
     "FMeasureComparison",
     "FMeasureComparisonResults",
     "MetricComparison",
     "MetricComparisonResults",
+    "PairedErrorComparison",
+    "TangoInterval",
+    "TangoTestResult",
     "WongLinearVariance",
     "__version__",
     "compare_fmeasures",
     "compare_metrics",
+    "confident_roc",
+    "misclassification_balance",
+    "paired_error_comparison",
+    "paired_error_comparison_from_counts",
     "panel",
+    "tango_ci",
+    "tango_test",
 ]

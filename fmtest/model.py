@@ -56,6 +56,9 @@ class MetricComparison:
         The formula, when built with :meth:`from_formula`.
     data : pandas.DataFrame or None
         The long data, when built with :meth:`from_formula`.
+    roles : dict or None
+        Column roles (``truth``, ``algorithm``, ``dataset``, ``score``,
+        ``positive``), when built with :meth:`from_formula`.
 
     Examples
     --------
@@ -84,6 +87,7 @@ class MetricComparison:
         self.notes = tuple(notes)
         self.formula = None
         self.data = None
+        self.roles = None
 
     @classmethod
     def from_formula(
@@ -122,9 +126,9 @@ class MetricComparison:
             Column with the cross-validation fold (Wong's method needs it);
             used when present.
         score : str or None, default=None
-            Column with a continuous score for the positive class. It is
-            checked (numeric, no missing values); ROC-based output that uses
-            it is planned.
+            Column with a continuous score for the positive class (numeric,
+            no missing values). It enables the confident ROC segment
+            (``res.roc``).
         positive : object, default=1
             The positive class label in ``truth`` (``"minority"`` for the
             rarer label).
@@ -171,6 +175,13 @@ class MetricComparison:
         model = cls(CountTables.from_encoded(long), notes=notes)
         model.formula = formula
         model.data = data
+        model.roles = {
+            "truth": truth,
+            "algorithm": spec.compare,
+            "dataset": spec.block,
+            "score": score,
+            "positive": long.positive,
+        }
         return model
 
     @classmethod

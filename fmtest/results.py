@@ -28,6 +28,8 @@ from fmtest.inference import (
     z_test,
 )
 from fmtest.metrics import get_metric
+from fmtest.roc import confident_roc
+from fmtest.tango import misclassification_balance, paired_error_comparison_from_counts
 from fmtest.wong import WongLinearVariance, recall_weight
 
 __all__ = ["FMeasureComparisonResults", "MetricComparisonResults"]
@@ -301,6 +303,148 @@ class MetricComparisonResults:
         frame.insert(1, "large_sample", large)
         return frame
 
+    # -- misclassification balance (Tango) --------------------------------
+
+    @cached_property
+    def tango(self):
+        """Is each classifier's error balanced between FN and FP?
+
+        Reads each confusion matrix as a paired table and gives
+        δ = (FN − FP)/n with Tango's score interval and test of δ = 0.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index (``dataset``, ``algorithm``); columns of
+            :func:`fmtest.tango.misclassification_balance` (``delta``,
+            ``ci_lower``, ``ci_upper``, ``statistic``, ``pvalue``, ``reason``
+            and the counts).
+        """
+        if not self.counts.tn_known:
+            raise ValueError(
+                "Misclassification balance needs TN counts (δ divides by n)."
+            )
+        conf = self.counts.confusion()[["tp", "fn", "fp", "tn"]]
+        return misclassification_balance(conf, alpha=self.alpha)
+
+    @cached_property
+    def paired_errors(self):
+        """Difference of two algorithms' error rates on the same instances.
+
+        From the correct/incorrect cross-table of each pair: Tango's score
+        interval and test for err_1 − err_2, next to McNemar's tests
+        (``statsmodels.stats.contingency_tables.mcnemar``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index (``dataset``, ``algorithm_1``, ``algorithm_2``). Columns
+            ``n10`` (1 correct, 2 wrong), ``n01`` (1 wrong, 2 correct),
+            ``error_1``, ``error_2``, ``diff`` (err_1 − err_2), ``ci_lower``,
+            ``ci_upper``, ``statistic``, ``pvalue`` (Tango),
+            ``mcnemar_exact_p``, ``mcnemar_chi2_p`` (continuity-corrected),
+            ``reason``.
+        """
+        if not self.counts.paired:
+            raise ValueError(
+                "Paired error rates need predictions paired by instance (an "
+                "instance column); these counts are unpaired."
+            )
+        j = self.counts.joint  # [d, a, b, z, la, lb]; correct when l == z
+        cells = {
+            "n11": j[..., 0, 0, 0] + j[..., 1, 1, 1],
+            "n10": j[..., 0, 0, 1] + j[..., 1, 1, 0],
+            "n01": j[..., 0, 1, 0] + j[..., 1, 0, 1],
+            "n00": j[..., 0, 1, 1] + j[..., 1, 0, 0],
+        }
+        algs = self.counts.algorithms
+        first, second = np.triu_indices(len(algs), k=1)
+        rows, index = [], []
+        for d, dataset in enumerate(self.counts.datasets):
+            for a, b in zip(first, second, strict=True):
+                res = paired_error_comparison_from_counts(
+                    *(int(cells[k][d, a, b]) for k in ("n11", "n10", "n01", "n00")),
+                    alpha=self.alpha,
+                )
+                index.append((dataset, algs[a], algs[b]))
+                rows.append(
+                    {
+                        "n10": res.n10,
+                        "n01": res.n01,
+                        "error_1": res.error_a,
+                        "error_2": res.error_b,
+                        "diff": res.diff,
+                        "ci_lower": res.ci_lower,
+                        "ci_upper": res.ci_upper,
+                        "statistic": res.statistic,
+                        "pvalue": res.pvalue,
+                        "mcnemar_exact_p": res.mcnemar_exact_pvalue,
+                        "mcnemar_chi2_p": res.mcnemar_chi2_pvalue,
+                        "reason": res.reason,
+                    }
+                )
+        names = ["dataset", "algorithm_1", "algorithm_2"]
+        return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(index, names=names))
+
+    def confident_roc(self, dataset, algorithm):
+        """The ROC curve of one algorithm on one data set with its confident segment.
+
+        Returns
+        -------
+        fmtest.roc.ConfidentROC
+            With ``points``, ``auc``, ``cauc``, ``aved`` and ``plot()``.
+        """
+        data, roles = self._scored_data()
+        rows = data[roles["algorithm"]] == algorithm
+        if roles["dataset"] is not None:
+            rows &= data[roles["dataset"]] == dataset
+        if not rows.any():
+            raise ValueError(
+                f"No rows for data set {dataset!r} and algorithm {algorithm!r}."
+            )
+        sub = data[rows]
+        return confident_roc(
+            sub[roles["truth"]],
+            sub[roles["score"]],
+            alpha=self.alpha,
+            positive=roles["positive"],
+        )
+
+    @cached_property
+    def roc(self):
+        """Confident ROC segment per (data set, algorithm); needs a score column.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index (``dataset``, ``algorithm``). Columns ``auc``, ``cauc``
+            (area under the curve over the confident segment), ``aved``
+            (mean δ over confident points), ``n_confident`` and ``reason``.
+        """
+        self._scored_data()
+        rows = []
+        for dataset, algorithm in self._index():
+            curve = self.confident_roc(dataset, algorithm)
+            rows.append(
+                {
+                    "auc": curve.auc,
+                    "cauc": curve.cauc,
+                    "aved": curve.aved,
+                    "n_confident": int(curve.points["confident"].sum()),
+                    "reason": curve.reason,
+                }
+            )
+        return pd.DataFrame(rows, index=self._index())
+
+    def _scored_data(self):
+        roles = getattr(self.model, "roles", None)
+        if roles is None or roles.get("score") is None:
+            raise ValueError(
+                "ROC output needs per-instance scores: build the model with "
+                "from_formula(..., score='column')."
+            )
+        return self.model.data, roles
+
     # -- statsmodels-style accessors ----------------------------------------
 
     def conf_int(self, alpha=None, *, kind="estimate"):
@@ -371,11 +515,19 @@ class MetricComparisonResults:
 
         return collect_notes(self)
 
-    def summary(self):
-        """The results as a statsmodels ``Summary`` (``as_text``/``as_latex``/``as_html``)."""
+    def summary(self, *, misclassification=False):
+        """The results as a statsmodels ``Summary`` (``as_text``/``as_latex``/``as_html``).
+
+        Parameters
+        ----------
+        misclassification : bool, default=False
+            Add the misclassification-balance tables: Tango's δ per
+            classifier, paired error rates (Tango and McNemar) and, with a
+            score column, the confident ROC segment.
+        """
         from fmtest.summary import build_summary
 
-        return build_summary(self)
+        return build_summary(self, misclassification=misclassification)
 
     def __str__(self):
         return self.summary().as_text()

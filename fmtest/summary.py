@@ -97,7 +97,7 @@ def _format_value(value, column):
         return "NaN"
     if isinstance(value, (int, np.integer)):
         return str(int(value))
-    if column.startswith("p_") or column == "pvalue":
+    if column.startswith("p_") or column.endswith("_p") or column == "pvalue":
         return PVALUE_FORMAT.format(value)
     if column == "t_plus":
         return f"{value:g}"
@@ -291,7 +291,55 @@ def _header_table(res):
     return SimpleTable(rows, title=title)
 
 
-def build_summary(res):
+TANGO_COLUMNS = {
+    "fn": "FN",
+    "fp": "FP",
+    "delta": "delta",
+    "ci_lower": "CI lower",
+    "ci_upper": "CI upper",
+    "pvalue": "p",
+}
+PAIRED_ERROR_COLUMNS = {
+    "n10": "n10",
+    "n01": "n01",
+    "diff": "err1 - err2",
+    "ci_lower": "CI lower",
+    "ci_upper": "CI upper",
+    "pvalue": "p Tango",
+    "mcnemar_exact_p": "p McNemar",
+}
+ROC_COLUMNS = {"auc": "AUC", "cauc": "CAUC", "aved": "AveD", "n_confident": "confident"}
+
+
+def _misclassification_tables(res):
+    level = f"{100 * (1 - res.alpha):g}%"
+    tables = []
+    if res.counts.tn_known:
+        tables.append(
+            _table(
+                format_table(res.tango, TANGO_COLUMNS),
+                f"Misclassification balance: delta = (FN - FP)/n, Tango {level} CI",
+            )
+        )
+    if res.counts.paired:
+        tables.append(
+            _table(
+                format_table(res.paired_errors, PAIRED_ERROR_COLUMNS),
+                f"Paired error rates: Tango {level} CI and McNemar exact test",
+            )
+        )
+    roles = getattr(res.model, "roles", None)
+    if roles is not None and roles.get("score") is not None:
+        tables.append(
+            _table(
+                format_table(res.roc, ROC_COLUMNS),
+                f"Confident ROC segment (Tango {level} CI contains 0)",
+            )
+        )
+    return tables
+
+
+def build_summary(res, *, misclassification=False):
     """Assemble the statsmodels ``Summary`` of a results object.
 
     Returns
@@ -356,6 +404,8 @@ def build_summary(res):
                 "Across data sets: Wilcoxon signed-rank",
             )
         )
+    if misclassification:
+        smry.tables.extend(_misclassification_tables(res))
     smry.add_notes(res.notes)
     return smry
 
