@@ -13,8 +13,10 @@ Two commands fit :class:`fmtest.FMeasureComparison` and print the results.
 ``fmtest compare FILE --formula FORMULA``
     Read long data, one row per (data set, instance, algorithm), from a CSV
     file (``.csv``, ``.csv.gz``, ``.tsv`` with tabs) or from Parquet (a
-    ``.parquet`` file or a folder of Parquet files; needs pyarrow), fit and
-    print::
+    ``.parquet`` file or a folder of Parquet files), fit and print. Parquet
+    is reduced to count tables by DuckDB, without loading the rows, when
+    duckdb and narwhals are installed (``pip install 'fmtest[scale]'``), and
+    read by pandas (needs pyarrow) otherwise::
 
         $ fmtest compare predictions.csv --formula "correct ~ algorithm + dataset"
         $ fmtest compare runs.parquet --formula "ok ~ model + task" \\
@@ -81,7 +83,7 @@ FIT_OPTION = re.compile(
 # -- reading ---------------------------------------------------------------
 
 
-def read_data(path):
+def read_data(path, *, engine="pandas"):
     """Read long data from a CSV or Parquet file, or a folder of Parquet files.
 
     Parameters
@@ -90,10 +92,18 @@ def read_data(path):
         ``.csv`` or ``.tsv`` (tab-separated), optionally compressed
         (``.gz``, ``.bz2``, ``.xz``, ``.zip``); ``.parquet``; or a folder,
         read as one Parquet data set (every ``.parquet`` file under it).
+    engine : {"pandas", "auto"}, default="pandas"
+        How Parquet is read. ``"pandas"`` loads it into a DataFrame.
+        ``"auto"`` (what ``fmtest compare`` uses) returns a DuckDB relation
+        over the files when duckdb and narwhals are installed, so that the
+        reduction to count tables runs in DuckDB without loading the rows
+        (see :func:`fmtest.scale.count_tables`), and falls back to pandas
+        otherwise or when DuckDB cannot open the files. CSV is always read
+        by pandas.
 
     Returns
     -------
-    pandas.DataFrame
+    pandas.DataFrame or duckdb.DuckDBPyRelation
 
     Raises
     ------
@@ -105,6 +115,8 @@ def read_data(path):
     ImportError
         When reading Parquet and neither pyarrow nor fastparquet is installed.
     """
+    if engine not in ("pandas", "auto"):
+        raise ValueError(f"`engine` must be 'pandas' or 'auto'; got {engine!r}.")
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"The file {str(path)!r} does not exist.")
@@ -114,10 +126,10 @@ def read_data(path):
                 f"{str(path)!r} is a folder without .parquet files; give a CSV or "
                 "Parquet file, or a folder of Parquet files."
             )
-        return _read_parquet(path)
+        return _read_parquet(path, engine)
     name = path.name.lower()
     if name.endswith(".parquet"):
-        return _read_parquet(path)
+        return _read_parquet(path, engine)
     for suffix, sep in CSV_SUFFIXES.items():
         if any(name.endswith(suffix + comp) for comp in COMPRESSION_SUFFIXES):
             return pd.read_csv(path, sep=sep)
@@ -127,11 +139,36 @@ def read_data(path):
     )
 
 
-def _read_parquet(path):
+def _read_parquet(path, engine="pandas"):
+    if engine == "auto":
+        relation = _duckdb_relation(path)
+        if relation is not None:
+            return relation
     try:
         return pd.read_parquet(path)
     except ImportError:
         raise ImportError(PARQUET_HINT) from None
+
+
+def _duckdb_relation(path):
+    """A DuckDB relation over the Parquet file or folder, or None.
+
+    None when duckdb or narwhals is missing, or when DuckDB cannot open the
+    files: pandas then reads them, and words any error as before.
+    """
+    from fmtest.scale import narwhals_available
+
+    try:
+        import duckdb
+    except ImportError:
+        return None
+    if not narwhals_available():
+        return None
+    target = path / "**" / "*.parquet" if path.is_dir() else path
+    try:
+        return duckdb.read_parquet(str(target))  # on DuckDB's default connection
+    except duckdb.Error:
+        return None
 
 
 # -- output -----------------------------------------------------------------
@@ -246,18 +283,30 @@ def _run_example(args):
 
 
 def _run_compare(args):
-    data = read_data(args.file)
-    model = FMeasureComparison.from_formula(
-        args.formula,
-        data,
-        response=args.response,
-        truth=args.truth,
-        instance=args.instance,
-        fold=args.fold,
-        score=args.score,
-        positive=args.positive,
-    )
+    data = read_data(args.file, engine="auto")
+    try:
+        model = FMeasureComparison.from_formula(
+            args.formula,
+            data,
+            response=args.response,
+            truth=args.truth,
+            instance=args.instance,
+            fold=args.fold,
+            score=args.score,
+            positive=args.positive,
+        )
+    except _engine_errors(data) as err:  # e.g. Parquet files whose columns differ
+        raise ValueError(f"DuckDB cannot read {str(args.file)!r}: {err}") from None
     return _fit(model, args)
+
+
+def _engine_errors(data):
+    """The errors of the engine that reads ``data`` lazily (DuckDB), if any."""
+    if isinstance(data, pd.DataFrame):
+        return ()
+    import duckdb
+
+    return (duckdb.Error,)
 
 
 # -- argument parsing ---------------------------------------------------------

@@ -18,7 +18,6 @@ MATPLOTLIB_MISSING = "Plotting needs matplotlib: pip install 'fmtest[plot]'"
 
 FIXED_LABEL = "fixed effect ({})"  # filled with the leading method
 RANDOM_LABEL = "random effects"
-METHOD_NAMES = {"delta": "delta method", "wong": "Wong's method"}
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 
 
@@ -237,8 +236,11 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
     else:
         ax.set_xlabel(f"{name}1 − {name}2 ({_minus(blocks[0][0], blocks[0][1])})")
     beta = "" if not f_case or res.beta == 1 else f", F_β with β = {res.beta:g}"
-    method = METHOD_NAMES.get(res.method, str(res.method))
-    ax.set_title(f"Differences in {name}: {_level(alpha)}% CIs, {method}{beta}")
+    from fmtest.summary import ci_names
+
+    ax.set_title(
+        f"Differences in {name}: {_level(alpha)}% CIs, {ci_names(res)[1]}{beta}"
+    )
     ax.grid(axis="x", color="0.92")
     ax.set_axisbelow(True)
     return ax

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
+from fmtest.bootstrap import bootstrap_intervals, difference_interval, fmeasure_interval
 from fmtest.delta_engine import DeltaMethodVariance
 from fmtest.fmeasure import divide
 from fmtest.inference import (
@@ -44,6 +45,13 @@ NOTE_WILCOXON = (
     "the exact p is given only without zeros and ties; the normal approximation has "
     "no tie or continuity correction."
 )
+CI_METHODS = ("binomial", "wald", "logit", "bootstrap")
+CI_METHOD_NAMES = {
+    "binomial": ("Wilson", "MOVER-Jeffreys"),
+    "wald": ("Wald", "Wald"),
+    "logit": ("logit", "Wald"),
+    "bootstrap": ("bootstrap", "bootstrap"),
+}
 NOTE_WONG_F_ONLY = (
     "Wong's linear approximation is defined for F-measures only; this comparison "
     "uses the delta method."
@@ -124,7 +132,8 @@ class MetricComparisonResults:
         -------
         pandas.DataFrame
             Index (``dataset``, ``algorithm``). Columns: ``estimate``,
-            ``se_delta``, ``ci_lower``, ``ci_upper`` (Wald, of ``method``),
+            ``se_delta``, ``ci_lower``, ``ci_upper`` (Wald of ``method``; for
+            F-measures as chosen by ``ci_method``),
             ``ci_logit_lower``, ``ci_logit_upper`` (the interval on the logit
             scale of the metric mapped to [0, 1], so it stays inside the
             metric's range), ``tp``, ``fn``, ``fp``, ``tn`` and
@@ -137,7 +146,7 @@ class MetricComparisonResults:
         var = self.lead.variances.ravel()
         frame["estimate"] = est
         frame["se_delta"] = delta["se"].to_numpy()
-        frame["ci_lower"], frame["ci_upper"] = wald_interval(est, var, self.alpha)
+        frame["ci_lower"], frame["ci_upper"] = self._estimate_interval(self.alpha)
         low, high = bounded_interval(est, var, self.metric.bounds, self.alpha)
         frame["ci_logit_lower"], frame["ci_logit_upper"] = low, high
         for col in ("tp", "fn", "fp", "tn"):
@@ -183,10 +192,7 @@ class MetricComparisonResults:
         if self.has_wong:
             frame["se_wong"] = _sqrt(var_w.ravel())
             frame["z_wong"], frame["p_wong"] = z_test(diff.ravel(), var_w.ravel())
-        var_lead = var_w if self.method == "wong" else var_d
-        frame["ci_lower"], frame["ci_upper"] = wald_interval(
-            diff.ravel(), var_lead.ravel(), self.alpha
-        )
+        frame["ci_lower"], frame["ci_upper"] = self._difference_interval(self.alpha)
         p_lead = frame["p_wong" if self.method == "wong" else "p_delta"]
         frame["p_adjusted"] = p_lead.groupby(level="dataset", sort=False).transform(
             lambda p: _adjust(p, self._multitest)
@@ -448,7 +454,7 @@ class MetricComparisonResults:
     # -- statsmodels-style accessors ----------------------------------------
 
     def conf_int(self, alpha=None, *, kind="estimate"):
-        """Wald confidence intervals of ``method``.
+        """Confidence intervals, recomputed at any level.
 
         Parameters
         ----------
@@ -457,7 +463,8 @@ class MetricComparisonResults:
         kind : {"estimate", "fmeasure", "pairwise", "logit"}, default="estimate"
             The metric per (data set, algorithm) (``"fmeasure"`` is an alias),
             differences per pair, or the metric on the logit scale (inside its
-            range).
+            range). The first three follow the interval method of the fit
+            (``ci_method`` for F-measures; Wald otherwise).
 
         Returns
         -------
@@ -465,23 +472,35 @@ class MetricComparisonResults:
             Columns ``lower`` and ``upper``.
         """
         alpha = self.alpha if alpha is None else alpha
+        _check_alpha(alpha)
         if kind == "pairwise":
-            frame = self.pairwise
-            se = frame["se_wong" if self.method == "wong" else "se_delta"].to_numpy()
-            low, high = wald_interval(frame["diff"].to_numpy(), se**2, alpha)
-            return pd.DataFrame({"lower": low, "upper": high}, index=frame.index)
+            low, high = self._difference_interval(alpha)
+            return pd.DataFrame(
+                {"lower": low, "upper": high}, index=self.pairwise.index
+            )
         if kind not in ("estimate", "fmeasure", "logit"):
             raise ValueError(
                 "`kind` must be one of {'estimate', 'fmeasure', 'pairwise', 'logit'}; "
                 f"got {kind!r}."
             )
-        est = self.lead.estimates.ravel()
-        var = self.lead.variances.ravel()
         if kind == "logit":
+            est, var = self.lead.estimates.ravel(), self.lead.variances.ravel()
             low, high = bounded_interval(est, var, self.metric.bounds, alpha)
         else:
-            low, high = wald_interval(est, var, alpha)
+            low, high = self._estimate_interval(alpha)
         return pd.DataFrame({"lower": low, "upper": high}, index=self._index())
+
+    # -- interval hooks: Wald of the leading method; F-measures offer more ----
+
+    def _estimate_interval(self, alpha):
+        """(lower, upper) per (data set, algorithm), flattened."""
+        est, var = self.lead.estimates.ravel(), self.lead.variances.ravel()
+        return wald_interval(est, var, alpha)
+
+    def _difference_interval(self, alpha):
+        """(lower, upper) per (data set, pair), flattened."""
+        _, diff, var, _ = self._contrasts(self.lead)
+        return wald_interval(diff.ravel(), var.ravel(), alpha)
 
     def cov_params(self, dataset=None):
         """Labelled A × A covariance matrix of the estimates in one data set (``method``).
@@ -568,6 +587,9 @@ class FMeasureComparisonResults(MetricComparisonResults):
         multitest,
         wong_divisor,
         re_method,
+        ci_method="binomial",
+        n_boot=2000,
+        seed=None,
     ):
         super().__init__(
             model,
@@ -579,13 +601,60 @@ class FMeasureComparisonResults(MetricComparisonResults):
             min_count=min_count,
         )
         mean_difference_test([0.0], [1.0], divisor=wong_divisor)
+        if ci_method not in CI_METHODS:
+            raise ValueError(
+                f"`ci_method` must be one of {set(CI_METHODS)}; got {ci_method!r}."
+            )
         self.beta = float(beta)
         self._wong_divisor = wong_divisor
-        self.config.update(rho_fallback=rho_fallback, wong_divisor=wong_divisor)
+        self._bootstraps = {}
+        self.config.update(
+            rho_fallback=rho_fallback,
+            wong_divisor=wong_divisor,
+            ci_method=ci_method,
+            n_boot=n_boot,
+            seed=seed,
+        )
         if self.counts.has_folds:
             self.wong = WongLinearVariance(
                 self.counts, beta=beta, min_count=min_count, rho_fallback=rho_fallback
             )
+
+    def _bootstrap(self, alpha):
+        if alpha not in self._bootstraps:
+            self._bootstraps[alpha] = bootstrap_intervals(
+                self.counts,
+                beta=self.beta,
+                alpha=alpha,
+                n_boot=self.config["n_boot"],
+                seed=self.config["seed"],
+            )
+        return self._bootstraps[alpha]
+
+    def _estimate_interval(self, alpha):
+        ci_method = self.config["ci_method"]
+        if ci_method == "binomial":
+            low, high = fmeasure_interval(
+                self.counts.totals, beta=self.beta, alpha=alpha
+            )
+            return low.ravel(), high.ravel()
+        if ci_method == "bootstrap":
+            boot = self._bootstrap(alpha)
+            return boot.f_lower.ravel(), boot.f_upper.ravel()
+        if ci_method == "logit":
+            est, var = self.lead.estimates.ravel(), self.lead.variances.ravel()
+            return bounded_interval(est, var, self.metric.bounds, alpha)
+        return super()._estimate_interval(alpha)
+
+    def _difference_interval(self, alpha):
+        ci_method = self.config["ci_method"]
+        if ci_method == "binomial":
+            _, low, high = difference_interval(self.counts, beta=self.beta, alpha=alpha)
+            return low.ravel(), high.ravel()
+        if ci_method == "bootstrap":
+            boot = self._bootstrap(alpha)
+            return boot.diff_lower.ravel(), boot.diff_upper.ravel()
+        return super()._difference_interval(alpha)
 
     @cached_property
     def fmeasures(self):
@@ -597,9 +666,10 @@ class FMeasureComparisonResults(MetricComparisonResults):
             Index (``dataset``, ``algorithm``). Columns: ``f``, ``recall``,
             ``precision``, ``recall_weight`` (Wong's w̄), ``tp``, ``fn``,
             ``fp``, ``tn``, ``se_delta``, ``se_wong``, ``rho_wong`` (fold
-            correlation used by Wong), ``ci_lower``, ``ci_upper`` (Wald, of
-            ``method``), ``ci_logit_lower``, ``ci_logit_upper`` (the same on
-            the logit scale: stays inside [0, 1]), ``large_sample`` (Wong's
+            correlation used by Wong), ``ci_lower``, ``ci_upper`` (by
+            ``ci_method``: Wilson binomial by default), ``ci_logit_lower``,
+            ``ci_logit_upper`` (the Wald interval of ``method`` on the logit
+            scale: stays inside [0, 1]), ``large_sample`` (Wong's
             TP, FN, FP ≥ ``min_count``), ``small_counts``, ``rho_status``,
             ``reason_delta``, ``reason_wong`` (why a value is NaN).
         """

@@ -15,13 +15,20 @@ from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
 from fmtest.results import (
+    CI_METHOD_NAMES,
     NOTE_NO_FOLDS,
     NOTE_WILCOXON,
     NOTE_WONG_F_ONLY,
     NOTE_WONG_INDEPENDENT,
 )
 
-__all__ = ["ComparisonSummary", "build_summary", "collect_notes", "format_table"]
+__all__ = [
+    "ComparisonSummary",
+    "build_summary",
+    "ci_names",
+    "collect_notes",
+    "format_table",
+]
 
 NUMBER_FORMAT = "{:.4f}"
 PVALUE_FORMAT = "{:.4g}"
@@ -369,13 +376,14 @@ def build_summary(res, *, misclassification=False):
     pw_cols["diff"] = f"{name}1 - {name}2"
     level = f"{100 * (1 - res.alpha):g}%"
     title = "F-measures" if res.has_wong else res.metric.label()
+    ci_f, ci_diff = ci_names(res)
     smry.tables.append(
-        _table(format_table(first, first_cols), f"{title} ({level} CIs, {lead})")
+        _table(format_table(first, first_cols), f"{title} ({level} CIs: {ci_f})")
     )
     smry.tables.append(
         _table(
             format_table(res.pairwise, pw_cols),
-            f"Pairwise differences {name}1 - {name}2 ({level} CIs, {lead})",
+            f"Pairwise differences {name}1 - {name}2 (SE: {lead}; {level} CIs: {ci_diff})",
         )
     )
     if len(res.counts.algorithms) > 2:
@@ -408,6 +416,19 @@ def build_summary(res, *, misclassification=False):
         smry.tables.extend(_misclassification_tables(res))
     smry.add_notes(res.notes)
     return smry
+
+
+def ci_names(res):
+    """How the intervals of the two main tables were made."""
+    ci_method = res.config.get("ci_method")
+    if ci_method is None:
+        return f"Wald, {_lead_name(res)}", f"Wald, {_lead_name(res)}"
+    f_name, diff_name = CI_METHOD_NAMES[ci_method]
+    lead = _lead_name(res)
+    return (
+        f"{f_name}, {lead}" if ci_method in ("wald", "logit") else f_name,
+        f"{diff_name}, {lead}" if diff_name == "Wald" else diff_name,
+    )
 
 
 def _lead_name(res):

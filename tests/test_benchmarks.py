@@ -37,4 +37,6 @@ def test_quick_benchmark_routes_agree(bench_counts, capsys, algorithms):
     }
     bench_counts.check_identical(routes)  # raises when a route disagrees
     counts, joint = routes["fmtest"]
-    assert counts.sum() == len(df) and joint[:, 0, 0].sum() == len(df) // int(algorithms)
+    assert counts.sum() == len(df) and joint[:, 0, 0].sum() == len(df) // int(
+        algorithms
+    )

@@ -91,7 +91,7 @@ def test_example_prints_full_summary(capsys, example_res):
     assert err == ""
     for title in (
         "F-measure comparison",
-        "F-measures (95% CIs, delta method)",
+        "F-measures (95% CIs: Wilson)",
         "Pairwise differences",
         "Omnibus Wald test",
         "Across data sets",

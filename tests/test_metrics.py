@@ -96,7 +96,10 @@ def test_exact_gradient_matches_numerical(key):
         exact = metric.dual(p).grad
         numeric = numerical_gradient(metric, p)
         np.testing.assert_allclose(
-            exact - (p * exact).sum(), numeric - (p * numeric).sum(), rtol=1e-6, atol=1e-8
+            exact - (p * exact).sum(),
+            numeric - (p * numeric).sum(),
+            rtol=1e-6,
+            atol=1e-8,
         )
 
 

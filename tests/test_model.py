@@ -28,6 +28,13 @@ def res(example):
     ).fit()
 
 
+@pytest.fixture(scope="module")
+def res_wald(example):
+    return FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", example
+    ).fit(ci_method="wald")
+
+
 def test_the_literal_call(res, example):
     assert list(res.counts.datasets) == sorted(example["dataset"].unique())
     assert res.fmeasures.shape[0] == 5 * 4 and res.pairwise.shape[0] == 5 * 6
@@ -47,7 +54,8 @@ def test_the_literal_call(res, example):
     assert "\\begin{tabular}" in res.summary().as_latex()
 
 
-def test_fmeasure_table_against_direct_counts(res, example):
+def test_fmeasure_table_against_direct_counts(res_wald, example):
+    res = res_wald
     sub = example[(example["dataset"] == "digits_8") & (example["algorithm"] == "nbc")]
     tp = int(((sub["truth"] == 1) & (sub["predicted"] == 1)).sum())
     fn = int(((sub["truth"] == 1) & (sub["predicted"] == 0)).sum())
@@ -301,7 +309,7 @@ def test_paired_se_is_smaller_by_twice_the_covariance():
 
 def test_method_wong_leads(example):
     mod = FMeasureComparison.from_formula("correct ~ algorithm + dataset", example)
-    res = mod.fit(method="wong")
+    res = mod.fit(method="wong", ci_method="wald")
     row = res.fmeasures.loc[("synth_hard", "rf")]
     z = stats.norm.isf(0.025)
     assert row["ci_upper"] == pytest.approx(row["f"] + z * row["se_wong"], rel=1e-12)
@@ -327,7 +335,8 @@ def test_without_folds_wong_is_absent(example):
         ).fit(method="wong")
 
 
-def test_conf_int_and_cov_params(res):
+def test_conf_int_and_cov_params(res_wald):
+    res = res_wald
     ci = res.conf_int()
     np.testing.assert_allclose(ci["lower"], res.fmeasures["ci_lower"])
     wide = res.conf_int(alpha=0.01)
@@ -480,7 +489,7 @@ def test_score_column_is_accepted(example):
 
 def test_latex_and_html_escape_notes_and_keep_titles(res):
     latex = res.summary().as_latex()
-    for title in ("F-measures (95\\% CIs, delta method)", "Across data sets: Wilcoxon"):
+    for title in ("F-measures (95\\% CIs: Wilson)", "Across data sets: Wilcoxon"):
         assert title in latex
     assert "fn=3\\textless{}5" in latex and "fn=3<5" not in latex
     assert "\\begin{enumerate}" in latex
@@ -532,3 +541,26 @@ def test_header_without_tn_says_so():
     )
     assert "unknown (no TN)" in text
     assert re.search(r"Folds:\s+1 to 5", text)
+
+
+def test_default_intervals_are_binomial(res, example):
+    """Wilson for each F, MOVER-Jeffreys for differences (docs/accuracy.rst)."""
+    from fmtest.bootstrap import difference_interval, fmeasure_interval
+
+    low, high = fmeasure_interval(res.counts.totals)
+    np.testing.assert_allclose(res.fmeasures["ci_lower"], low.ravel(), rtol=1e-12)
+    np.testing.assert_allclose(res.fmeasures["ci_upper"], high.ravel(), rtol=1e-12)
+    _, dlow, dhigh = difference_interval(res.counts)
+    np.testing.assert_allclose(res.pairwise["ci_lower"], dlow.ravel(), rtol=1e-12)
+    np.testing.assert_allclose(res.pairwise["ci_upper"], dhigh.ravel(), rtol=1e-12)
+    assert (res.fmeasures["ci_upper"] <= 1).all()  # Wald exceeds 1 for synth_easy/knn1
+    assert res.conf_int(0.05)["lower"].tolist() == res.fmeasures["ci_lower"].tolist()
+    wald = res.model.fit(ci_method="wald")
+    np.testing.assert_allclose(
+        wald.pairwise["z_delta"], res.pairwise["z_delta"]
+    )  # tests unchanged
+    boot = res.model.fit(ci_method="bootstrap", n_boot=500, seed=3)
+    again = res.model.fit(ci_method="bootstrap", n_boot=500, seed=3)
+    assert boot.pairwise["ci_lower"].tolist() == again.pairwise["ci_lower"].tolist()
+    with pytest.raises(ValueError, match="`ci_method` must be one of"):
+        res.model.fit(ci_method="exact")

@@ -28,13 +28,15 @@ def _close_figures():
 
 @pytest.fixture(scope="module")
 def res():
-    return FMeasureComparison.from_formula(FORMULA, load_example()).fit()
+    return FMeasureComparison.from_formula(FORMULA, load_example()).fit(
+        ci_method="wald"
+    )
 
 
 @pytest.fixture(scope="module")
 def res_wong():
     return FMeasureComparison.from_formula(FORMULA, load_example()).fit(
-        method="wong", alpha=0.1
+        method="wong", alpha=0.1, ci_method="wald"
     )
 
 
@@ -232,7 +234,7 @@ def test_forest_bad_alpha(res, alpha):
 
 def test_forest_missing_values_are_marked(make_long_data):
     data = make_long_data(n=30, prevalence=0.03, datasets=("d1", "d2", "d3"), seed=3)
-    res = FMeasureComparison.from_formula(FORMULA, data).fit()
+    res = FMeasureComparison.from_formula(FORMULA, data).fit(ci_method="wald")
     table = res.pairwise.xs(("a", "b"), level=LEVELS)
     assert table["ci_lower"].isna().any()  # the premise of this test
     ax = plot_forest(res, pair=("a", "b"))

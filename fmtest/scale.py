@@ -1,0 +1,803 @@
+"""Reduce long data to count tables inside the engine that holds them.
+
+pandas DataFrames are reduced by :mod:`fmtest.longdata` and
+:mod:`fmtest.counts` in memory (SPEC §3). Any other data frame that narwhals
+reads (a Polars DataFrame or LazyFrame, a PyArrow Table, a DuckDB relation, a
+Dask or a Spark DataFrame, …) is reduced here, by its own engine: the
+reduction is written once as narwhals expressions, each step is a group-by
+that the engine runs where the data live, and only small tables come back to
+Python (SPEC §9). Three queries run:
+
+1. a profile, one row: the number of missing values of every role column and
+   the distinct labels of the truth and response columns (the checks of
+   SPEC §7 that need no pairing);
+2. the confusion counts, grouped by (data set, algorithm, fold, truth,
+   response): at most D·A·K·4 rows;
+3. the pairing, in two group-bys that stay in the engine: per (data set,
+   instance), its rows, Σ 2^a over the algorithms a that predicted it, the
+   same sum over those that predicted it positive (its joint prediction
+   pattern) and its positive truths; then the number of instances per
+   (data set, those four numbers). From these at most D·2^(A+1) rows (clean
+   data) come every pair's joint table and the pairing checks: an instance
+   predicted twice, one that lacks an algorithm, and a truth that depends on
+   the algorithm. With more than ten algorithms the engine sums each
+   algorithm's positive predictions and each pair's product instead.
+
+Only when a check fails is a fourth query run, to name the first offending
+instance. The error messages are those of :mod:`fmtest.longdata`; an engine
+without row order cannot name the row of the first missing value, so for
+lazy frames that message gives the column and the count only.
+
+narwhals (and the engine) are needed only here: ``pip install 'fmtest[scale]'``
+(DuckDB, Polars, PyArrow, Dask) or ``'fmtest[spark]'``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from fmtest.counts import MAX_PATTERN_ALGORITHMS, CountTables
+from fmtest.longdata import RESPONSE_KINDS, SINGLE_DATASET_LABEL, _same_label, plain
+
+__all__ = ["column_names", "count_tables", "narwhals_available"]
+
+# Top-level modules of data frames that narwhals reads (to word an ImportError).
+ENGINE_MODULES = frozenset(
+    {
+        "cudf",
+        "dask",
+        "dask_expr",
+        "duckdb",
+        "ibis",
+        "modin",
+        "narwhals",
+        "polars",
+        "pyarrow",
+        "pyspark",
+        "sqlframe",
+    }
+)
+INSTALL_HINT = "pip install 'fmtest[scale]' (or 'fmtest[spark]' for Spark)"
+# Distinct labels fetched to word a "must be binary" error.
+LABEL_SAMPLE = 1000
+
+
+def _narwhals():
+    import narwhals.stable.v2 as nw
+
+    return nw
+
+
+def _from_native(frame):
+    """The narwhals frame around ``frame``, or a TypeError/ImportError."""
+    module = type(frame).__module__.partition(".")[0]
+    try:
+        nw = _narwhals()
+    except ImportError:
+        if module in ENGINE_MODULES:
+            raise ImportError(
+                f"`data` is a {module} {type(frame).__name__}; fmtest reduces such "
+                f"frames with narwhals, which could not be imported: {INSTALL_HINT}."
+            ) from None
+        nw = None
+    if nw is not None:
+        with warnings.catch_warnings():
+            # narwhals announces that its Dask support moves to a separate
+            # package; nothing a user of fmtest can act on.
+            warnings.filterwarnings(
+                "ignore", message="Dask support is moving", category=FutureWarning
+            )
+            try:
+                return nw, nw.from_native(frame)
+            except TypeError:
+                pass
+    raise TypeError(
+        "`data` must be a pandas DataFrame or a data frame that narwhals reads "
+        "(Polars, PyArrow, DuckDB, Dask, Spark, …); got "
+        f"{type(frame).__name__}."
+    )
+
+
+def narwhals_available():
+    """Whether narwhals can be imported (the reduction of non-pandas frames).
+
+    Returns
+    -------
+    bool
+    """
+    try:
+        _narwhals()
+    except ImportError:
+        return False
+    return True
+
+
+def column_names(frame):
+    """The column names of any supported data frame.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or narwhals-supported frame
+        A pandas, Polars (eager or lazy), PyArrow, DuckDB, Dask or Spark
+        frame.
+
+    Returns
+    -------
+    list of str
+        In the frame's order. Only the schema is read (no rows).
+
+    Raises
+    ------
+    TypeError
+        When ``frame`` is not a data frame that pandas or narwhals knows.
+    ImportError
+        When ``frame`` comes from an engine but narwhals is not installed.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> column_names(pd.DataFrame({"correct": [1], "algorithm": ["a"]}))
+    ['correct', 'algorithm']
+    """
+    if isinstance(frame, pd.DataFrame):
+        return list(frame.columns)
+    _, native = _from_native(frame)
+    return list(native.collect_schema().names())
+
+
+def count_tables(
+    frame,
+    *,
+    response,
+    truth="truth",
+    algorithm="algorithm",
+    dataset=None,
+    instance="instance",
+    fold="fold",
+    positive=1,
+    response_kind="correct",
+    score=None,
+):
+    """Reduce long data to count tables in the engine that holds them.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or narwhals-supported frame
+        One row per (data set, instance, algorithm): a pandas, Polars (eager
+        or lazy), PyArrow, DuckDB, Dask or Spark frame. A pandas DataFrame is
+        reduced in memory by :meth:`CountTables.from_long
+        <fmtest.counts.CountTables.from_long>`; any other frame by its own
+        engine, which sends back only small aggregated tables.
+    response : str
+        Column holding the outcome of each prediction.
+    truth, algorithm, dataset, instance, fold, positive, response_kind
+        The column roles and labels, as in
+        :func:`fmtest.longdata.read_long_data`: ``truth="truth"``,
+        ``algorithm="algorithm"``, ``dataset=None`` (one data set),
+        ``instance="instance"`` (``None`` for unpaired data),
+        ``fold="fold"`` (used when such a column exists), ``positive=1``
+        (or ``"minority"``) and ``response_kind="correct"`` (or
+        ``"predicted"``).
+    score : str or None, default=None
+        Column with a continuous score, checked to be numeric and complete
+        (as :meth:`FMeasureComparison.from_formula
+        <fmtest.model.FMeasureComparison.from_formula>` does); it does not
+        enter the tables.
+
+    Returns
+    -------
+    CountTables
+        The same tables as :meth:`CountTables.from_long
+        <fmtest.counts.CountTables.from_long>` gives on the same rows in a
+        pandas DataFrame: levels sorted, the same int64 arrays.
+
+    Raises
+    ------
+    ValueError
+        For the bad inputs of :func:`fmtest.longdata.read_long_data`, with
+        the same messages. For frames without row order the missing-value
+        message gives the count but not the first row.
+    TypeError
+        When ``frame`` is not a data frame that pandas or narwhals knows.
+    ImportError
+        When ``frame`` is not a pandas DataFrame and narwhals is not
+        installed.
+
+    Notes
+    -----
+    Three queries run in the engine: a one-row profile (missing values, the
+    truth and response labels), the confusion counts per (data set,
+    algorithm, fold, truth, response), and the pairing: one row per (data
+    set, instance) with its rows, the algorithms that predicted it and its
+    joint prediction pattern (as sums of powers of two), counted again per
+    (data set, truth, pattern) into the joint pair tables. Only these small
+    results are collected. A fourth query runs only to name the instance in
+    a pairing error. A frame that is reduced lazily (DuckDB, Polars
+    LazyFrame, Dask, Spark) is read three times; cache or persist it first
+    when reading it is expensive.
+
+    Examples
+    --------
+    A pandas DataFrame takes the in-memory route:
+
+    >>> import pandas as pd
+    >>> from fmtest.scale import count_tables
+    >>> df = pd.DataFrame({
+    ...     "instance": [0, 0, 1, 1, 2, 2],
+    ...     "algorithm": ["a", "b"] * 3,
+    ...     "truth": [1, 1, 1, 1, 0, 0],
+    ...     "correct": [1, 0, 1, 1, 0, 1],
+    ... })
+    >>> count_tables(df, response="correct").confusion()["tp"].tolist()
+    [2, 1]
+
+    The same rows in Polars, DuckDB, Dask or Spark give the same tables
+    (with narwhals and the engine installed):
+
+    >>> import polars as pl  # doctest: +SKIP
+    >>> lazy = pl.from_pandas(df).lazy()  # doctest: +SKIP
+    >>> count_tables(lazy, response="correct").confusion()["tp"].tolist()  # doctest: +SKIP
+    [2, 1]
+    """
+    if isinstance(frame, pd.DataFrame):
+        tables = CountTables.from_long(
+            frame,
+            response=response,
+            truth=truth,
+            algorithm=algorithm,
+            dataset=dataset,
+            instance=instance,
+            fold=fold,
+            positive=positive,
+            response_kind=response_kind,
+        )
+        if score is not None:
+            from fmtest.model import _check_score
+
+            _check_score(frame, score)
+        return tables
+    nw, native = _from_native(frame)
+    return _Reduction(nw, native).run(
+        response=response,
+        truth=truth,
+        algorithm=algorithm,
+        dataset=dataset,
+        instance=instance,
+        fold=fold,
+        positive=positive,
+        response_kind=response_kind,
+        score=score,
+    )
+
+
+def _python(value):
+    """A collected scalar as a plain Python value (DuckDB sums are Decimal)."""
+    value = plain(value)
+    if type(value).__name__ == "Decimal":
+        return int(value) if value == int(value) else float(value)
+    return value
+
+
+class _Reduction:
+    """One reduction of one frame: the queries and the checks between them.
+
+    Attribute names follow the roles: ``self.truth`` is the truth column's
+    name, and so on; ``self.roles`` maps role -> column for those given.
+    """
+
+    def __init__(self, nw, native):
+        self.nw = nw
+        self.eager = native if isinstance(native, nw.DataFrame) else None
+        self.lazy = native.lazy() if self.eager is not None else native
+        self.schema = self.lazy.collect_schema()
+        self.names = list(self.schema.names())
+        prefix = "__fmtest_"
+        while any(name.startswith(prefix) for name in self.names):
+            prefix = "_" + prefix
+        self.prefix = prefix
+
+    # -- small helpers -----------------------------------------------------
+
+    def tmp(self, name):
+        """A temporary column name that no column of the frame starts with."""
+        return self.prefix + name
+
+    def collect(self, query):
+        """Collect a small result as a list of dicts of plain Python values."""
+        rows = query.collect().rows(named=True)
+        return [{k: _python(v) for k, v in row.items()} for row in rows]
+
+    def missing(self, col):
+        """Missing values of ``col``: nulls, and NaN in float columns."""
+        nw = self.nw
+        expr = nw.col(col).is_null()
+        if self.schema[col] in (nw.Float32, nw.Float64):
+            expr = expr | nw.col(col).is_nan()
+        return expr
+
+    def distinct(self, col):
+        """Up to LABEL_SAMPLE distinct values of ``col`` (to word an error)."""
+        query = self.lazy.select(col).unique().sort(col).head(LABEL_SAMPLE)
+        return [row[col] for row in self.collect(query)]
+
+    # -- the reduction ---------------------------------------------------------
+
+    def run(
+        self,
+        *,
+        response,
+        truth,
+        algorithm,
+        dataset,
+        instance,
+        fold,
+        positive,
+        response_kind,
+        score,
+    ):
+        if response_kind not in RESPONSE_KINDS:
+            raise ValueError(
+                f"`response_kind` must be one of {set(RESPONSE_KINDS)}; got {response_kind!r}."
+            )
+        if fold == "fold" and "fold" not in self.names:
+            fold = None
+        self.response, self.truth, self.algorithm = response, truth, algorithm
+        self.dataset, self.instance, self.fold = dataset, instance, fold
+        self.kind, self.score = response_kind, score
+        roles = {
+            "response": response,
+            "truth": truth,
+            "algorithm": algorithm,
+            "dataset": dataset,
+            "instance": instance,
+            "fold": fold,
+        }
+        self.roles = {role: col for role, col in roles.items() if col is not None}
+        for role, col in self.roles.items():
+            if col not in self.names:
+                raise ValueError(
+                    f"Column {col!r} (the {role} column) is not in the data; "
+                    f"the data have columns {list(map(str, self.names))}."
+                )
+        self.score_usable = (
+            score is not None
+            and score in self.names
+            and self.schema[score].is_numeric()
+            and self.schema[score] != self.nw.Boolean
+        )
+
+        profile = self.profile()
+        for role, col in self.roles.items():
+            self.check_missing(profile, role, col)
+        truth_labels, response_labels = self.check_labels(profile, positive)
+        cells = self.confusion_cells()
+        if isinstance(positive, str) and positive == "minority":
+            positive = self.minority(cells, truth_labels)
+        self.positive = positive
+        algorithms = _levels(cells, algorithm)
+        if len(algorithms) < 2:
+            raise ValueError(
+                f"Column {algorithm!r} has only one level ({algorithms[0]!r}); "
+                "at least two algorithms are needed for a comparison."
+            )
+        datasets = (
+            pd.Index([SINGLE_DATASET_LABEL])
+            if dataset is None
+            else _levels(cells, dataset)
+        )
+        folds = (
+            pd.Index([SINGLE_DATASET_LABEL]) if fold is None else _levels(cells, fold)
+        )
+        fold_counts = self.tabulate(cells, datasets, algorithms, folds)
+        joint = None
+        if instance is not None:
+            z, pred = self.code_expressions(truth_labels, response_labels)
+            joint = self.pair(z, pred, datasets, algorithms)
+        if score is not None:
+            self.check_score(profile)
+        return CountTables(
+            datasets=datasets.rename("dataset"),
+            algorithms=algorithms.rename("algorithm"),
+            folds=folds.rename("fold"),
+            fold_counts=fold_counts,
+            fold_present=fold_counts.sum(axis=(-2, -1)) > 0,
+            joint=joint,
+            has_folds=fold is not None,
+        )
+
+    # -- query 1: the profile and the checks that need no pairing --------------
+
+    def profile(self):
+        """One row: missing values per column, truth and response labels."""
+        nw = self.nw
+        exprs = [nw.len().alias(self.tmp("rows"))]
+        checked = list(self.roles.values())
+        if self.score_usable:
+            checked.append(self.score)
+        for col in dict.fromkeys(checked):
+            exprs.append(
+                self.missing(col).cast(nw.Int64).sum().alias(self.tmp(f"na_{col}"))
+            )
+        for role, col in (("truth", self.truth), ("response", self.response)):
+            value = nw.col(col)
+            if self.schema[col] in (nw.Categorical, nw.Enum):
+                value = value.cast(nw.String)
+            exprs += [
+                value.n_unique().alias(self.tmp(f"n_{role}")),
+                value.min().alias(self.tmp(f"min_{role}")),
+                value.max().alias(self.tmp(f"max_{role}")),
+            ]
+        return self.collect(self.lazy.select(*exprs))[0]
+
+    def check_missing(self, profile, role, col):
+        count = profile[self.tmp(f"na_{col}")]
+        if not count:
+            return
+        where = ""
+        if self.eager is not None:  # row order exists: name the first row
+            index = self.tmp("row")
+            first = (
+                self.eager.with_row_index(index)
+                .filter(self.missing(col))
+                .get_column(index)[0]
+            )
+            where = f" (first at row {_python(first)!r})"
+        raise ValueError(
+            f"Column {col!r} (the {role} column) has {count} missing values"
+            f"{where}; drop or fill them first."
+        )
+
+    def labels(self, profile, role):
+        """The distinct labels (its min and max) when there are at most two."""
+        n = profile[self.tmp(f"n_{role}")]
+        low, high = profile[self.tmp(f"min_{role}")], profile[self.tmp(f"max_{role}")]
+        if n > 2:
+            return None
+        if n == 0:
+            return []
+        return [low] if n == 1 or low == high else [low, high]
+
+    def check_labels(self, profile, positive):
+        """Truth and response labels, checked as fmtest.longdata checks them."""
+        truth, response = self.truth, self.response
+        truth_labels = self.labels(profile, "truth")
+        if truth_labels is None:
+            shown = sorted(map(str, self.distinct(truth)))[:5]
+            raise ValueError(
+                f"Column {truth!r} (truth) must be binary; found "
+                f"{profile[self.tmp('n_truth')]} distinct labels, e.g. {shown}."
+            )
+        if not (isinstance(positive, str) and positive == "minority"):
+            self.check_positive(positive, truth_labels)
+        response_labels = self.labels(profile, "response")
+        if self.kind == "correct":
+            if response_labels is None or not all(
+                lab in (0, 1) and not isinstance(lab, str) for lab in response_labels
+            ):
+                labels = response_labels or self.distinct(response)
+                shown = sorted(map(str, labels))[:5]
+                raise ValueError(
+                    f"Column {response!r} (the response) must hold 0/1 or True/False "
+                    f"when `response_kind='correct'`; found {shown}. If it holds "
+                    "predicted labels, pass `response_kind='predicted'`."
+                )
+        else:
+            labels = response_labels or self.distinct(response)
+            union = set(labels) | set(truth_labels)
+            if len(union) > 2:
+                shown = sorted(map(str, union))[:5]
+                raise ValueError(
+                    f"Column {response!r} (predicted labels) and column {truth!r} "
+                    f"together hold {len(union)} labels, e.g. {shown}; predictions "
+                    "and truth must share the same two labels."
+                )
+        return truth_labels, response_labels
+
+    def check_positive(self, positive, labels):
+        if not any(_same_label(positive, lab) for lab in labels):
+            raise ValueError(
+                f"The positive label {plain(positive)!r} does not occur in column "
+                f"{self.truth!r}, whose labels are {sorted(map(str, labels))}; pass "
+                "`positive=`."
+            )
+
+    def minority(self, cells, labels):
+        """The rarer truth label, counted over rows as fmtest.longdata does."""
+        counts = dict.fromkeys(labels, 0)
+        for row in cells:
+            counts[row[self.truth]] += row[self.tmp("n")]
+        if len(counts) == 2 and len(set(counts.values())) == 1:
+            raise ValueError(
+                "`positive='minority'` is ambiguous: both labels of column "
+                f"{self.truth!r} occur {next(iter(counts.values()))} times; pass the "
+                "positive label itself."
+            )
+        if not counts:
+            self.check_positive("minority", labels)  # raises: no labels at all
+        return min(counts, key=counts.get)
+
+    def check_score(self, profile):
+        score = self.score
+        if score not in self.names:
+            raise ValueError(
+                f"Column {score!r} (the score column) is not in the data; the data "
+                f"have columns {list(map(str, self.names))}."
+            )
+        if not self.score_usable:
+            raise ValueError(f"Column {score!r} (the score column) must be numeric.")
+        count = profile[self.tmp(f"na_{score}")]
+        if count:
+            raise ValueError(
+                f"Column {score!r} (the score column) has {count} missing values; "
+                "drop or fill them first."
+            )
+
+    # -- query 2: confusion counts -------------------------------------------
+
+    def confusion_cells(self):
+        """Rows per (data set, algorithm, fold, truth, response) label."""
+        keys = [
+            self.roles[r]
+            for r in ("dataset", "algorithm", "fold", "truth", "response")
+            if r in self.roles
+        ]
+        query = self.lazy.group_by(*dict.fromkeys(keys)).agg(
+            self.nw.len().alias(self.tmp("n"))
+        )
+        return self.collect(query)
+
+    def predicted(self, response_label, z):
+        """Prediction code (1 = positive) of a response label, given the truth."""
+        if self.kind == "correct":
+            return z if response_label == 1 else 1 - z
+        return int(_same_label(self.positive, response_label))
+
+    def tabulate(self, cells, datasets, algorithms, folds):
+        """``fold_counts[d, a, k, z, l]`` from the collected cells."""
+        shape = (len(datasets), len(algorithms), len(folds), 2, 2)
+        fold_counts = np.zeros(shape, dtype=np.int64)
+        code = {
+            col: {label: i for i, label in enumerate(levels)}
+            for col, levels in (
+                (self.dataset, datasets),
+                (self.algorithm, algorithms),
+                (self.fold, folds),
+            )
+            if col is not None
+        }
+        for row in cells:
+            z = int(_same_label(self.positive, row[self.truth]))
+            d = 0 if self.dataset is None else code[self.dataset][row[self.dataset]]
+            k = 0 if self.fold is None else code[self.fold][row[self.fold]]
+            a = code[self.algorithm][row[self.algorithm]]
+            pred = self.predicted(row[self.response], z)
+            fold_counts[d, a, k, z, pred] += row[self.tmp("n")]
+        return fold_counts
+
+    # -- query 3: pairing and joint tables -------------------------------------
+
+    def code_expressions(self, truth_labels, response_labels):
+        """Engine expressions for the truth code and "predicted positive"."""
+        nw = self.nw
+        positive = next(lab for lab in truth_labels if _same_label(self.positive, lab))
+        # Int8 codes are enough per row and cheaper to aggregate; every engine
+        # sums them into 64-bit integers (cast again before the second sum).
+        z = (nw.col(self.truth) == positive).cast(nw.Int8)
+        if self.kind == "correct":
+            hit = [lab for lab in response_labels if lab == 1]
+            if hit:
+                correct = nw.col(self.response) == hit[0]
+                # predicted positive = the truth when correct, else its opposite
+                pred = (nw.col(self.truth) == positive) == correct
+            else:
+                pred = nw.col(self.truth) != positive
+        else:
+            hit = [lab for lab in response_labels if _same_label(self.positive, lab)]
+            pred = nw.col(self.response) == hit[0] if hit else nw.lit(False)
+        return z, pred.cast(nw.Int8)
+
+    def pair(self, z, pred, datasets, algorithms):
+        """Pair the predictions by instance in the engine; check; joint tables.
+
+        Up to ``MAX_PATTERN_ALGORITHMS`` algorithms, each instance gets four
+        aggregates: its rows ``n``, ``bits`` = Σ 2^a over its rows' algorithms
+        a, ``pattern`` = the same sum over the rows predicted positive, and
+        ``zsum`` = its positive truths. The instance is paired exactly when
+        ``n == A`` and ``bits == 2^A - 1``; a sum of n powers of two has fewer
+        than n one-bits exactly when two are equal, so ``bits`` also tells a
+        duplicate from a missing algorithm. The second group-by counts
+        instances per (data set, n, bits, zsum, pattern), at most D·2^(A+1)
+        rows when the data are clean. With more algorithms the engine sums
+        each algorithm's predictions and each pair's product instead.
+        """
+        nw, tmp = self.nw, self.tmp
+        n_alg = len(algorithms)
+        dkeys = [] if self.dataset is None else [self.dataset]
+        rows = self.lazy.with_columns(z.alias(tmp("z")), pred.alias(tmp("pred")))
+        if n_alg > MAX_PATTERN_ALGORITHMS:
+            return self.pair_by_sums(rows, datasets, algorithms)
+        n, bits, zsum, pattern, size = map(
+            tmp, ("rows", "bits", "zsum", "pattern", "n")
+        )
+        bit = nw.sum_horizontal(
+            *(
+                (nw.col(self.algorithm) == plain(label)).cast(nw.Int16) * (1 << a)
+                for a, label in enumerate(algorithms)
+            )
+        ).cast(nw.Int16)
+        summary = self.collect(
+            rows.with_columns(bit.alias(bits))
+            .with_columns((nw.col(bits) * nw.col(tmp("pred"))).alias(pattern))
+            .group_by(*dkeys, self.instance)
+            .agg(
+                nw.len().alias(n),
+                nw.col(bits).sum(),
+                nw.col(pattern).sum(),
+                nw.col(tmp("z")).sum().alias(zsum),
+            )
+            .group_by(*dkeys, n, bits, zsum, pattern)
+            .agg(nw.len().alias(size))
+        )
+        twice = any(row[bits].bit_count() < row[n] for row in summary)
+        gaps = sum(row[size] for row in summary if row[n] < n_alg)
+        differs = any(row[zsum] not in (0, row[n]) for row in summary)
+        self.check_pairing(rows, algorithms, twice, 0 if twice else gaps, differs)
+
+        dist = np.zeros((len(datasets), 2, 1 << n_alg), dtype=np.int64)
+        d_code = {label: i for i, label in enumerate(datasets)}
+        for row in summary:
+            d = 0 if self.dataset is None else d_code[row[self.dataset]]
+            dist[d, int(row[zsum] > 0), row[pattern]] += row[size]
+        on = (np.arange(1 << n_alg)[:, None] >> np.arange(n_alg)) & 1
+        sizes = dist.sum(axis=-1)
+        positives = dist @ on
+        both_pos = np.einsum("dzp,pa,pb->dzab", dist, on, on)
+        return _joint(sizes, positives, both_pos)
+
+    def per_instance_counts(self, rows, algorithms):
+        """One row per instance: each algorithm's rows and positive predictions."""
+        nw, tmp = self.nw, self.tmp
+        keys = [*([] if self.dataset is None else [self.dataset]), self.instance]
+        count = [tmp(f"c{a}") for a in range(len(algorithms))]
+        pos = [tmp(f"p{a}") for a in range(len(algorithms))]
+        indicators = []
+        for a, label in enumerate(algorithms):
+            is_a = (nw.col(self.algorithm) == plain(label)).cast(nw.Int8)
+            indicators += [
+                is_a.alias(count[a]),
+                (is_a * nw.col(tmp("pred"))).alias(pos[a]),
+            ]
+        return (
+            rows.with_columns(*indicators)
+            .group_by(*keys)
+            .agg(
+                *(nw.col(c).sum() for c in count + pos),
+                nw.col(tmp("z")).min().alias(tmp("zmin")),
+                nw.col(tmp("z")).max().alias(tmp("zmax")),
+            )
+            .with_columns(*(nw.col(c).cast(nw.Int64) for c in count + pos))
+            .with_columns(
+                nw.max_horizontal(*count).alias(tmp("maxc")),
+                nw.min_horizontal(*count).alias(tmp("minc")),
+            )
+        )
+
+    def pair_by_sums(self, rows, datasets, algorithms):
+        """Joint tables from per-algorithm and per-pair sums (many algorithms)."""
+        nw, tmp = self.nw, self.tmp
+        n_alg = len(algorithms)
+        pos = [tmp(f"p{a}") for a in range(n_alg)]
+        pairs = [(a, b) for a in range(n_alg) for b in range(a + 1, n_alg)]
+        both = [tmp(f"pp{a}_{b}") for a, b in pairs]
+        dkeys = [] if self.dataset is None else [self.dataset]
+        zmin, zmax, maxc, minc, size = map(tmp, ("zmin", "zmax", "maxc", "minc", "n"))
+        products = (
+            (nw.col(pos[a]) * nw.col(pos[b])).alias(c)
+            for (a, b), c in zip(pairs, both, strict=True)
+        )
+        summary = self.collect(
+            self.per_instance_counts(rows, algorithms)
+            .with_columns(*products)
+            .group_by(*dkeys, zmin, zmax, maxc, minc)
+            .agg(nw.len().alias(size), *(nw.col(c).sum() for c in pos + both))
+        )
+        twice = any(row[maxc] > 1 for row in summary)
+        gaps = sum(row[size] for row in summary if row[minc] == 0)
+        differs = any(row[zmin] != row[zmax] for row in summary)
+        self.check_pairing(rows, algorithms, twice, gaps, differs)
+
+        d_code = {label: i for i, label in enumerate(datasets)}
+        sizes = np.zeros((len(datasets), 2), dtype=np.int64)
+        positives = np.zeros((len(datasets), 2, n_alg), dtype=np.int64)
+        both_pos = np.zeros((len(datasets), 2, n_alg, n_alg), dtype=np.int64)
+        for row in summary:
+            d = 0 if self.dataset is None else d_code[row[self.dataset]]
+            z = row[zmin]
+            sizes[d, z] += row[size]
+            for a in range(n_alg):
+                positives[d, z, a] += row[pos[a]]
+                both_pos[d, z, a, a] += row[pos[a]]
+            for (a, b), c in zip(pairs, both, strict=True):
+                both_pos[d, z, a, b] += row[c]
+                both_pos[d, z, b, a] += row[c]
+        return _joint(sizes, positives, both_pos)
+
+    def check_pairing(self, rows, algorithms, twice, gaps, differs):
+        """Raise fmtest.longdata's error for the first instance that fails.
+
+        ``twice``: some instance is predicted twice by an algorithm; ``gaps``:
+        how many instances lack some algorithm; ``differs``: some instance's
+        truth depends on the algorithm. Naming the instance takes one more
+        query, run only here.
+        """
+        if not (twice or gaps or differs):
+            return
+        nw, tmp = self.nw, self.tmp
+        per_instance = self.per_instance_counts(rows, algorithms)
+        count = [tmp(f"c{a}") for a in range(len(algorithms))]
+        if twice:
+            first = self.first(per_instance, nw.col(tmp("maxc")) > 1)
+            a = next(a for a, c in enumerate(count) if first[c] > 1)
+            raise ValueError(
+                f"{self.describe(first)} (column {self.instance!r}) is predicted "
+                f"{first[count[a]]} times by algorithm {algorithms[a]!r}; each "
+                "instance must appear once per algorithm."
+            )
+        if gaps:
+            first = self.first(per_instance, nw.col(tmp("minc")) == 0)
+            have = [
+                str(lab) for lab, c in zip(algorithms, count, strict=True) if first[c]
+            ]
+            lack = [
+                str(lab)
+                for lab, c in zip(algorithms, count, strict=True)
+                if not first[c]
+            ]
+            raise ValueError(
+                f"{self.describe(first)} (column {self.instance!r}) is predicted by "
+                f"{have} but not by {lack}; {gaps} instances lack some algorithm. "
+                "Every instance must be predicted by every algorithm (drop "
+                "incomplete instances), or pass `instance=None` to treat the "
+                "algorithms as independent."
+            )
+        first = self.first(per_instance, nw.col(tmp("zmin")) != nw.col(tmp("zmax")))
+        raise ValueError(
+            f"{self.describe(first)} has different values in column "
+            f"{self.truth!r} for different algorithms; the truth of an "
+            "instance must not depend on the algorithm."
+        )
+
+    def first(self, per_instance, condition):
+        """The offending instance with the smallest (data set, instance) key."""
+        keys = [*([] if self.dataset is None else [self.dataset]), self.instance]
+        query = per_instance.filter(condition).sort(*keys).head(1)
+        return self.collect(query)[0]
+
+    def describe(self, row):
+        where = f"instance {row[self.instance]!r}"
+        if self.dataset is not None:
+            where += f" of data set {row[self.dataset]!r}"
+        return where
+
+
+def _joint(sizes, positives, both):
+    """``joint[d, a, b, z, la, lb]`` from per (data set, truth) instance counts.
+
+    ``sizes[d, z]`` instances, ``positives[d, z, a]`` of them predicted
+    positive by algorithm a, ``both[d, z, a, b]`` by both a and b.
+    """
+    pa, pb = positives[..., :, None], positives[..., None, :]
+    joint = np.empty((*both.shape, 2, 2), dtype=np.int64)
+    joint[..., 1, 1] = both
+    joint[..., 1, 0] = pa - both
+    joint[..., 0, 1] = pb - both
+    joint[..., 0, 0] = sizes[..., None, None] - pa - pb + both
+    return np.moveaxis(joint, 1, 3)  # [d, z, a, b, la, lb] -> [d, a, b, z, la, lb]
+
+
+def _levels(cells, col):
+    """Sorted distinct labels of ``col`` in the collected cells."""
+    return pd.Index(sorted({row[col] for row in cells}))

@@ -1,0 +1,628 @@
+"""Count tables reduced by an external engine equal the pandas ones (SPEC §3, §9).
+
+The same long data go through pandas (the in-memory reduction of
+``fmtest.longdata``/``fmtest.counts``) and through every engine that is
+installed: Polars (eager and lazy), PyArrow, DuckDB and Dask, and Spark in
+local mode where pyspark and Java are present. The count tables, the fitted
+results and the error messages must be the same. Each engine is skipped when
+its package (or narwhals) is missing.
+"""
+
+import re
+import shutil
+import subprocess
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fmtest import FMeasureComparison
+from fmtest.counts import CountTables
+from fmtest.datasets import load_example
+
+FORMULA = "correct ~ algorithm + dataset"
+pytestmark = [
+    # Noise from inside the engines, not from fmtest: dask's dtype probing on
+    # NumPy 2, and pyspark's notice about pandas 3.
+    pytest.mark.filterwarnings("ignore:Data type alias 'a' was deprecated"),
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support"),
+]
+
+
+# -- engines -------------------------------------------------------------------
+
+
+def _needs(module):
+    pytest.importorskip("narwhals", reason="the engines are reached through narwhals")
+    return pytest.importorskip(module)
+
+
+def to_polars(df):
+    return _needs("polars").from_pandas(df)
+
+
+def to_polars_lazy(df):
+    return _needs("polars").from_pandas(df).lazy()
+
+
+def to_pyarrow(df):
+    return _needs("pyarrow").Table.from_pandas(df, preserve_index=False)
+
+
+def to_duckdb(df):
+    return _needs("duckdb").from_df(df)
+
+
+def to_dask(df):
+    dd = _needs("dask.dataframe")
+    return dd.from_pandas(df, npartitions=3)
+
+
+ENGINES = {
+    "polars": to_polars,
+    "polars-lazy": to_polars_lazy,
+    "pyarrow": to_pyarrow,
+    "duckdb": to_duckdb,
+    "dask": to_dask,
+}
+EAGER = {"polars", "pyarrow"}  # frames with row order: errors can name the row
+
+
+@pytest.fixture(params=list(ENGINES))
+def engine(request):
+    return request.param
+
+
+def native(engine, df):
+    return ENGINES[engine](df)
+
+
+# -- data ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def example_subset():
+    df = load_example()
+    keep = df["dataset"].isin(["digits_8", "synth_easy", "synth_medium"]) & df[
+        "algorithm"
+    ].isin(["knn1", "logit", "rf"])
+    return df[keep].reset_index(drop=True)
+
+
+def random_long(seed=0, n_datasets=4, algorithms=("svm", "knn", "tree", "bayes")):
+    """Shuffled paired long data with string instance ids, repeated across data
+    sets, folds that differ between algorithms, and uneven data-set sizes."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for d in range(n_datasets):
+        n = int(rng.integers(40, 120))
+        ids = np.array([f"x{i:03d}" for i in rng.permutation(400)[:n]])
+        truth = (rng.random(n) < 0.2).astype(np.int64)
+        latent = rng.random(n)
+        for k, alg in enumerate(algorithms):
+            wrong = rng.random(n) < np.where(latent < 0.4, 0.3, 0.05 + 0.02 * k)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "dataset": f"set{d}",
+                        "instance": ids,
+                        "algorithm": alg,
+                        "fold": rng.integers(0, 3 + k, n),
+                        "truth": truth,
+                        "correct": (~wrong).astype(np.int64),
+                    }
+                )
+            )
+    df = pd.concat(frames, ignore_index=True)
+    df["predicted"] = np.where(df["correct"] == 1, df["truth"], 1 - df["truth"])
+    return df.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def random_data():
+    return random_long()
+
+
+def labelled(df):
+    """Predicted labels as strings, the positive class as "pos"."""
+    names = {0: "neg", 1: "pos"}
+    return df.assign(truth=df["truth"].map(names), predicted=df["predicted"].map(names))
+
+
+# Each case: data -> (data, reduction keywords).
+CASES = {
+    "example": lambda ex, rnd: (ex, {"dataset": "dataset"}),
+    "random": lambda ex, rnd: (rnd, {"dataset": "dataset"}),
+    "no-folds-one-dataset": lambda ex, rnd: (
+        rnd[rnd["dataset"] == "set1"].drop(columns=["fold", "dataset"]),
+        {},
+    ),
+    "unpaired": lambda ex, rnd: (rnd, {"dataset": "dataset", "instance": None}),
+    "predicted-labels-minority": lambda ex, rnd: (
+        labelled(rnd),
+        {
+            "dataset": "dataset",
+            "response": "predicted",
+            "response_kind": "predicted",
+            "positive": "minority",
+        },
+    ),
+    "boolean": lambda ex, rnd: (
+        ex.assign(truth=ex["truth"] == 1, correct=ex["correct"] == 1),
+        {"dataset": "dataset", "positive": True},
+    ),
+    "negative-is-positive": lambda ex, rnd: (ex, {"dataset": "dataset", "positive": 0}),
+    # more algorithms than the joint-pattern route takes: per-pair sums instead
+    "eleven-algorithms": lambda ex, rnd: (
+        random_long(1, 2, tuple(f"m{a:02d}" for a in range(11))),
+        {"dataset": "dataset"},
+    ),
+}
+
+
+@pytest.fixture(params=list(CASES))
+def case(request, example_subset, random_data):
+    df, kwargs = CASES[request.param](example_subset, random_data)
+    return df, {"response": "correct", **kwargs}
+
+
+def assert_same_tables(got, want):
+    for level in ("datasets", "algorithms", "folds"):
+        a, b = getattr(got, level), getattr(want, level)
+        assert list(a) == list(b) and a.name == b.name, level
+        assert a.dtype.kind == b.dtype.kind or {a.dtype.kind, b.dtype.kind} <= {
+            "O",
+            "U",
+            "T",
+        }, level
+    for name in ("fold_counts", "fold_present"):
+        a, b = getattr(got, name), getattr(want, name)
+        assert a.dtype == b.dtype, name
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    assert (got.joint is None) == (want.joint is None)
+    if want.joint is not None:
+        assert got.joint.dtype == np.int64
+        np.testing.assert_array_equal(got.joint, want.joint)
+    assert (got.has_folds, got.tn_known) == (want.has_folds, want.tn_known)
+
+
+def scale_tables(frame, **kwargs):
+    from fmtest.scale import count_tables
+
+    return count_tables(frame, **kwargs)
+
+
+# -- identical tables and results ---------------------------------------------
+
+
+def test_same_count_tables(engine, case):
+    df, kwargs = case
+    want = CountTables.from_long(df, **kwargs)
+    got = scale_tables(native(engine, df), **kwargs)
+    assert_same_tables(got, want)
+
+
+def test_pandas_keeps_the_in_memory_route(random_data, monkeypatch):
+    import fmtest.scale
+
+    def no_narwhals():
+        raise AssertionError("pandas must not go through narwhals")
+
+    monkeypatch.setattr(fmtest.scale, "_narwhals", no_narwhals)
+    want = CountTables.from_long(random_data, response="correct", dataset="dataset")
+    got = fmtest.scale.count_tables(random_data, response="correct", dataset="dataset")
+    assert_same_tables(got, want)
+    model = FMeasureComparison.from_formula(FORMULA, random_data)
+    assert_same_tables(model.counts, want)
+
+
+@pytest.fixture(scope="module")
+def pandas_results(example_subset, random_data):
+    data = {"example": example_subset, "random": random_data}
+    return {
+        key: (df, FMeasureComparison.from_formula(FORMULA, df).fit())
+        for key, df in data.items()
+    }
+
+
+def labels_of(index):
+    return [tuple(map(str, i)) if isinstance(i, tuple) else str(i) for i in index]
+
+
+@pytest.mark.parametrize("which", ["example", "random"])
+def test_same_results(engine, which, pandas_results):
+    df, want = pandas_results[which]
+    frame = native(engine, df)
+    model = FMeasureComparison.from_formula(FORMULA, frame)
+    assert model.data is frame and model.formula == FORMULA
+    got = model.fit()
+    pd.testing.assert_frame_equal(
+        got.pairwise,
+        want.pairwise,
+        check_exact=False,
+        rtol=1e-12,
+        check_index_type=False,
+    )
+    for table in ("fmeasures", "omnibus", "across_datasets"):
+        a, b = getattr(got, table), getattr(want, table)
+        assert labels_of(a.index) == labels_of(b.index), table
+        numeric = b.select_dtypes("number").columns
+        np.testing.assert_allclose(
+            a[numeric].to_numpy(float),
+            b[numeric].to_numpy(float),
+            rtol=1e-12,
+            equal_nan=True,
+            err_msg=table,
+        )
+    assert got.notes == want.notes
+
+
+def test_unpaired_note_and_score(engine, example_subset):
+    frame = native(engine, example_subset)
+    model = FMeasureComparison.from_formula(
+        FORMULA, frame, instance=None, score="score"
+    )
+    want = FMeasureComparison.from_formula(FORMULA, example_subset, instance=None)
+    assert model.notes == want.notes and model.counts.joint is None
+
+
+def test_polars_categorical_and_name_clash(example_subset):
+    pl = _needs("polars")
+    df = example_subset.assign(__fmtest_n=1)
+    frame = pl.from_pandas(df).with_columns(
+        pl.col("algorithm").cast(pl.Categorical), pl.col("dataset").cast(pl.Categorical)
+    )
+    got = scale_tables(frame.lazy(), response="correct", dataset="dataset")
+    assert_same_tables(
+        got, CountTables.from_long(df, response="correct", dataset="dataset")
+    )
+
+
+# -- bad input: the same messages ------------------------------------------------
+
+
+def first_row(df, **values):
+    row = df.iloc[[0]].copy()
+    for k, v in values.items():
+        row[k] = v
+    return pd.concat([df, row], ignore_index=True)
+
+
+def small_long(algorithms=("a", "b", "c")):
+    rng = np.random.default_rng(3)
+    n, frames = 30, []
+    for ds in ("d1", "d2"):
+        truth = (rng.random(n) < 0.3).astype(np.int64)
+        for alg in algorithms:
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "dataset": ds,
+                        "instance": np.arange(n),
+                        "algorithm": alg,
+                        "fold": rng.integers(1, 4, n),
+                        "truth": truth,
+                        "correct": (rng.random(n) < 0.8).astype(np.int64),
+                        "score": rng.random(n),
+                    }
+                )
+            )
+    df = pd.concat(frames, ignore_index=True)
+    df["predicted"] = np.where(df["correct"] == 1, df["truth"], 1 - df["truth"])
+    return df
+
+
+def _flip_truth(d):
+    hit = (d["algorithm"] == "c") & (d["instance"] == 2) & (d["dataset"] == "d1")
+    return d.assign(
+        truth=np.where(hit, 1 - d["truth"], d["truth"]),
+        correct=np.where(hit, 1 - d["correct"], d["correct"]),
+    )
+
+
+BAD = {
+    "truth-not-binary": (
+        lambda d: d.assign(truth=d["truth"] + (d.index % 3 == 0) * 2),
+        {},
+        "truth",
+    ),
+    "positive-unknown": (lambda d: d, {"positive": 2}, "truth"),
+    "positive-wrong-type": (lambda d: d, {"positive": "yes"}, "truth"),
+    "response-not-01": (lambda d: d.assign(correct=d["correct"] * 3), {}, "correct"),
+    "response-many-labels": (
+        lambda d: d.assign(correct=d.index % 7),
+        {},
+        "correct",
+    ),
+    "predicted-labels": (
+        lambda d: d.assign(predicted=d["predicted"] + 5),
+        {"response": "predicted", "response_kind": "predicted"},
+        "predicted",
+    ),
+    "missing-truth": (
+        lambda d: d.assign(truth=d["truth"].where(d.index != 7)),
+        {},
+        "truth",
+    ),
+    "missing-fold": (
+        lambda d: d.assign(fold=d["fold"].where(d.index != 3)),
+        {},
+        "fold",
+    ),
+    "missing-algorithm": (
+        lambda d: d.assign(algorithm=d["algorithm"].where(d.index % 50 != 9)),
+        {},
+        "algorithm",
+    ),
+    "missing-instance": (
+        lambda d: d.assign(instance=d["instance"].where(d.index != 11)),
+        {},
+        "instance",
+    ),
+    "one-algorithm": (lambda d: d.assign(algorithm="a"), {}, "algorithm"),
+    "no-such-column": (lambda d: d, {"truth": "label"}, "label"),
+    "no-instance-column": (lambda d: d.drop(columns="instance"), {}, "instance"),
+    "response-kind": (lambda d: d, {"response_kind": "guess"}, "response_kind"),
+    "instance-lacks-algorithm": (
+        lambda d: d.drop(
+            index=d.index[
+                (d["algorithm"] == "b") & (d["instance"] == 5) & (d["dataset"] == "d1")
+            ]
+        ),
+        {},
+        "instance",
+    ),
+    "instance-predicted-twice": (lambda d: first_row(d), {}, "instance"),
+    "string-instance-twice": (
+        lambda d: first_row(d.assign(instance="id" + d["instance"].astype(str))),
+        {},
+        "instance",
+    ),
+    "truth-differs": (_flip_truth, {}, "truth"),
+    "minority-tie": (
+        lambda d: d.assign(truth=d["instance"] % 2),
+        {"positive": "minority"},
+        "truth",
+    ),
+}
+
+
+def normalise(message):
+    """Drop the position of the first missing value (an index in pandas, a row
+    in ordered engines, absent in lazy ones)."""
+    return re.sub(r" \(first at (index|row) \d+\)", "", message)
+
+
+@pytest.mark.parametrize("bad", list(BAD))
+def test_bad_input_same_message(engine, bad):
+    change, kwargs, column = BAD[bad]
+    df = change(small_long())
+    kwargs = {"response": "correct", "dataset": "dataset", **kwargs}
+    with pytest.raises(ValueError) as want:
+        CountTables.from_long(df, **kwargs)
+    frame = native(engine, df)
+    with pytest.raises(ValueError) as got:
+        scale_tables(frame, **kwargs)
+    assert repr(column) in str(got.value) or f"`{column}`" in str(got.value)
+    assert normalise(str(got.value)) == normalise(str(want.value))
+    if bad.startswith("missing-"):
+        if engine in EAGER:
+            assert str(got.value) == str(want.value).replace("index", "row")
+        else:
+            assert "first at" not in str(got.value)
+
+
+@pytest.mark.parametrize(
+    "bad", ["instance-lacks-algorithm", "instance-predicted-twice", "truth-differs"]
+)
+def test_pairing_errors_with_many_algorithms(engine, bad):
+    change, kwargs, _ = BAD[bad]
+    df = change(small_long(("a", "b", "c", *(f"x{i}" for i in range(9)))))
+    kwargs = {"response": "correct", "dataset": "dataset", **kwargs}
+    with pytest.raises(ValueError) as want:
+        CountTables.from_long(df, **kwargs)
+    with pytest.raises(ValueError) as got:
+        scale_tables(native(engine, df), **kwargs)
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda d: d.drop(columns="score"),
+            r"Column 'score' \(the score column\) is not",
+        ),
+        (
+            lambda d: d.assign(score="high"),
+            r"Column 'score' \(the score column\) must be",
+        ),
+        (
+            lambda d: d.assign(score=d["score"].where(d.index != 4)),
+            r"Column 'score' \(the score column\) has 1 missing values",
+        ),
+    ],
+)
+def test_bad_score(engine, change, message):
+    df = change(small_long())
+    with pytest.raises(ValueError, match=message):
+        FMeasureComparison.from_formula(FORMULA, df, score="score")
+    with pytest.raises(ValueError, match=message):
+        FMeasureComparison.from_formula(FORMULA, native(engine, df), score="score")
+
+
+def test_formula_names_an_unknown_column(engine):
+    frame = native(engine, small_long())
+    with pytest.raises(
+        ValueError, match=r"names column 'model' \(the compared factor\)"
+    ):
+        FMeasureComparison.from_formula("correct ~ model + dataset", frame)
+
+
+def test_not_a_frame():
+    with pytest.raises(TypeError, match="`data` must be a pandas DataFrame"):
+        FMeasureComparison.from_formula(FORMULA, {"correct": [1]})
+
+
+def test_engine_frame_without_narwhals(monkeypatch):
+    pa = pytest.importorskip("pyarrow")
+    import fmtest.scale
+
+    def no_narwhals():
+        raise ImportError("No module named 'narwhals'")
+
+    monkeypatch.setattr(fmtest.scale, "_narwhals", no_narwhals)
+    table = pa.Table.from_pandas(small_long())
+    with pytest.raises(ImportError, match=r"pip install 'fmtest\[scale\]'"):
+        FMeasureComparison.from_formula(FORMULA, table)
+    with pytest.raises(TypeError, match="`data` must be a pandas DataFrame"):
+        FMeasureComparison.from_formula(FORMULA, [1, 2])
+
+
+# -- Parquet on the command line -----------------------------------------------
+
+
+def test_cli_reads_parquet_with_duckdb(tmp_path, random_data, monkeypatch):
+    duckdb = _needs("duckdb")
+    from fmtest import cli
+
+    folder = tmp_path / "parts"
+    (folder / "more").mkdir(parents=True)
+    for i, (_, part) in enumerate(random_data.groupby("dataset")):
+        where = folder / "more" if i % 2 else folder
+        part.to_parquet(where / f"part-{i}.parquet", index=False)
+    frame = cli.read_data(folder, engine="auto")
+    assert isinstance(frame, duckdb.DuckDBPyRelation)
+    assert isinstance(cli.read_data(folder), pd.DataFrame)
+    got = FMeasureComparison.from_formula(FORMULA, frame).fit()
+    want = FMeasureComparison.from_formula(FORMULA, random_data).fit()
+    np.testing.assert_allclose(
+        got.pairwise["se_delta"], want.pairwise["se_delta"], rtol=1e-12
+    )
+
+    import fmtest.scale
+
+    def no_narwhals():
+        raise ImportError("No module named 'narwhals'")
+
+    monkeypatch.setattr(fmtest.scale, "_narwhals", no_narwhals)
+    assert isinstance(cli.read_data(folder, engine="auto"), pd.DataFrame)
+
+
+def test_cli_parquet_errors_keep_their_wording(tmp_path, capsys):
+    _needs("duckdb")
+    from fmtest import cli
+
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(b"PAR1 not really")
+    status = cli.main(["compare", str(broken), "--formula", FORMULA])
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith("fmtest: error: ") and err.count("\n") == 1
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        cli.read_data(tmp_path / "nope.parquet", engine="auto")
+
+    folder = tmp_path / "mixed"  # DuckDB fails only when it reads the rows
+    folder.mkdir()
+    df = small_long()
+    df[df["dataset"] == "d1"].to_parquet(folder / "a.parquet", index=False)
+    other = df[df["dataset"] == "d2"].rename(columns={"truth": "label"})
+    other.to_parquet(folder / "b.parquet", index=False)
+    status = cli.main(["compare", str(folder), "--formula", FORMULA])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1
+    assert err.startswith(f"fmtest: error: DuckDB cannot read {str(folder)!r}")
+
+
+# -- Spark in local mode ------------------------------------------------------------
+
+
+def _java_works():
+    if shutil.which("java") is None:
+        return False
+    try:
+        return (
+            subprocess.run(
+                ["java", "-version"], capture_output=True, timeout=60
+            ).returncode
+            == 0
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@pytest.fixture(scope="module")
+def spark():
+    pytest.importorskip("narwhals")
+    pytest.importorskip("pyspark", reason="pyspark is the `spark` extra")
+    if not _java_works():
+        pytest.skip("Spark needs Java: `java -version` does not run here")
+    from pyspark.sql import SparkSession
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
+        session = (
+            SparkSession.builder.master("local[2]")
+            .appName("fmtest-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .getOrCreate()
+        )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def to_spark(spark, df):
+    rows = [tuple(r) for r in df.astype(object).itertuples(index=False)]
+    return spark.createDataFrame(rows, schema=list(df.columns))
+
+
+def test_spark_same_tables_and_results(spark, example_subset, random_data):
+    frame = to_spark(spark, random_data)
+    want = CountTables.from_long(random_data, response="correct", dataset="dataset")
+    assert_same_tables(scale_tables(frame, response="correct", dataset="dataset"), want)
+    got = FMeasureComparison.from_formula(
+        FORMULA, to_spark(spark, example_subset)
+    ).fit()
+    ref = FMeasureComparison.from_formula(FORMULA, example_subset).fit()
+    np.testing.assert_allclose(
+        got.pairwise[["diff", "se_delta", "p_delta", "se_wong"]].to_numpy(float),
+        ref.pairwise[["diff", "se_delta", "p_delta", "se_wong"]].to_numpy(float),
+        rtol=1e-12,
+    )
+
+
+@pytest.mark.parametrize(
+    "bad", ["instance-predicted-twice", "missing-truth", "truth-not-binary"]
+)
+def test_spark_bad_input_same_message(spark, bad):
+    change, kwargs, _ = BAD[bad]
+    df = change(small_long())
+    kwargs = {"response": "correct", "dataset": "dataset", **kwargs}
+    with pytest.raises(ValueError) as want:
+        CountTables.from_long(df, **kwargs)
+    if bad == "missing-truth":  # Spark rows carry None, not NaN
+        df = df.astype({"truth": object}).where(df.notna(), None)
+    with pytest.raises(ValueError) as got:
+        scale_tables(to_spark(spark, df), **kwargs)
+    assert normalise(str(got.value)) == normalise(str(want.value))
+
+
+# -- the out-of-core benchmark still runs ------------------------------------------
+
+
+def test_out_of_core_benchmark_runs(tmp_path, monkeypatch, capsys):
+    _needs("duckdb")
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import bench_out_of_core
+
+    argv = ["--rows", "4e4", "--pandas-rows", "2e4", "--chunk-rows", "1e4"]
+    results = bench_out_of_core.main([*argv, "--dir", str(tmp_path)])
+    assert results["pandas"]["digest"] == results["duckdb_small"]["digest"]
+    assert results["duckdb"]["rows"] == 40_000 and results["pandas"]["rows"] == 20_000
+    assert "identical count tables: True" in capsys.readouterr().out
+    assert not any(tmp_path.glob("rows_*"))  # the Parquet files are removed

@@ -1,0 +1,280 @@
+"""The validation studies (docs/accuracy.rst) in their quick mode.
+
+The Table 1 reproduction needs the real data sets, found through the default
+relative path ``../shared/data`` from the repository root; without them those
+tests are skipped. The calibration study needs nothing but numpy.
+"""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("sklearn", reason="Table 1 trains scikit-learn classifiers")
+pytest.importorskip("matplotlib", reason="the studies draw their figures")
+
+from fmtest import DeltaMethodVariance, WongLinearVariance
+from validation import calibration, run_all, table1
+from validation._common import own_tables, pair_stats
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DATA = REPO_ROOT / ".." / "shared" / "data"
+needs_data = pytest.mark.skipif(
+    not (DATA / "abalone.tsv").is_file(),
+    reason=f"the real data sets of Table 1 are not in {DATA.resolve()} (../shared/data "
+    "from the repository root)",
+)
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """``validation/run_all.py --quick`` once for the module (about 10 s)."""
+    out = tmp_path_factory.mktemp("accuracy")
+    return run_all.run(quick=True, data=DATA, out=out, verbose=False)
+
+
+@pytest.fixture(scope="module")
+def quick_table1(quick_run):
+    if quick_run["table1"] is None:
+        pytest.skip(f"no data in {DATA.resolve()}")
+    results, tables = quick_run["table1"]
+    return results, tables, quick_run["out"]
+
+
+@pytest.fixture(scope="module")
+def quick_calibration(quick_run):
+    return quick_run["calibration"], quick_run["out"]
+
+
+def test_run_all_writes_every_file_the_page_includes(quick_run):
+    """Each ``:file:`` table and figure of docs/accuracy.rst is written by the
+    scripts (Table 1's only with the data)."""
+    page = (REPO_ROOT / "docs" / "accuracy.rst").read_text(encoding="utf-8")
+    names = re.findall(r"_static/accuracy/([\w.]+)", page)
+    assert len(names) >= 10
+    if quick_run["table1"] is None:
+        names = [n for n in names if not n.startswith("table1")]
+    missing = [n for n in names if not (quick_run["out"] / n).is_file()]
+    assert not missing
+    assert quick_run["seconds"]["total"] < 120
+
+
+# -- the vectorised route is fmtest's engines --------------------------------------
+
+
+def test_array_route_equals_the_engines():
+    """pair_stats on stacked arrays gives what DeltaMethodVariance and
+    WongLinearVariance give on the same test sets stacked as data sets."""
+    rng = np.random.default_rng(0)
+    codes = rng.choice(8, size=500, p=[0.85, 0.02, 0.01, 0.02, 0.02, 0.01, 0.02, 0.05])
+    fold8 = table1.draw_fold_tables(codes, 400, 100, rng)  # small: some F̂ = 0
+    counts = table1.stacked_counts(fold8)
+    delta, wong = DeltaMethodVariance(counts), WongLinearVariance(counts)
+    st = pair_stats(fold8.sum(axis=1), fold8)
+    np.testing.assert_allclose(st["f"], delta.estimates, rtol=1e-12)
+    np.testing.assert_allclose(st["var_delta"], delta.variances, rtol=1e-12)
+    np.testing.assert_allclose(st["cov_delta"], delta.cov[:, 0, 1], rtol=1e-12)
+    np.testing.assert_allclose(st["var_wong"], wong.variances, rtol=1e-12)
+    assert np.isnan(st["var_delta"]).any()  # the degenerate cases are covered too
+    # each test set has `size` instances, cut into equal folds
+    assert (fold8.sum(axis=(2, 3, 4)) == 20).all()
+    np.testing.assert_array_equal(
+        own_tables(fold8.sum(axis=1))[:, 0], counts.totals[:, 0]
+    )
+
+
+def test_draws_are_with_replacement_from_the_population():
+    rng = np.random.default_rng(1)
+    codes = np.array([7] * 10 + [0] * 90)  # 10 % "all positive" rows
+    fold8 = table1.draw_fold_tables(codes, 2000, 50, rng)
+    share = fold8[..., 1, 1, 1].sum() / fold8.sum()
+    assert share == pytest.approx(0.10, abs=4 * np.sqrt(0.1 * 0.9 / 100_000))
+
+
+# -- Table 1 (real data) ---------------------------------------------------------
+
+
+def _expected_mean_f(p8, size):
+    """E[F̂₁] to second order: J = TP/M is unbiased given M, and F = 2J/(1 + J)
+    has g''(J) = −4/(1 + J)³, so E F̂ ≈ F − 2J(1 − J)/((1 + J)³ E[M])."""
+    own = own_tables(p8[None])[0]
+    tp, fn, fp = own[:, 1, 1], own[:, 1, 0], own[:, 0, 1]
+    j = tp / (tp + fn + fp)
+    return 2 * j / (1 + j) - 2 * j * (1 - j) / ((1 + j) ** 3 * size * (tp + fn + fp))
+
+
+@needs_data
+def test_table1_mean_f_matches_the_population(quick_table1):
+    """Mean F̂ over the 1200 test sets is the population F within Monte Carlo
+    error (4 SE, SE = simulated SD/√1200), after the known O(1/n) bias of F̂
+    (about −0.001 to −0.003 here, up to 1.5 SE)."""
+    results, _, _ = quick_table1
+    for name, (entries, info, _) in results.items():
+        spec, loader = table1.DATASETS[name]
+        x, y = loader(DATA)
+        truth, pred = table1.population(x, y, spec.n_train, table1.SEED)
+        codes = 4 * truth + 2 * pred[0] + pred[1]
+        p8 = np.bincount(codes, minlength=8).reshape(2, 2, 2) / len(codes)
+        expected = _expected_mean_f(p8, 1000)
+        sim = entries["simulation_all"]  # every test set with a defined F
+        se = np.sqrt(np.array(sim["var"]) / info["test sets"])
+        assert info["F 1-NN (population)"] == pytest.approx(
+            pair_stats(p8[None])["f"][0, 0]
+        )
+        np.testing.assert_array_less(np.abs(np.array(sim["f"]) - expected), 4 * se)
+
+
+@needs_data
+def test_table1_delta_tracks_the_simulation_and_wong_does_not(quick_table1):
+    """The paper's findings on our populations: the delta variances and
+    correlation match the spread over test sets; Wong's method, which sets the
+    correlation to 0, overstates Var(F1 − F2) and shrinks |z|."""
+    results, tables, _ = quick_table1
+    ref = tables["table1_reference"].set_index(["dataset", "quantity"])
+    for name, (entries, _, _) in results.items():
+        sim, delta, wong = entries["simulation_all"], entries["delta"], entries["wong"]
+        # relative SE of a variance over 1200 sets is about √(2/1199) = 4.1 %
+        pop_var_diff = ref.loc[(name, "Var(F1 - F2)"), "delta at population"]
+        assert sim["var_diff"] == pytest.approx(pop_var_diff, rel=0.16)
+        assert delta["var_diff"] == pytest.approx(pop_var_diff, rel=0.05)
+        # SE of a correlation over 1200 sets is at most 1/√1200 = 0.03
+        assert abs(delta["corr"] - sim["corr"]) < 0.12
+        assert sim["corr"] > 0.15 and wong["corr"] == 0
+        assert wong["var_diff"] > 1.2 * delta["var_diff"]
+        assert abs(wong["z"]) < abs(delta["z"])
+
+
+@needs_data
+def test_table1_drops_no_test_set_with_a_defined_f(quick_table1):
+    """Only F̂ = 0 or 1 (zero plug-in variance) leaves a variance undefined;
+    Wong's undefined fold correlations fall back to 1 instead of dropping."""
+    results, _, out = quick_table1
+    for name, (_, info, _) in results.items():
+        for key in ("delta NaN reasons", "Wong NaN reasons"):
+            assert all(reason.startswith(("F = 0", "F = 1")) for reason in info[key]), (
+                name
+            )
+        n_nan = sum(info["delta NaN reasons"].values())
+        assert info["delta NaN (either algorithm)"] <= n_nan
+        assert info["c- (both methods finite)"] == info["test sets"] - max(
+            info["delta NaN (either algorithm)"], info["Wong NaN (either algorithm)"]
+        )
+        assert info["F undefined (either)"] == 0
+    for file in (
+        "table1.csv",
+        "table1_info.csv",
+        "table1_reference.csv",
+        "table1_coverage.csv",
+    ):
+        assert (out / file).is_file()
+    shown = pd.read_csv(out / "table1.csv")
+    assert shown.shape == (15, 8)
+    assert shown.iloc[0, 2].endswith("(0.209)")  # published value beside ours
+
+
+# -- calibration ---------------------------------------------------------------------
+
+
+def test_known_distributions_have_the_stated_f():
+    for design in ("equal", "unequal"):
+        for f in (0.1, 0.5, 0.9):
+            alg_a, alg_b, f_a, f_b = calibration.design_algorithms(design, f)
+            p8, achieved = calibration.joint_distribution(0.05, alg_a, alg_b, 0.4)
+            assert p8.sum() == pytest.approx(1) and (p8 >= 0).all()
+            np.testing.assert_allclose(
+                pair_stats(p8[None] * 1e6)["f"][0], [f_a, f_b], rtol=1e-9
+            )
+            own = own_tables(p8[None])[0]
+            assert own[:, 1].sum(axis=-1) == pytest.approx([0.05, 0.05])  # prevalence
+            np.testing.assert_allclose(achieved, 0.4, atol=1e-12)
+    with pytest.raises(ValueError, match="impossible"):
+        calibration.algorithm_rates(0.6, 0.9, 0.2)
+
+
+def _cell(frame, **where):
+    sel = np.ones(len(frame), dtype=bool)
+    for key, value in where.items():
+        sel &= frame[key].to_numpy() == value
+    assert sel.sum() > 0, where
+    return frame[sel]
+
+
+def test_calibration_delta_near_nominal_in_a_benign_cell(quick_calibration):
+    """n = 5000, π = 0.2, F = 0.5 (expected TP 500): the Wald delta interval for F
+    covers 95 % within 3 binomial SEs of the pooled replicates (8000: 0.73 pp)
+    plus 0.5 pp for the asymptotic approximation; the difference interval
+    within 3 SEs of 2000 replicates (1.46 pp) plus 0.5 pp; the z-test's size
+    is 5 % within the same bounds."""
+    tables, _ = quick_calibration
+    pooled = tables["pooled_f"]
+    cell = _cell(
+        pooled, n=5000, prevalence=0.2, f=0.5, algorithm="r = q", method="Wald (delta)"
+    ).iloc[0]
+    tol = 3 * np.sqrt(0.95 * 0.05 / cell["reps"]) + 0.005
+    assert cell["reps"] == 8000
+    assert abs(cell["coverage"] - 0.95) < tol
+    frame = tables["cells"]
+    diff = _cell(
+        frame, n=5000, prevalence=0.2, f=0.5, target="difference", method="Wald (delta)"
+    )
+    tol = 3 * np.sqrt(0.95 * 0.05 / 2000) + 0.005
+    assert (np.abs(diff["coverage"] - 0.95) < tol).all()
+    size = diff[diff["design"] == "equal"]["rejection"]
+    assert (np.abs(size - 0.05) < tol).all()
+
+
+def test_calibration_shows_the_failure_and_the_fix(quick_calibration):
+    """n = 200, π = 0.05, F = 0.9 (expected TP 9, FP + FN 2): the Wald and logit
+    intervals for F under-cover (about 85 %); the Wilson interval does not
+    (≥ 95 % − 3 SE of 8000 replicates)."""
+    tables, _ = quick_calibration
+    pooled = tables["pooled_f"]
+    where = {"n": 200, "prevalence": 0.05, "f": 0.9, "algorithm": "r = q"}
+    wald = _cell(pooled, method="Wald (delta)", **where).iloc[0]
+    logit = _cell(pooled, method="logit (delta)", **where).iloc[0]
+    wilson = _cell(pooled, method="Wilson", **where).iloc[0]
+    assert wald["coverage"] < 0.90 and logit["coverage"] < 0.90
+    assert wilson["coverage"] > 0.95 - 3 * np.sqrt(0.95 * 0.05 / wilson["reps"])
+    # the summary ranks a binomial interval first for every target
+    rec = tables["recommendation"]
+    assert set(rec["best method"]) <= {
+        "Wilson",
+        "Jeffreys",
+        "MOVER-Wilson",
+        "MOVER-Jeffreys",
+    }
+
+
+def test_calibration_wong_ignores_the_covariance(quick_calibration):
+    """With correlated algorithms (ρ = 0.8) Wong's test of F_a = F_b, which
+    assumes independence, hardly ever rejects (size far below 5 %)."""
+    tables, _ = quick_calibration
+    frame = tables["cells"]
+    wong = _cell(
+        frame,
+        n=5000,
+        prevalence=0.2,
+        f=0.5,
+        rho=0.8,
+        design="equal",
+        target="difference",
+        method="Wald (Wong)",
+    )
+    assert wong["corr_f"].iloc[0] > 0.5
+    assert wong["rejection"].iloc[0] < 0.01
+
+
+def test_calibration_writes_tables_and_small_figures(quick_calibration):
+    _, out = quick_calibration
+    for name in ("calibration_summary.csv", "calibration_recommendation.csv"):
+        assert (out / name).is_file()
+    for name in (
+        "coverage_f.png",
+        "coverage_diff.png",
+        "size.png",
+        "coverage_count.png",
+    ):
+        path = out / name
+        assert path.is_file() and 0 < path.stat().st_size < 400_000

@@ -1,0 +1,664 @@
+"""Calibration study: size of the 5 % tests, coverage of the 95 % intervals.
+
+Known joint distributions
+-------------------------
+Each cell of the study fixes the test-set size ``n``, the positive rate π,
+two algorithms' recall and precision, and the correlation ρ of their two
+prediction indicators *within each truth class*. The 8-cell distribution of
+(truth Z, prediction a, prediction b) is built as follows.
+
+* An algorithm with recall r and precision q has, given Z = 1, P(L = 1) = r
+  (its sensitivity) and, given Z = 0, P(L = 1) = π r (1 − q) / (q (1 − π))
+  (its false-positive rate: predicted positives π r / q minus true positives
+  π r, over the negatives 1 − π). Its F_β is then exactly
+  ``1/(a/q + b/r)``.
+* Within truth class z, the two indicators have these marginals x, y and
+  P(L_a = 1, L_b = 1 | z) = x y + ρ √(x(1 − x) y(1 − y)), clipped to the
+  Fréchet bounds [max(0, x + y − 1), min(x, y)] when ρ is not attainable
+  (the achieved correlations are recorded). The other three cells follow
+  from the marginals.
+
+So the true F of each algorithm and F_a − F_b are known exactly. Two
+designs: ``equal`` gives both algorithms r = q = F (so F_a = F_b: the
+rejection rate of the test is its size); ``unequal`` gives algorithm a
+r = q = F and algorithm b F_b = 0.8 F with recall 1.5 × precision (so
+F_a − F_b = 0.2 F, and b has the recall–precision gap that biases Wong's
+variance).
+
+Replicates
+----------
+Each replicate is a test set of ``n`` i.i.d. instances, split into 5 equal
+folds for Wong's method. A random equal split of an i.i.d. sample gives 5
+independent multinomial(n/5, p) fold tables, so each replicate is drawn as
+exactly that (``rng.multinomial(n // 5, p, size=(R, 5))``) and its table is
+their sum: never rows, and the cost does not depend on ``n``.
+
+Measured per cell (R replicates, 10 000 in the full study): coverage of the
+true F by the Wald interval with the delta (JVESR) and with Wong's standard
+error, the logit interval, and the score-type intervals of
+:mod:`fmtest.bootstrap` (Wilson, Jeffreys); coverage of the true F_a − F_b
+by the Wald interval (delta with covariance; Wong, independence), an atanh
+transformed Wald interval and MOVER from the Wilson and Jeffreys intervals;
+in the ``equal`` design the rejection rate of each test at 5 % (a test
+rejects when its 95 % interval excludes 0). On a subgrid the parametric
+bootstrap (percentile and BCa) is measured on the first ``R_boot``
+replicates. An interval that cannot be computed (e.g. Wald at F̂ = 0) counts
+as not covering and a test that cannot be computed as not rejecting; the
+"no interval" rates are reported. Replicates with an undefined F
+(TP + FN + FP = 0) are left out for every method alike.
+
+Run ``python validation/calibration.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the work tree importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np
+import pandas as pd
+
+from fmtest.bootstrap import (
+    _bootstrap_rows,
+    _diff_of_cells8,
+    _f_of_cells4,
+    difference_interval,
+    fmeasure_interval,
+    pair_joint,
+)
+from fmtest.inference import logit_interval, wald_interval
+from validation._common import (
+    Z95,
+    covers,
+    default_out,
+    ensure_dir,
+    own_tables,
+    pair_stats,
+    sqrt_or_nan,
+)
+
+SEED = 20240611
+N_FOLDS = 5
+NOMINAL = 0.95
+TOLERANCE = 0.01  # "within one percentage point"
+
+FULL = {
+    "n": (200, 500, 1000, 2000, 5000, 10000),
+    "prevalence": (0.01, 0.02, 0.05, 0.1, 0.2),
+    "f": (0.1, 0.3, 0.5, 0.7, 0.9),
+    "rho": (0.0, 0.4, 0.8),
+    "design": ("equal", "unequal"),
+    "reps": 10_000,
+    "boot": {
+        "n": (200, 1000, 5000),
+        "prevalence": (0.01, 0.05, 0.2),
+        "f": (0.1, 0.5, 0.9),
+        "rho": (0.4,),
+        "reps": 2000,
+        "n_boot": 1000,
+    },
+}
+QUICK = {
+    "n": (200, 1000, 5000),
+    "prevalence": (0.01, 0.05, 0.2),
+    "f": (0.1, 0.5, 0.9),
+    "rho": (0.0, 0.8),
+    "design": ("equal", "unequal"),
+    "reps": 2000,
+    "boot": {
+        "n": (1000,),
+        "prevalence": (0.05, 0.2),
+        "f": (0.5,),
+        "rho": (0.0,),
+        "reps": 400,
+        "n_boot": 400,
+    },
+}
+
+BOOT_METHODS = ("bootstrap percentile", "bootstrap BCa")
+
+
+# -- the known distributions -----------------------------------------------------
+
+
+def algorithm_rates(prevalence, recall, precision):
+    """P(L = 1 | Z = z) for z = 0, 1 of an algorithm with this recall and precision.
+
+    Returns
+    -------
+    (float, float)
+        The false-positive rate (z = 0) and the sensitivity, i.e. recall (z = 1).
+    """
+    fpr = prevalence * recall * (1 - precision) / (precision * (1 - prevalence))
+    if not 0 <= fpr <= 1:
+        raise ValueError(
+            f"recall {recall} and precision {precision} are impossible at prevalence "
+            f"{prevalence}"
+        )
+    return fpr, recall
+
+
+def joint_distribution(prevalence, alg_a, alg_b, rho):
+    """The 8-cell distribution of (truth, prediction a, prediction b).
+
+    Parameters
+    ----------
+    prevalence : float
+        P(Z = 1).
+    alg_a, alg_b : (float, float)
+        Recall and precision of each algorithm.
+    rho : float
+        Correlation of the two prediction indicators within each truth class.
+
+    Returns
+    -------
+    p : ndarray, shape (2, 2, 2)
+        ``p[z, la, lb]``, summing to 1.
+    achieved : ndarray, shape (2,)
+        The within-class correlation actually attained (ρ clipped to the
+        Fréchet bounds), for z = 0 and z = 1.
+    """
+    rate_a = algorithm_rates(prevalence, *alg_a)
+    rate_b = algorithm_rates(prevalence, *alg_b)
+    p = np.zeros((2, 2, 2))
+    achieved = np.zeros(2)
+    for z, weight in ((0, 1 - prevalence), (1, prevalence)):
+        x, y = rate_a[z], rate_b[z]
+        sd = np.sqrt(x * (1 - x) * y * (1 - y))
+        both = np.clip(x * y + rho * sd, max(0.0, x + y - 1), min(x, y))
+        achieved[z] = (both - x * y) / sd if sd > 0 else 0.0
+        p[z, 1, 1] = both
+        p[z, 1, 0] = x - both
+        p[z, 0, 1] = y - both
+        p[z, 0, 0] = 1 - x - y + both
+        p[z] *= weight
+    return np.clip(p, 0.0, 1.0), achieved
+
+
+def design_algorithms(design, f):
+    """(recall, precision) of algorithms a and b, and their true F₁."""
+    if design == "equal":
+        return (f, f), (f, f), f, f
+    if design == "unequal":
+        fb = 0.8 * f
+        return (f, f), (1.25 * fb, fb / 1.2), f, fb  # recall = 1.5 × precision
+    raise ValueError(f"unknown design {design!r}")
+
+
+def _cell_seed(params):
+    n, prev, f, rho, design = params
+    return [SEED, n, round(prev * 1e4), round(f * 1e4), round(rho * 1e4), len(design)]
+
+
+# -- one cell ------------------------------------------------------------------------
+
+
+def _count(hits, usable):
+    """Successes among usable replicates, and how many were usable."""
+    return int((hits & usable).sum()), int(usable.sum())
+
+
+def simulate_cell(n, prevalence, f, rho, design, reps, boot=None):
+    """All methods on one cell; returns a list of result rows (dicts)."""
+    alg_a, alg_b, f_a, f_b = design_algorithms(design, f)
+    p8, achieved = joint_distribution(prevalence, alg_a, alg_b, rho)
+    rng = np.random.default_rng(_cell_seed((n, prevalence, f, rho, design)))
+    folds = rng.multinomial(n // N_FOLDS, p8.ravel(), size=(reps, N_FOLDS))
+    folds = folds.reshape(reps, N_FOLDS, 2, 2, 2)
+    t8 = folds.sum(axis=1)
+    st = pair_stats(t8, folds)
+    own = own_tables(t8)
+    est = st["f"]
+    truth = np.array([f_a, f_b])
+    defined = ~np.isnan(est)  # (R, 2)
+    both = defined.all(axis=1)
+
+    # the true correlation of F̂_a and F̂_b (delta method at p, any n)
+    true = pair_stats(p8[None] * 1e9)
+    true_corr = float(true["cov_delta"][0] / np.sqrt(true["var_delta"][0].prod()))
+    counts = expected_counts(n, p8)
+    base = {
+        "design": design,
+        "n": n,
+        "prevalence": prevalence,
+        "f": f,
+        "rho": rho,
+        "rho_achieved_neg": achieved[0],
+        "rho_achieved_pos": achieved[1],
+        "corr_f": true_corr,
+        "f_a": f_a,
+        "f_b": f_b,
+        "etp_a": n * prevalence * alg_a[0],
+        "etp_b": n * prevalence * alg_b[0],
+        "count_a": counts[0],
+        "count_b": counts[1],
+        "undefined_a": float((~defined[:, 0]).mean()),
+        "undefined_b": float((~defined[:, 1]).mean()),
+    }
+    rows = []
+
+    def add(target, method, lower, upper, usable, true_value, reps_used=None):
+        lower, upper = np.asarray(lower, float), np.asarray(upper, float)
+        hit = covers(lower, upper, true_value)
+        k, m = _count(hit, usable)
+        missing = np.isnan(lower) | np.isnan(upper)
+        row = dict(base, target=target, method=method, reps=m, coverage=k / max(m, 1))
+        row["count"] = {"F a": counts[0], "F b": counts[1]}.get(target, counts.min())
+        row["no_interval"] = float((missing & usable).sum() / max(m, 1))
+        if target == "difference" and design == "equal":
+            excludes = ~missing & ~hit
+            row["rejection"] = float((excludes & usable).sum() / max(m, 1))
+        rows.append(row)
+
+    # -- F of each algorithm
+    iv = {
+        "Wald (delta)": wald_interval(est, st["var_delta"]),
+        "logit (delta)": logit_interval(est, st["var_delta"]),
+        "Wald (Wong)": wald_interval(est, st["var_wong"]),
+        "Wilson": fmeasure_interval(own, method="wilson"),
+        "Jeffreys": fmeasure_interval(own, method="jeffreys"),
+    }
+    for method, (lo, hi) in iv.items():
+        for a, target in enumerate(("F a", "F b")):
+            add(target, method, lo[:, a], hi[:, a], defined[:, a], truth[a])
+
+    # -- F_a - F_b
+    d = est[:, 0] - est[:, 1]
+    true_d = f_a - f_b
+    var_d = st["var_delta"].sum(axis=1) - 2 * st["cov_delta"]
+    se_d = sqrt_or_nan(var_d)
+    clipped = np.clip(d, -1 + 1e-12, 1 - 1e-12)
+    half = Z95 * se_d / (1 - clipped**2)
+    joint = pair_joint(t8)
+    div = {
+        "Wald (delta)": wald_interval(d, var_d),
+        "Wald (Wong)": wald_interval(d, st["var_wong"].sum(axis=1)),
+        "atanh (delta)": (
+            np.tanh(np.arctanh(clipped) - half),
+            np.tanh(np.arctanh(clipped) + half),
+        ),
+        "MOVER-Wilson": difference_interval(joint, method="wilson")[1:],
+        "MOVER-Jeffreys": difference_interval(joint, method="jeffreys")[1:],
+    }
+    for method, (lo, hi) in div.items():
+        add("difference", method, np.ravel(lo), np.ravel(hi), both, true_d)
+
+    # -- parametric bootstrap on the first replicates
+    if boot is not None:
+        r_boot, n_boot = boot
+        sub = slice(0, min(r_boot, reps))
+        kinds = ("percentile", "bca")
+        names = dict(zip(kinds, BOOT_METHODS, strict=True))
+        res_d = _bootstrap_rows(
+            rng,
+            t8[sub].reshape(-1, 8).astype(float),
+            _diff_of_cells8(1.0),
+            n_boot,
+            0.05,
+            kinds,
+        )
+        # F: in the unequal design only (algorithm a's table has the same law
+        # in both designs, and b's equals a's in the equal one)
+        res_f = None
+        if design == "unequal":
+            rows4 = own[sub].reshape(-1, 4).astype(float)
+            res_f = _bootstrap_rows(rng, rows4, _f_of_cells4(1.0), n_boot, 0.05, kinds)
+        for kind in kinds:
+            if res_f is not None:
+                lo, hi = (x.reshape(-1, 2) for x in res_f[kind])
+                for a, target in enumerate(("F a", "F b")):
+                    add(
+                        target,
+                        names[kind],
+                        lo[:, a],
+                        hi[:, a],
+                        defined[sub, a],
+                        truth[a],
+                    )
+            lo, hi = res_d[kind]
+            add("difference", names[kind], lo, hi, both[sub], true_d)
+    return rows
+
+
+def expected_counts(n, p8):
+    """Per algorithm, the smaller of its expected TP and FP + FN counts.
+
+    For F₁ the Wald interval is a binomial Wald interval for
+    J = TP/(TP + FP + FN) (see :mod:`fmtest.bootstrap`), so its accuracy is
+    governed by the smaller of the expected "successes" TP and "failures"
+    FP + FN.
+    """
+    own = own_tables(np.asarray(p8)[None] * n)[0]  # (2, 2, 2): [alg, z, l]
+    tp = own[:, 1, 1]
+    err = own[:, 1, 0] + own[:, 0, 1]
+    return np.minimum(tp, err)
+
+
+# -- the study ------------------------------------------------------------------------
+
+
+def cells(grid):
+    """Every (n, prevalence, f, rho, design) of a grid."""
+    return list(
+        itertools.product(
+            grid["n"], grid["prevalence"], grid["f"], grid["rho"], grid["design"]
+        )
+    )
+
+
+def run(*, quick=False, out=None, verbose=True, grid=None):
+    """Run the study; write CSV tables and figures to ``out``; return the tables."""
+    grid = grid or (QUICK if quick else FULL)
+    boot = grid["boot"]
+    boot_cells = set(
+        itertools.product(
+            boot["n"], boot["prevalence"], boot["f"], boot["rho"], grid["design"]
+        )
+    )
+    t0 = time.perf_counter()
+    rows = []
+    todo = cells(grid)
+    for i, params in enumerate(todo):
+        b = (boot["reps"], boot["n_boot"]) if params in boot_cells else None
+        rows += simulate_cell(*params, reps=grid["reps"], boot=b)
+        if verbose and (i + 1) % 100 == 0:
+            print(
+                f"  {i + 1}/{len(todo)} cells, {time.perf_counter() - t0:.0f} s",
+                flush=True,
+            )
+    frame = pd.DataFrame(rows)
+    tables = summarise(frame, boot)
+    tables["cells"] = frame
+    tables["seconds"] = time.perf_counter() - t0
+    if out is not None:
+        out = ensure_dir(out)
+        frame.to_csv(out / "calibration_cells.csv.gz", index=False, float_format="%.5g")
+        write_tables(tables, out)
+        from validation.figures import calibration_figures
+
+        calibration_figures(frame, out)
+    return tables
+
+
+TABLE_NAMES = (
+    "summary",
+    "subgrid",
+    "size",
+    "size_subgrid",
+    "by_count",
+    "by_count_compact",
+    "recommendation",
+)
+
+
+def write_tables(tables, out):
+    """Write the summary tables as ``calibration_<name>.csv`` into ``out``."""
+    for name in TABLE_NAMES:
+        if name in tables:
+            tables[name].to_csv(Path(out) / f"calibration_{name}.csv", index=False)
+
+
+def resummarise(out, grid=FULL):
+    """Rebuild the tables and figures from a saved ``calibration_cells.csv.gz``."""
+    from validation.figures import calibration_figures
+
+    frame = pd.read_csv(Path(out) / "calibration_cells.csv.gz")
+    tables = summarise(frame, grid["boot"])
+    write_tables(tables, out)
+    calibration_figures(frame, out)
+    return tables
+
+
+COUNT_BINS = (0, 5, 10, 20, 50, np.inf)
+COUNT_LABELS = ("< 5", "5-10", "10-20", "20-50", ">= 50")
+
+
+def _classify(frame):
+    """Per row: within 1 pp of nominal, under-, or over-covering (or size)."""
+    value = frame["coverage"]
+    return np.select(
+        [value < NOMINAL - TOLERANCE, value > NOMINAL + TOLERANCE],
+        ["under", "over"],
+        "ok",
+    )
+
+
+def pooled_f(frame):
+    """Coverage of F pooled over the replicates that share a distribution.
+
+    Algorithm a is r = q = F in every cell, so its F̂ has the same distribution
+    for every ρ and design of a given (n, π, F); algorithm b (r ≠ q) the same
+    for every ρ. Pooling them gives 6 × and 3 × the replicates.
+    """
+    f = frame[frame["target"].isin(["F a", "F b"])].copy()
+    f = f[~((f["target"] == "F b") & (f["design"] == "equal"))]  # b == a there
+    f["algorithm"] = np.where(f["target"] == "F a", "r = q", "r = 1.5 q")
+    f["true_f"] = np.where(f["target"] == "F a", f["f_a"], f["f_b"])
+    f["hits"] = f["coverage"] * f["reps"]
+    f["missing"] = f["no_interval"] * f["reps"]
+    keys = ["algorithm", "method", "n", "prevalence", "f", "true_f"]
+    pooled = f.groupby(keys, as_index=False).agg(
+        hits=("hits", "sum"),
+        reps=("reps", "sum"),
+        missing=("missing", "sum"),
+        count=("count", "first"),
+    )
+    pooled["coverage"] = pooled["hits"] / pooled["reps"]
+    pooled["no_interval"] = pooled["missing"] / pooled["reps"]
+    return pooled.drop(columns=["hits", "missing"])
+
+
+def _targets(frame):
+    """One row per (target, method, cell): pooled F of each algorithm type,
+    the difference in the unequal design (coverage) and in the equal design
+    (coverage of 0; its complement is the rejection rate)."""
+    pooled = pooled_f(frame)
+    parts = [
+        sub.assign(target=f"F ({algorithm})")
+        for algorithm, sub in pooled.groupby("algorithm")
+    ]
+    diff = frame[frame["target"] == "difference"]
+    parts.append(diff[diff["design"] == "unequal"].assign(target="F_a - F_b (unequal)"))
+    parts.append(diff[diff["design"] == "equal"].assign(target="F_a - F_b (equal)"))
+    rows = pd.concat(parts, ignore_index=True)
+    rows["class"] = _classify(rows)
+    rows["bin"] = pd.cut(rows["count"], COUNT_BINS, labels=COUNT_LABELS, right=False)
+    return rows
+
+
+def _agg(g):
+    cov = g["coverage"] * 100
+    return pd.Series(
+        {
+            "cells": len(g),
+            "within 1 pp (%)": 100 * (g["class"] == "ok").mean(),
+            "under (%)": 100 * (g["class"] == "under").mean(),
+            "over (%)": 100 * (g["class"] == "over").mean(),
+            "min coverage": cov.min(),
+            "median coverage": cov.median(),
+            "replicates per cell": int(g["reps"].median()),
+        }
+    )
+
+
+def _size_agg(g):
+    size = g["rejection"] * 100
+    return pd.Series(
+        {
+            "cells": len(g),
+            "size within 4-6 % (%)": 100 * (np.abs(size - 5) <= 100 * TOLERANCE).mean(),
+            "size > 6 % (%)": 100 * (size > 5 + 100 * TOLERANCE).mean(),
+            "median size": size.median(),
+            "max size": size.max(),
+            "no test, max (%)": 100 * g["no_interval"].max(),
+        }
+    )
+
+
+def in_subgrid(rows, boot):
+    """Whether each row's cell belongs to the bootstrap subgrid."""
+    ok = rows["n"].isin(boot["n"]) & rows["prevalence"].isin(boot["prevalence"])
+    ok &= rows["f"].isin(boot["f"])
+    if "rho" in rows:  # pooled F rows have no rho: they do not depend on it
+        ok &= rows["rho"].isna() | rows["rho"].isin(boot["rho"])
+    return ok
+
+
+def summarise(frame, boot=None):
+    """Summary tables of the study.
+
+    Returns
+    -------
+    dict of pandas.DataFrame
+        ``summary``: per target and method over the whole grid (the bootstrap,
+        measured on the subgrid only, is left out); ``subgrid``: every method
+        on the bootstrap subgrid's cells, so the bootstrap is compared on
+        equal terms; ``size``: the rejection rate under F_a = F_b;
+        ``by_count``: per bin of the smaller expected count (TP or FP + FN);
+        ``recommendation``; ``pooled_f``.
+    """
+    rows = _targets(frame)
+    boot_methods = rows["method"].isin(BOOT_METHODS)
+    grid = rows[~boot_methods]
+    keys = ["target", "method"]
+    summary = (
+        grid.groupby(keys, sort=False).apply(_agg, include_groups=False).reset_index()
+    )
+    by_count = (
+        grid.groupby([*keys, "bin"], sort=False, observed=True)
+        .apply(_agg, include_groups=False)
+        .reset_index()
+    )
+    equal = frame[(frame["target"] == "difference") & (frame["design"] == "equal")]
+    size = (
+        equal[~equal["method"].isin(BOOT_METHODS)]
+        .groupby("method", sort=False)
+        .apply(_size_agg, include_groups=False)
+        .reset_index()
+    )
+    tables = {"summary": summary, "by_count": by_count, "size": size}
+    if boot is not None and boot_methods.any():
+        sub = rows[in_subgrid(rows, boot)]
+        # only cells where the bootstrap was run (F: the unequal design)
+        sub = sub[sub["target"].isin(rows.loc[boot_methods, "target"].unique())]
+        tables["subgrid"] = (
+            sub.groupby(keys, sort=False)
+            .apply(_agg, include_groups=False)
+            .reset_index()
+        )
+        eq_sub = equal[in_subgrid(equal, boot)]
+        tables["size_subgrid"] = (
+            eq_sub.groupby("method", sort=False)
+            .apply(_size_agg, include_groups=False)
+            .reset_index()
+        )
+    tables["recommendation"] = _recommend(summary)
+    tables["by_count_compact"] = _compact(by_count)
+    tables = {k: v.round(2) for k, v in tables.items()}
+    tables["pooled_f"] = pooled_f(frame)
+    return tables
+
+
+COMPACT_TARGETS = (
+    "F (r = q)",
+    "F (r = 1.5 q)",
+    "F_a - F_b (unequal)",
+    "F_a - F_b (equal)",
+)
+
+
+def _compact(by_count):
+    """Per target and method, one column per count bin: "% cells within 1 pp (min)"."""
+    sub = by_count[by_count["target"].isin(COMPACT_TARGETS)].copy()
+    sub["cell"] = [
+        f"{w:.0f} % ({m:.1f})"
+        for w, m in zip(sub["within 1 pp (%)"], sub["min coverage"], strict=True)
+    ]
+    table = sub.pivot_table(
+        index=["target", "method"],
+        columns="bin",
+        values="cell",
+        aggfunc="first",
+        observed=True,
+    )
+    table = table.reindex(columns=[c for c in COUNT_LABELS if c in table.columns])
+    order = {t: i for i, t in enumerate(COMPACT_TARGETS)}
+    table = table.reset_index()
+    table["_order"] = table["target"].map(order)
+    table = table.sort_values(["_order", "method"], kind="stable").drop(
+        columns="_order"
+    )
+    table.columns.name = None
+    return table
+
+
+def _recommend(summary):
+    """Per target: the method with the most cells within 1 pp (ties: best worst
+    cell), beside the Wald (delta) interval."""
+    rows = []
+    for target, sub in summary.groupby("target", sort=False):
+        best = sub.sort_values(
+            ["within 1 pp (%)", "min coverage"], ascending=False
+        ).iloc[0]
+        wald = sub[sub["method"] == "Wald (delta)"].iloc[0]
+        rows.append(
+            {
+                "target": target,
+                "best method": best["method"],
+                "best: within 1 pp (%)": best["within 1 pp (%)"],
+                "best: under (%)": best["under (%)"],
+                "best: min coverage": best["min coverage"],
+                "Wald (delta): within 1 pp (%)": wald["within 1 pp (%)"],
+                "Wald (delta): under (%)": wald["under (%)"],
+                "Wald (delta): min coverage": wald["min coverage"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--quick", action="store_true", help="small grid, 2000 replicates"
+    )
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default: docs, or a temp folder with --quick)",
+    )
+    parser.add_argument(
+        "--resummarise",
+        action="store_true",
+        help="rebuild tables and figures from the saved cells, without simulating",
+    )
+    args = parser.parse_args(argv)
+    out = Path(args.out) if args.out else default_out(args.quick)
+    if args.resummarise:
+        tables = resummarise(out, QUICK if args.quick else FULL)
+        tables["seconds"] = 0.0
+    else:
+        tables = run(quick=args.quick, out=out)
+    with pd.option_context(
+        "display.width", 200, "display.max_columns", 20, "display.max_rows", 200
+    ):
+        for name in (
+            "summary",
+            "subgrid",
+            "size",
+            "by_count_compact",
+            "recommendation",
+        ):
+            if name in tables:
+                print(f"-- {name}")
+                print(tables[name].to_string(index=False))
+    print(f"Calibration: {tables['seconds']:.1f} s; tables and figures in {out}")
+
+
+if __name__ == "__main__":
+    main()
