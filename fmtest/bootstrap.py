@@ -41,7 +41,7 @@ import numpy as np
 from scipy import special, stats
 
 from fmtest.delta import pair_covariance
-from fmtest.fmeasure import divide, fbeta, fbeta_gradient
+from fmtest.fmeasure import divide, fbeta, fbeta_gradient, fbeta_weights
 
 __all__ = [
     "BootstrapIntervals",
@@ -66,14 +66,6 @@ def _check_alpha(alpha):
     if not 0 < alpha < 1:
         raise ValueError(f"`alpha` must lie strictly between 0 and 1; got {alpha!r}.")
     return alpha
-
-
-def _weights(beta):
-    beta = float(beta)
-    if not np.isfinite(beta) or beta < 0:
-        raise ValueError(f"`beta` must be a finite number >= 0; got {beta!r}.")
-    b2 = beta * beta
-    return 1.0 / (1.0 + b2), b2 / (1.0 + b2)
 
 
 def _totals(totals):
@@ -119,7 +111,7 @@ def jaccard_trials(totals, beta=1.0):
     >>> round(float(j), 4), float(m)
     (0.1535, 697.0)
     """
-    a, b = _weights(beta)
+    a, b = fbeta_weights(beta)
     t = _totals(totals)
     tp, fn, fp = t[..., 1, 1], t[..., 1, 0], t[..., 0, 1]
     u = a * fp + b * fn  # weighted errors: F = TP / (TP + u)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["divide", "fbeta", "fbeta_gradient", "precision", "recall"]
+__all__ = ["divide", "fbeta", "fbeta_gradient", "fbeta_weights", "precision", "recall"]
 
 
 def divide(numerator, denominator):
@@ -47,7 +47,14 @@ def precision(cells):
     return divide(tp, tp + fp)
 
 
-def _weights(beta):
+def fbeta_weights(beta):
+    """The weights ``a = 1/(1+β²)`` of FP and ``b = β²/(1+β²)`` of FN in F_β.
+
+    Raises
+    ------
+    ValueError
+        Unless ``beta`` is a finite number ≥ 0.
+    """
     beta = float(beta)
     if not np.isfinite(beta) or beta < 0:
         raise ValueError(f"`beta` must be a finite number >= 0; got {beta!r}.")
@@ -76,7 +83,7 @@ def fbeta(cells, beta=1.0):
     >>> round(float(fbeta(cells)), 4)
     0.2662
     """
-    a, b = _weights(beta)
+    a, b = fbeta_weights(beta)
     tp, fn, fp = _tp_fn_fp(cells)
     return divide(tp, tp + a * fp + b * fn)
 
@@ -100,7 +107,7 @@ def fbeta_gradient(cells, beta=1.0):
     ndarray, shape (..., 2, 2)
         NaN where F_beta is undefined.
     """
-    a, b = _weights(beta)
+    a, b = fbeta_weights(beta)
     cells = np.asarray(cells, dtype=float)
     p = divide(cells, cells.sum(axis=(-2, -1))[..., None, None])
     tp, fn, fp = _tp_fn_fp(p)
