@@ -42,6 +42,7 @@ from scipy import special, stats
 
 from fmtest.delta import pair_covariance
 from fmtest.fmeasure import divide, fbeta, fbeta_gradient, fbeta_weights
+from fmtest.inference import check_alpha, pairwise_contrasts
 
 __all__ = [
     "BootstrapIntervals",
@@ -59,13 +60,6 @@ BOOTSTRAP_KINDS = ("percentile", "bca")
 # Bootstrap draws held in memory at once (tables × resamples); chunks keep the
 # peak near 8 cells × 8 bytes × this many, about 128 MB.
 MAX_DRAWS_PER_CHUNK = 2_000_000
-
-
-def _check_alpha(alpha):
-    alpha = float(alpha)
-    if not 0 < alpha < 1:
-        raise ValueError(f"`alpha` must lie strictly between 0 and 1; got {alpha!r}.")
-    return alpha
 
 
 def _totals(totals):
@@ -204,7 +198,7 @@ def fmeasure_interval(totals, *, beta=1.0, alpha=0.05, method="wilson"):
     >>> float(lo), round(float(hi), 4)
     (0.0, 0.1332)
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     if method not in INTERVAL_METHODS:
         raise ValueError(
             f"`method` must be one of {set(INTERVAL_METHODS)}; got {method!r}."
@@ -291,12 +285,7 @@ def pair_correlation(joint, *, beta=1.0):
     joint = _check_joint(joint)
     own = _own_tables(joint)
     cov = pair_covariance(joint, fbeta_gradient(own, beta))
-    first, second = np.triu_indices(joint.shape[-5], k=1)
-    vaa, vbb = cov[..., first, first], cov[..., second, second]
-    prod = vaa * vbb
-    root = np.full(prod.shape, np.nan)
-    np.sqrt(prod, out=root, where=prod > 0)
-    return divide(cov[..., first, second], root)
+    return pairwise_contrasts(fbeta(own, beta), cov)[3]
 
 
 def difference_interval(
@@ -339,7 +328,7 @@ def difference_interval(
     >>> pairs, round(float(lo[0]), 4), round(float(hi[0]), 4)
     ([(0, 1)], -0.0212, 0.1809)
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     if method not in INTERVAL_METHODS:
         raise ValueError(
             f"`method` must be one of {set(INTERVAL_METHODS)}; got {method!r}."
@@ -665,7 +654,7 @@ def bootstrap_intervals(
     >>> bool(res.f_lower[0] < 100 / 170 < res.f_upper[0])  # F̂ = 2·50/(2·50 + 40 + 30)
     True
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     if kind not in BOOTSTRAP_KINDS:
         raise ValueError(f"`kind` must be one of {set(BOOTSTRAP_KINDS)}; got {kind!r}.")
     n_boot = int(n_boot)

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["divide", "fbeta", "fbeta_gradient", "fbeta_weights", "precision", "recall"]
+__all__ = [
+    "divide",
+    "fbeta",
+    "fbeta_gradient",
+    "fbeta_weights",
+    "precision",
+    "recall",
+    "safe_sqrt",
+]
 
 
 def divide(numerator, denominator):
@@ -27,6 +35,20 @@ def divide(numerator, denominator):
     num, den = np.broadcast_arrays(num, den)
     out = np.full(num.shape, np.nan)
     np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def safe_sqrt(values):
+    """Elementwise square root with NaN where the input is negative or NaN.
+
+    Examples
+    --------
+    >>> safe_sqrt([4.0, 0.0, -1.0]).tolist()
+    [2.0, 0.0, nan]
+    """
+    values = np.asarray(values, dtype=float)
+    out = np.full(values.shape, np.nan)
+    np.sqrt(values, out=out, where=values >= 0)
     return out
 
 

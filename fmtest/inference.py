@@ -14,7 +14,7 @@ import numpy as np
 from scipy import linalg, stats
 from statsmodels.stats.meta_analysis import combine_effects
 
-from fmtest.fmeasure import divide
+from fmtest.fmeasure import divide, safe_sqrt
 
 __all__ = [
     "ConfidenceInterval",
@@ -23,6 +23,7 @@ __all__ = [
     "WaldTestResult",
     "WilcoxonResult",
     "bounded_interval",
+    "check_alpha",
     "logit_interval",
     "mean_difference_test",
     "omnibus_wald_test",
@@ -38,9 +39,11 @@ ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
 MEAN_DIFFERENCE_DIVISORS = ("theorem", "printed")
 
 
-def _check_alpha(alpha):
-    if not 0 < alpha < 1:
+def check_alpha(alpha):
+    """``alpha`` as a float, or a ValueError unless it is a number in (0, 1)."""
+    if not (np.isscalar(alpha) and 0 < alpha < 1):
         raise ValueError(f"`alpha` must lie strictly between 0 and 1; got {alpha!r}.")
+    return float(alpha)
 
 
 def z_test(estimate, variance):
@@ -51,10 +54,7 @@ def z_test(estimate, variance):
     statistic, pvalue : ndarray
         NaN where the variance is NaN or not positive.
     """
-    variance = np.asarray(variance, dtype=float)
-    se = np.full(variance.shape, np.nan)
-    np.sqrt(variance, out=se, where=variance > 0)
-    z = divide(estimate, se)
+    z = divide(estimate, safe_sqrt(variance))
     return z, 2 * stats.norm.sf(np.abs(z))
 
 
@@ -66,11 +66,8 @@ def wald_interval(estimate, variance, alpha=0.05):
     lower, upper : ndarray
         NaN where the variance is NaN or negative.
     """
-    _check_alpha(alpha)
-    variance = np.asarray(variance, dtype=float)
-    se = np.full(variance.shape, np.nan)
-    np.sqrt(variance, out=se, where=variance >= 0)
-    half = stats.norm.isf(alpha / 2) * se
+    check_alpha(alpha)
+    half = stats.norm.isf(alpha / 2) * safe_sqrt(variance)
     return estimate - half, estimate + half
 
 
@@ -130,9 +127,7 @@ def pairwise_contrasts(estimates, cov):
     v_ab = cov[..., first, second]
     diff = estimates[..., first] - estimates[..., second]
     variance = v_aa + v_bb - 2 * v_ab
-    prod = v_aa * v_bb
-    root = np.full(prod.shape, np.nan)
-    np.sqrt(prod, out=root, where=prod > 0)
+    root = safe_sqrt(v_aa * v_bb)
     return (
         list(zip(first.tolist(), second.tolist(), strict=True)),
         diff,
@@ -216,12 +211,11 @@ def logit_interval(estimate, variance, alpha=0.05):
     >>> bool(0 < lo < 0.9 < hi < 1)
     True
     """
-    _check_alpha(alpha)
+    check_alpha(alpha)
     est = np.asarray(estimate, dtype=float)
     inside = (est > 0) & (est < 1)
     safe = np.where(inside, est, 0.5)
-    se = np.full(np.shape(variance), np.nan)
-    np.sqrt(variance, out=se, where=np.asarray(variance, dtype=float) >= 0)
+    se = safe_sqrt(variance)
     half = stats.norm.isf(alpha / 2) * se / (safe * (1 - safe))
     centre = np.log(safe / (1 - safe))
     lower = np.where(inside, 1 / (1 + np.exp(-(centre - half))), np.nan)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["LongData", "plain", "read_long_data"]
+__all__ = ["LongData", "check_score", "plain", "read_long_data"]
 
 RESPONSE_KINDS = ("correct", "predicted")
 SINGLE_DATASET_LABEL = "all"
@@ -191,6 +191,29 @@ def read_long_data(
         positive=positive_label,
         columns=roles,
     )
+
+
+def check_score(data, score):
+    """Check the score column: present, numeric (not boolean), no missing values.
+
+    Raises
+    ------
+    ValueError
+        Naming the column and the problem.
+    """
+    if score not in data.columns:
+        raise ValueError(
+            f"Column {score!r} (the score column) is not in the data; the data have "
+            f"columns {list(map(str, data.columns))}."
+        )
+    values = data[score]
+    if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        raise ValueError(f"Column {score!r} (the score column) must be numeric.")
+    if values.isna().any():
+        raise ValueError(
+            f"Column {score!r} (the score column) has {int(values.isna().sum())} missing "
+            "values; drop or fill them first."
+        )
 
 
 def _check_columns(data, roles):

@@ -13,7 +13,7 @@ import pandas as pd
 
 from fmtest.counts import CountTables
 from fmtest.formula import parse_formula
-from fmtest.longdata import read_long_data
+from fmtest.longdata import check_score, read_long_data
 
 __all__ = [
     "FMeasureComparison",
@@ -170,7 +170,7 @@ class MetricComparison:
             response_kind=response,
         )
         if score is not None:
-            _check_score(data, score)
+            check_score(data, score)
         notes = [] if long.wide is not None else [NOTE_NO_PAIRING]
         model = cls(CountTables.from_encoded(long), notes=notes)
         model.formula = formula
@@ -454,22 +454,6 @@ class FMeasureComparison(MetricComparison):
             ci_method=ci_method,
             n_boot=n_boot,
             seed=seed,
-        )
-
-
-def _check_score(data, score):
-    if score not in data.columns:
-        raise ValueError(
-            f"Column {score!r} (the score column) is not in the data; the data have "
-            f"columns {list(map(str, data.columns))}."
-        )
-    values = data[score]
-    if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
-        raise ValueError(f"Column {score!r} (the score column) must be numeric.")
-    if values.isna().any():
-        raise ValueError(
-            f"Column {score!r} (the score column) has {int(values.isna().sum())} missing "
-            "values; drop or fill them first."
         )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from fmtest.inference import _check_alpha
+from fmtest.inference import check_alpha
 
 __all__ = ["plot_forest", "plot_recall_weight"]
 
@@ -167,7 +167,7 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
     """
     plt = _pyplot()
     alpha = res.alpha if alpha is None else float(alpha)
-    _check_alpha(alpha)
+    check_alpha(alpha)
     pairs = _resolve_pairs(res, pair)
 
     blocks = [(a, b, *_pair_rows(res, a, b, sign, alpha)) for a, b, sign in pairs]

@@ -16,10 +16,10 @@ from statsmodels.stats.multitest import multipletests
 
 from fmtest.bootstrap import bootstrap_intervals, difference_interval, fmeasure_interval
 from fmtest.delta_engine import DeltaMethodVariance
-from fmtest.fmeasure import divide
+from fmtest.fmeasure import divide, safe_sqrt
 from fmtest.inference import (
-    _check_alpha,
     bounded_interval,
+    check_alpha,
     mean_difference_test,
     omnibus_wald_test,
     pairwise_contrasts,
@@ -82,7 +82,7 @@ class MetricComparisonResults:
     def __init__(
         self, model, *, metric, alpha, multitest, re_method, method="delta", min_count=5
     ):
-        _check_alpha(alpha)
+        check_alpha(alpha)
         self.model = model
         self.counts = model.counts
         self.metric = metric
@@ -185,12 +185,12 @@ class MetricComparisonResults:
         )
         frame = pd.DataFrame(index=index)
         frame["diff"] = diff.ravel()
-        frame["se_delta"] = _sqrt(var_d.ravel())
+        frame["se_delta"] = safe_sqrt(var_d.ravel())
         frame["corr_delta"] = corr_d.ravel()
         frame["z_delta"], frame["p_delta"] = z_test(diff.ravel(), var_d.ravel())
         var_w = self._wong_pair_variances(var_d.shape)
         if self.has_wong:
-            frame["se_wong"] = _sqrt(var_w.ravel())
+            frame["se_wong"] = safe_sqrt(var_w.ravel())
             frame["z_wong"], frame["p_wong"] = z_test(diff.ravel(), var_w.ravel())
         frame["ci_lower"], frame["ci_upper"] = self._difference_interval(self.alpha)
         p_lead = frame["p_wong" if self.method == "wong" else "p_delta"]
@@ -472,7 +472,7 @@ class MetricComparisonResults:
             Columns ``lower`` and ``upper``.
         """
         alpha = self.alpha if alpha is None else alpha
-        _check_alpha(alpha)
+        check_alpha(alpha)
         if kind == "pairwise":
             low, high = self._difference_interval(alpha)
             return pd.DataFrame(
@@ -708,12 +708,6 @@ class FMeasureComparisonResults(MetricComparisonResults):
         from fmtest.plotting import plot_recall_weight
 
         return plot_recall_weight(self, ax=ax, **kwargs)
-
-
-def _sqrt(values):
-    out = np.full(np.shape(values), np.nan)
-    np.sqrt(values, out=out, where=np.asarray(values) >= 0)
-    return out
 
 
 def _adjust(pvalues, method):

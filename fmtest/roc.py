@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fmtest.tango import _check_alpha, tango_ci, tango_test
+from fmtest.inference import check_alpha
+from fmtest.tango import tango_ci, tango_test
 
 __all__ = ["ConfidentROC", "confident_area", "confident_roc"]
 
@@ -358,7 +359,7 @@ def confident_roc(truth, score, alpha=0.05, positive=1):
     1        0.9  0.0  0.25    0.3       True
     2        0.8  0.0  0.50    0.2       True
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     score, is_pos = _check_roc_input(truth, score, positive)
     n = score.size
     n_pos = int(is_pos.sum())

@@ -40,7 +40,13 @@ import numpy as np
 import pandas as pd
 
 from fmtest.counts import MAX_PATTERN_ALGORITHMS, CountTables
-from fmtest.longdata import RESPONSE_KINDS, SINGLE_DATASET_LABEL, _same_label, plain
+from fmtest.longdata import (
+    RESPONSE_KINDS,
+    SINGLE_DATASET_LABEL,
+    _same_label,
+    check_score,
+    plain,
+)
 
 __all__ = ["column_names", "count_tables", "narwhals_available"]
 
@@ -255,9 +261,7 @@ def count_tables(
             response_kind=response_kind,
         )
         if score is not None:
-            from fmtest.model import _check_score
-
-            _check_score(frame, score)
+            check_score(frame, score)
         return tables
     nw, native = _from_native(frame)
     return _Reduction(nw, native).run(

@@ -38,6 +38,8 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
+from fmtest.inference import check_alpha
+
 __all__ = [
     "PairedErrorComparison",
     "TangoInterval",
@@ -67,12 +69,6 @@ COUNT_COLUMNS = ("tp", "fn", "fp", "tn")
 # ---------------------------------------------------------------------------
 # validation and the statistic
 # ---------------------------------------------------------------------------
-
-
-def _check_alpha(alpha):
-    if not (np.isscalar(alpha) and 0 < alpha < 1):
-        raise ValueError(f"`alpha` must lie strictly between 0 and 1; got {alpha!r}.")
-    return float(alpha)
 
 
 def _as_count_array(value, name):
@@ -381,7 +377,7 @@ def tango_ci(b, c, n, alpha=0.05):
     >>> upper.round(4)
     array([-0.026 ,  0.2775])
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     b, c, n = _check_counts(b, c, n)
     empty = n == 0
     n_safe = np.where(empty, 1.0, n)
@@ -489,7 +485,7 @@ def misclassification_balance(tp, fn=None, fp=None, tn=None, *, alpha=0.05):
         )
     else:
         index = None
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     arrays = [
         _as_count_array(v, k)
         for v, k in zip((tp, fn, fp, tn), COUNT_COLUMNS, strict=True)
@@ -692,7 +688,7 @@ def paired_error_comparison_from_counts(n11, n10, n01, n00, alpha=0.05):
     mcnemar_chi2_corrected     3.0625  0.0801
     mcnemar_chi2               4.0000  0.0455
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     n11, n10, n01, n00 = (
         _check_integer_count(v, k)
         for v, k in ((n11, "n11"), (n10, "n10"), (n01, "n01"), (n00, "n00"))

@@ -1,4 +1,4 @@
-"""Variance engines for F-measures, looked up by name.
+"""The shared interface and helpers of the variance engines.
 
 An engine turns :class:`~fmtest.counts.CountTables` into F_β estimates per
 (data set, algorithm) and their covariance matrix per data set. All engines
@@ -7,8 +7,10 @@ share one small interface (:class:`VarianceEngine`): ``estimates`` (D, A),
 ``independent`` (whether the between-algorithm covariance was set to zero),
 ``config`` and a readable ``str()``.
 
-* ``"delta"`` (alias ``"jvesr"``): :class:`fmtest.delta_engine.DeltaMethodVariance`;
-* ``"wong"``: :class:`fmtest.wong.WongLinearVariance`.
+The engines are :class:`fmtest.delta_engine.DeltaMethodVariance` (``fit``
+option ``method="delta"``, alias ``"jvesr"``) and
+:class:`fmtest.wong.WongLinearVariance` (``method="wong"``); the model
+resolves these names.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["VARIANCE_ENGINES", "VarianceEngine", "get_engine"]
+from fmtest.fmeasure import safe_sqrt
+
+__all__ = ["VarianceEngine", "boundary_reasons", "mask_degenerate"]
 
 
 class VarianceEngine:
@@ -61,10 +65,7 @@ class VarianceEngine:
     @property
     def std_errors(self):
         """Standard error of each F_β estimate, shape (D, A)."""
-        var = self.variances
-        out = np.full(var.shape, np.nan)
-        np.sqrt(var, out=out, where=var >= 0)
-        return out
+        return safe_sqrt(self.variances)
 
     def frame(self):
         """Per (data set, algorithm) estimates as a tidy DataFrame.
@@ -118,33 +119,3 @@ def boundary_reasons(f, method):
         ],
         default="",
     ).astype(object)
-
-
-def _registry():
-    from fmtest.delta_engine import DeltaMethodVariance
-    from fmtest.wong import WongLinearVariance
-
-    return {
-        "delta": DeltaMethodVariance,
-        "jvesr": DeltaMethodVariance,
-        "wong": WongLinearVariance,
-    }
-
-
-VARIANCE_ENGINES = ("delta", "jvesr", "wong")
-
-
-def get_engine(name):
-    """The engine class registered under ``name``.
-
-    Raises
-    ------
-    ValueError
-        For an unknown name, listing the known ones.
-    """
-    engines = _registry()
-    if name not in engines:
-        raise ValueError(
-            f"`method` must be one of {set(VARIANCE_ENGINES)}; got {name!r}."
-        )
-    return engines[name]
