@@ -47,10 +47,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests, multitest_methods_names
+from statsmodels.stats.multitest import multitest_methods_names
 
 from fmtest import __version__
 from fmtest.model import METHODS, FMeasureComparison
+from fmtest.multitest import check_multitest
 
 __all__ = ["main", "read_data", "render_results", "results_to_dict"]
 
@@ -76,7 +77,7 @@ CLI_WORDING = (
     ("use method='delta'", "use --method delta"),
 )
 FIT_OPTION = re.compile(
-    r"`(alpha|beta|min_count|rho_fallback|multitest|wong_divisor|re_method)`"
+    r"`(alpha|beta|min_count|rho_fallback|multitest|wong_divisor|re_method|re_test)`"
 )
 
 
@@ -272,6 +273,7 @@ def _fit(model, args):
         multitest=args.multitest,
         wong_divisor=args.wong_divisor,
         re_method=args.re_method,
+        re_test=args.re_test,
     )
 
 
@@ -319,7 +321,7 @@ def _positive(text):
 
 def _multitest(text):
     try:
-        multipletests([0.5], method=text)
+        check_multitest(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"unknown multiple-testing method {text!r}; use a method of statsmodels' "
@@ -370,8 +372,8 @@ def _fit_options():
         type=_multitest,
         default="holm",
         metavar="METHOD",
-        help="p-value adjustment within each data set, any statsmodels "
-        "multipletests method (default: holm)",
+        help="p-value adjustment within each data set and over pairs across "
+        "data sets, any statsmodels multipletests method (default: holm)",
     )
     group.add_argument(
         "--wong-divisor",
@@ -385,6 +387,13 @@ def _fit_options():
         choices=["dl", "pm"],
         default="dl",
         help="tau^2 estimator of the random-effects pooling (default: dl)",
+    )
+    group.add_argument(
+        "--re-test",
+        choices=["hksj", "z"],
+        default="hksj",
+        help="random-effects test across data sets: Hartung-Knapp-Sidik-Jonkman "
+        "t(M-1) (hksj, default) or the classical z",
     )
     return parser
 

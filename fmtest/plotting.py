@@ -84,19 +84,18 @@ def _pair_rows(res, a, b, sign, alpha):
     pooled = []
     if len(frame) >= 2:
         across = res.across_datasets.loc[key]
-        z = stats.norm.isf(alpha / 2)
         wong = res.method == "wong"
-        fixed_se = across["se_wong" if wong else "se_delta"]
-        for label, est, se in (
+        for label, est, se, df in (
             (
                 FIXED_LABEL.format("Wong" if wong else "delta"),
-                across["mean_diff"],
-                fixed_se,
+                across["fe_diff"],
+                across["fe_se"],
+                np.inf,
             ),
-            (RANDOM_LABEL, across["re_diff"], across["re_se"]),
+            (RANDOM_LABEL, across["re_diff"], across["re_se"], across["re_df"]),
         ):
             est = sign * float(est)
-            half = z * float(se)
+            half = stats.t.isf(alpha / 2, float(df)) * float(se)
             pooled.append((label, est, est - half, est + half))
     return rows, pooled
 
@@ -120,10 +119,10 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
     One row per data set with the difference of the two algorithms' F and its
     Wald interval (of the results' ``method``), then, with at least two data
     sets, two pooled rows drawn as diamonds spanning their intervals: the
-    fixed-effect mean with the delta-method standard error
-    (``mean_diff ± z·se_delta`` of ``res.across_datasets``, or ``se_wong``, Wong's
-    Theorem 2, when Wong leads) and the
-    random-effects estimate (``re_diff ± z·re_se``). A vertical line marks 0.
+    inverse-variance fixed-effect mean (``fe_diff ± z·fe_se`` of
+    ``res.across_datasets``, with ``method``'s variances) and the
+    random-effects estimate (``re_diff ± t·re_se`` with ``re_df`` degrees of
+    freedom: the HKSJ interval by default). A vertical line marks 0.
 
     Parameters
     ----------

@@ -12,7 +12,6 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
 from fmtest.bootstrap import bootstrap_intervals, difference_interval, fmeasure_interval
 from fmtest.delta_engine import DeltaMethodVariance
@@ -20,15 +19,18 @@ from fmtest.fmeasure import divide, safe_sqrt
 from fmtest.inference import (
     bounded_interval,
     check_alpha,
-    mean_difference_test,
     omnibus_wald_test,
     pairwise_contrasts,
-    random_effects_test,
     wald_interval,
-    wilcoxon_signed_rank,
     z_test,
 )
 from fmtest.metrics import get_metric
+from fmtest.multitest import adjust_pvalues, check_multitest
+from fmtest.pooling import (
+    across_datasets_table,
+    combine_differences,
+    mean_difference_test,
+)
 from fmtest.roc import confident_roc
 from fmtest.tango import misclassification_balance, paired_error_comparison_from_counts
 from fmtest.wong import WongLinearVariance, recall_weight
@@ -80,7 +82,16 @@ class MetricComparisonResults:
     has_wong = False
 
     def __init__(
-        self, model, *, metric, alpha, multitest, re_method, method="delta", min_count=5
+        self,
+        model,
+        *,
+        metric,
+        alpha,
+        multitest,
+        re_method,
+        re_test="hksj",
+        method="delta",
+        min_count=5,
     ):
         check_alpha(alpha)
         self.model = model
@@ -96,20 +107,13 @@ class MetricComparisonResults:
             "min_count": min_count,
             "multitest": multitest,
             "re_method": re_method,
+            "re_test": re_test,
         }
         self.delta = DeltaMethodVariance(self.counts, metric=metric)
         self.wong = None
-        self._multitest = multitest
-        self._re_method = re_method
+        self._multitest = check_multitest(multitest)
         self._wong_divisor = "theorem"
-        try:  # fail early on an unknown method, naming the argument
-            multipletests([0.5], method=multitest)
-        except ValueError:
-            raise ValueError(
-                f"`multitest` must be a statsmodels multipletests method (e.g. 'holm', "
-                f"'bonferroni', 'fdr_bh'); got {multitest!r}."
-            ) from None
-        random_effects_test([0.0], [1.0], method=re_method)
+        combine_differences([0.0], [1.0], re_method=re_method, re_test=re_test)
 
     @property
     def lead(self):
@@ -172,9 +176,8 @@ class MetricComparisonResults:
             ``se_wong``, ``z_wong``, ``p_wong`` (independence assumed);
             ``ci_lower``, ``ci_upper`` (Wald,
             of ``method``); ``p_adjusted`` (``method``'s p adjusted by
-            ``multitest`` within each data set; a pair whose p is NaN still
-            counts in the family, as p = 1, so the others are not
-            under-adjusted); for F-measures ``large_sample`` (both algorithms
+            ``multitest`` within each data set; a pair whose p is NaN is a
+            test that does not exist and is not counted in the family); for F-measures ``large_sample`` (both algorithms
             meet Wong's large-sample condition TP, FN, FP ≥ ``min_count``).
         """
         algs = self.counts.algorithms
@@ -194,9 +197,8 @@ class MetricComparisonResults:
             frame["z_wong"], frame["p_wong"] = z_test(diff.ravel(), var_w.ravel())
         frame["ci_lower"], frame["ci_upper"] = self._difference_interval(self.alpha)
         p_lead = frame["p_wong" if self.method == "wong" else "p_delta"]
-        frame["p_adjusted"] = p_lead.groupby(level="dataset", sort=False).transform(
-            lambda p: _adjust(p, self._multitest)
-        )
+        families = p_lead.to_numpy(dtype=float).reshape(diff.shape)  # (D, P)
+        frame["p_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
         if self.has_wong:
             frame["large_sample"] = self._pair_large_sample(pairs).ravel()
         return frame
@@ -221,11 +223,15 @@ class MetricComparisonResults:
         Returns
         -------
         pandas.DataFrame
-            Index ``dataset``. Columns ``statistic``, ``df`` (A − 1),
-            ``pvalue`` and ``reason`` (why NaN), from ``method``'s covariance.
+            Index ``dataset``. Columns ``statistic``, ``df`` (the rank of
+            the covariance of the contrasts: A − 1 unless algorithms were left
+            out or predict identically), ``pvalue`` and ``reason`` (why NaN,
+            or which algorithms were left out), from ``method``'s covariance.
+            See :func:`fmtest.inference.omnibus_wald_test`.
         """
+        names = list(self.counts.algorithms)
         rows = [
-            omnibus_wald_test(est, cov)
+            omnibus_wald_test(est, cov, names=names)
             for est, cov in zip(self.lead.estimates, self.lead.cov, strict=True)
         ]
         return pd.DataFrame(
@@ -240,69 +246,73 @@ class MetricComparisonResults:
 
     @cached_property
     def across_datasets(self):
-        """Per pair of algorithms, tests of the mean difference over data sets.
+        """Per pair of algorithms, tests of the difference over data sets.
+
+        Built by :func:`fmtest.pooling.across_datasets_table`; the leading
+        test across data sets is the random-effects HKSJ t-test (``p_re``,
+        adjusted over the pairs in ``p_re_adjusted``).
 
         Returns
         -------
         pandas.DataFrame
             Index (``algorithm_1``, ``algorithm_2``). Columns:
-            ``n_datasets``; ``large_sample`` (F only: Wong's condition holds
-            for both algorithms in every data set); ``mean_diff`` (mean over
-            data sets of the differences); ``se_wong``, ``z_wong``, ``p_wong``
-            (F only: Wong's Theorem 2, or formula (7) as printed with
-            ``wong_divisor="printed"``); ``se_delta``,
-            ``z_delta``, ``p_delta`` (fixed effect with delta variances
-            including the within-data-set covariance); ``re_diff``, ``re_se``,
-            ``z_re``, ``p_re``, ``tau2``, ``i2``, ``q``, ``p_q`` (random effects,
-            ``method``'s variances, statsmodels ``combine_effects``);
-            ``t_plus``, ``n_nonzero``, ``p_exact``, ``z_normal``, ``p_normal``
-            (Wilcoxon signed-rank of the per-data-set differences); ``reason``.
+
+            * ``n_datasets``; ``large_sample`` (F only: Wong's condition holds
+              for both algorithms in every data set);
+            * unweighted mean: ``mean_diff`` (mean over data sets of the
+              differences); ``se_wong``, ``z_wong``, ``p_wong`` (F only: Wong's
+              Theorem 2, or formula (7) as printed with
+              ``wong_divisor="printed"``); ``se_delta``, ``z_delta``,
+              ``p_delta`` (the same mean with delta variances including the
+              within-data-set covariance);
+            * fixed effect (inverse-variance weighted mean of ``method``'s
+              variances): ``fe_diff``, ``fe_se``, ``z_fe``, ``p_fe``;
+            * random effects (``re_method`` τ², ``re_test`` reference):
+              ``re_diff``, ``re_se``, ``re_stat`` (t or z), ``re_df``
+              (M − 1, or inf for z), ``p_re``, ``re_ci_lower``,
+              ``re_ci_upper``, ``p_re_adjusted`` (``multitest`` over the
+              pairs), ``tau2``, ``i2`` (in [0, 1]), ``q`` (≥ 0), ``p_q``;
+            * Wilcoxon signed-rank of the differences: ``t_plus``,
+              ``n_nonzero``, ``p_exact``, ``z_normal``, ``p_normal``,
+              ``p_wilcoxon`` (exact where it exists, else normal),
+              ``p_wilcoxon_adjusted`` (``multitest`` over the pairs);
+            * ``flags``: comma-separated ``high_i2`` (I² ≥
+              :data:`fmtest.pooling.HIGH_I2` while a fixed-effect p is shown),
+              ``wilcoxon_exact_floor`` (at most 5 non-zero differences: the
+              exact p cannot fall below 0.0625), ``variance_from_interval``;
+              ``variance_from_interval`` (the data sets whose variance of the
+              difference was NaN or 0 and was taken from the width of the
+              pairwise interval); ``reason`` (why values are NaN).
         """
         algs = self.counts.algorithms
         pairs, diff, var_d, _ = self._contrasts(self.delta)
-        var_w = self._wong_pair_variances(var_d.shape)
-        var_lead = var_w if self.method == "wong" else var_d
-        rows = []
-        for p, _pair in enumerate(pairs):
-            d = diff[:, p]
-            wong = mean_difference_test(d, var_w[:, p], divisor=self._wong_divisor)
-            fixed = mean_difference_test(d, var_d[:, p])
-            re = random_effects_test(d, var_lead[:, p], method=self._re_method)
-            wil = wilcoxon_signed_rank(d)
-            tests = [("delta", fixed), ("random effects", re), ("Wilcoxon", wil)]
-            if self.wong is not None:  # without folds the notes already say why
-                tests.insert(0, ("Wong", wong))
-            reasons = [f"{name}: {r.reason}" for name, r in tests if r.reason]
-            rows.append(
-                {
-                    "n_datasets": len(d),
-                    "mean_diff": float(np.mean(d)),
-                    "se_wong": wong.std_error,
-                    "z_wong": wong.statistic,
-                    "p_wong": wong.pvalue,
-                    "se_delta": fixed.std_error,
-                    "z_delta": fixed.statistic,
-                    "p_delta": fixed.pvalue,
-                    "re_diff": re.estimate,
-                    "re_se": re.std_error,
-                    "z_re": re.statistic,
-                    "p_re": re.pvalue,
-                    "tau2": re.tau2,
-                    "i2": re.i2,
-                    "q": re.q,
-                    "p_q": re.q_pvalue,
-                    "t_plus": wil.t_plus,
-                    "n_nonzero": wil.n_used,
-                    "p_exact": wil.p_exact,
-                    "z_normal": wil.z_normal,
-                    "p_normal": wil.p_normal,
-                    "reason": "; ".join(reasons),
-                }
+        shape = diff.shape
+
+        def interval():
+            ci = self.conf_int(kind="pairwise")
+            return (
+                ci["lower"].to_numpy(dtype=float).reshape(shape),
+                ci["upper"].to_numpy(dtype=float).reshape(shape),
             )
+
         index = pd.MultiIndex.from_tuples(
             [(algs[a], algs[b]) for a, b in pairs], names=["algorithm_1", "algorithm_2"]
         )
-        frame = pd.DataFrame(rows, index=index)
+        frame = across_datasets_table(
+            diff,
+            var_d,
+            self._wong_pair_variances(shape),
+            index=index,
+            datasets=self.counts.datasets,
+            lead=self.method,
+            interval=interval,
+            alpha=self.alpha,
+            re_method=self.config["re_method"],
+            re_test=self.config["re_test"],
+            multitest=self._multitest,
+            wong_divisor=self._wong_divisor,
+            with_wong=self.wong is not None,
+        )
         if not self.has_wong:
             return frame.drop(columns=["se_wong", "z_wong", "p_wong"])
         large = self._pair_large_sample(pairs).all(axis=0)
@@ -587,6 +597,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
         multitest,
         wong_divisor,
         re_method,
+        re_test="hksj",
         ci_method="binomial",
         n_boot=2000,
         seed=None,
@@ -597,6 +608,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
             alpha=alpha,
             multitest=multitest,
             re_method=re_method,
+            re_test=re_test,
             method=method,
             min_count=min_count,
         )
@@ -708,14 +720,3 @@ class FMeasureComparisonResults(MetricComparisonResults):
         from fmtest.plotting import plot_recall_weight
 
         return plot_recall_weight(self, ax=ax, **kwargs)
-
-
-def _adjust(pvalues, method):
-    """Adjust one family of p-values; NaN p's count in the family as 1."""
-    raw = pvalues.to_numpy(dtype=float)
-    missing = np.isnan(raw)
-    out = np.full(len(raw), np.nan)
-    if not missing.all():
-        adjusted = multipletests(np.where(missing, 1.0, raw), method=method)[1]
-        out[~missing] = adjusted[~missing]
-    return pd.Series(out, index=pvalues.index)

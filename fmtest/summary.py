@@ -14,6 +14,7 @@ import pandas as pd
 from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
+from fmtest.pooling import HIGH_I2
 from fmtest.results import (
     CI_METHOD_NAMES,
     NOTE_NO_FOLDS,
@@ -66,6 +67,7 @@ PAIRWISE_COLUMNS = {
     "ci_upper": "CI upper",
     "p_adjusted": "p adj",
 }
+RE_TEST_NAMES = {"hksj": "HKSJ t(M-1)", "z": "z"}
 OMNIBUS_COLUMNS = {"statistic": "chi2", "df": "df", "pvalue": "p"}
 FIXED_COLUMNS = {
     "n_datasets": "M",
@@ -74,11 +76,14 @@ FIXED_COLUMNS = {
     "p_delta": "p delta",
     "z_wong": "z Wong",
     "p_wong": "p Wong",
+    "fe_diff": "FE diff",
+    "p_fe": "p FE",
 }
 RANDOM_COLUMNS = {
     "re_diff": "RE diff",
     "re_se": "RE SE",
     "p_re": "p RE",
+    "p_re_adjusted": "p RE adj",
     "tau2": "tau2",
     "i2": "I2",
     "q": "Q",
@@ -166,7 +171,8 @@ def _header(res):
         "Covariance:": "estimated (paired)"
         if counts.paired
         else "independence assumed",
-        "p adjusted:": f"{res.config['multitest']}, within each data set",
+        "p adjusted:": f"{res.config['multitest']}, within each data set"
+        + (", and over pairs across data sets" if len(counts.datasets) > 1 else ""),
     }
 
 
@@ -205,11 +211,41 @@ def collect_notes(res):
                 "Theorem 2 divides by M^2."
             )
         notes.append(NOTE_WILCOXON)
-        for pair, row in res.across_datasets.iterrows():
+        across = res.across_datasets
+        for pair, row in across.iterrows():
             if row["reason"]:
                 notes.append(
                     f"{pair[0]} vs {pair[1]} across data sets: {row['reason']}."
                 )
+            notes.extend(across_flag_notes(pair, row))
+        floor = across.loc[across["flags"].str.contains("wilcoxon_exact_floor")]
+        for m in sorted(set(floor["n_nonzero"])):
+            notes.append(
+                f"Wilcoxon with M = {m} non-zero differences: the exact two-sided p "
+                f"can never fall below 2^(1-M) = {2.0 ** (1 - m):.4g}, so it cannot "
+                "reach 0.05; the normal approximation has no such floor and can."
+            )
+    return notes
+
+
+def across_flag_notes(pair, row):
+    """Sentences for the ``flags`` of one row of ``across_datasets``."""
+    where = f"{pair[0]} vs {pair[1]} across data sets"
+    flags = row["flags"].split(", ") if row["flags"] else []
+    notes = []
+    if "high_i2" in flags:
+        notes.append(
+            f"{where}: I2 = {row['i2']:.3f} >= {HIGH_I2:g}: the difference varies "
+            "between data sets beyond sampling error, so the fixed-effect p "
+            f"({row['p_fe']:.4g}) and the unweighted-mean p ({row['p_delta']:.4g}) "
+            f"overstate the evidence; the random-effects p is {row['p_re']:.4g}."
+        )
+    if "variance_from_interval" in flags:
+        notes.append(
+            f"{where}: the variance of the difference in "
+            f"{row['variance_from_interval']} is NaN or 0 (a degenerate F); it was "
+            "taken from the width of the pairwise interval."
+        )
     return notes
 
 
@@ -397,13 +433,14 @@ def build_summary(res, *, misclassification=False):
         smry.tables.append(
             _table(
                 format_table(res.across_datasets, fixed),
-                "Across data sets: fixed effect",
+                "Across data sets: unweighted mean and fixed effect (inverse-variance)",
             )
         )
         smry.tables.append(
             _table(
                 format_table(res.across_datasets, RANDOM_COLUMNS),
-                f"Across data sets: random effects ({res.config['re_method']}, {lead})",
+                f"Across data sets: random effects ({res.config['re_method']}, "
+                f"{RE_TEST_NAMES[res.config['re_test']]}, {lead})",
             )
         )
         smry.tables.append(

@@ -26,16 +26,24 @@ def recall_weight(tp, fn, fp, beta=1.0):
 
     Solving f̄ = w̄ r̄ + (1 − w̄) q̄ for F_β gives w̄ = β² q̄ / (β² q̄ + r̄)
     = β²(TP + FN) / (β²(TP + FN) + TP + FP). At r̄ = q̄ this is β²/(1 + β²),
-    i.e. 1/2 for F₁, Wong's continuity convention.
+    i.e. 1/2 for F₁, Wong's continuity convention ("w̄ is set to be 1/2 when
+    r̄ = q̄", Wong 2020 §3). That includes TP = 0 (r̄ = q̄ = 0), where the
+    closed form would give β²FN/(β²FN + FP) instead. NaN where recall or
+    precision is undefined (no positives, or no predicted positives).
 
     Examples
     --------
     >>> round(float(recall_weight(107, 284, 306)), 4)
     0.4863
+    >>> float(recall_weight(0, 12, 3))  # TP = 0: r̄ = q̄ = 0
+    0.5
     """
     b2 = float(beta) ** 2
-    pos = np.asarray(tp, float) + np.asarray(fn, float)
-    return divide(b2 * pos, b2 * pos + np.asarray(tp, float) + np.asarray(fp, float))
+    tp, fn, fp = (np.asarray(x, float) for x in (tp, fn, fp))
+    weight = divide(b2 * (tp + fn), b2 * (tp + fn) + tp + fp)
+    defined = (tp + fn > 0) & (tp + fp > 0)
+    weight = np.where(tp == 0, b2 / (1 + b2), weight)
+    return np.where(defined, weight, np.nan)
 
 
 def wong_variance(tp, fn, fp, rho, beta=1.0):

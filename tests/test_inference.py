@@ -1,21 +1,19 @@
-"""Tests and intervals: Wilcoxon, random effects, omnibus, logit interval."""
+"""Tests and intervals: Wilcoxon, omnibus, logit interval."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
-from statsmodels.stats.meta_analysis import combine_effects
 
 from fmtest.inference import (
     logit_interval,
     omnibus_wald_test,
     pairwise_contrasts,
-    random_effects_test,
     wald_interval,
-    wilcoxon_signed_rank,
     z_test,
 )
+from fmtest.pooling import wilcoxon_signed_rank
 from tests.results import wong2020 as ref
 
 # Rank sets whose sum is 55 - 49 = 6: the negative differences of Wong's example.
@@ -72,44 +70,69 @@ def test_wilcoxon_zeros_and_ties():
     assert wilcoxon_signed_rank([0.1, np.nan]).reason == "a difference is NaN"
 
 
-def test_random_effects_equals_combine_effects():
-    d = np.array([0.10, 0.25, 0.05, 0.30, 0.18])
-    v = np.array([0.001, 0.002, 0.0015, 0.003, 0.001])
-    res = random_effects_test(d, v)
-    ce = combine_effects(d, v, method_re="chi2")
-    assert ce.tau2 > 0
-    assert res.estimate == pytest.approx(ce.mean_effect_re, rel=1e-13)
-    assert res.std_error == pytest.approx(ce.sd_eff_w_re, rel=1e-13)
-    assert (res.tau2, res.i2, res.q) == pytest.approx((ce.tau2, ce.i2, ce.q), rel=1e-13)
-    assert res.q_pvalue == pytest.approx(stats.chi2.sf(ce.q, 4), rel=1e-12)
-    pm = random_effects_test(d, v, method="pm")
-    ce_pm = combine_effects(d, v, method_re="iterated")
-    assert pm.estimate == pytest.approx(ce_pm.mean_effect_re, rel=1e-10)
+def wald_by_solve(est, cov):
+    """The regular omnibus statistic, contrasts against the last algorithm."""
+    est, cov = np.asarray(est, float), np.asarray(cov, float)
+    k = est.size - 1
+    c = np.hstack([np.eye(k), -np.ones((k, 1))])
+    d = c @ est
+    return float(d @ np.linalg.solve(c @ cov @ c.T, d))
 
 
-def test_random_effects_truncates_negative_tau2():
-    """Homogeneous differences (Q < df): DerSimonian-Laird gives τ² = 0, so the
-    random-effects estimate is the fixed-effect inverse-variance mean."""
-    d = np.array([0.20, 0.21, 0.19, 0.20])
-    v = np.array([0.01, 0.02, 0.015, 0.01])
-    with np.errstate(invalid="ignore"):  # statsmodels takes sqrt of a negative variance
-        assert combine_effects(d, v, method_re="chi2").tau2 < 0  # its raw value
-    res = random_effects_test(d, v)
-    w = 1 / v
-    assert res.tau2 == 0 and res.i2 == 0
-    assert res.estimate == pytest.approx((w * d).sum() / w.sum(), rel=1e-13)
-    assert res.std_error == pytest.approx(1 / np.sqrt(w.sum()), rel=1e-13)
+def random_cov(rng, n_alg):
+    a = rng.normal(size=(n_alg, n_alg + 2))
+    return a @ a.T / 1000
 
 
-def test_random_effects_needs_two_datasets_and_variances():
-    assert random_effects_test([0.1], [0.01]).reason == "needs at least 2 data sets"
-    assert "no positive variance" in random_effects_test([0.1, 0.2], [0.01, 0.0]).reason
+def test_omnibus_identical_algorithms_use_the_generalized_inverse():
+    """Algorithm d is a copy of b: the contrast covariance has rank A − 2 and
+    the test equals the regular one without the copy, with A − 2 df."""
+    rng = np.random.default_rng(5)
+    cov3 = random_cov(rng, 3)
+    est3 = np.array([0.4, 0.5, 0.45])
+    copy = np.array([0, 1, 2, 1])
+    res = omnibus_wald_test(est3[copy], cov3[np.ix_(copy, copy)], names="abcd")
+    assert res.df == 2 and "rank 2 < 3" in res.reason
+    assert res.statistic == pytest.approx(wald_by_solve(est3, cov3), rel=1e-8)
+    assert res.pvalue == pytest.approx(stats.chi2.sf(res.statistic, 2), rel=1e-8)
+    # a copy whose estimate differs has no finite statistic
+    bad = omnibus_wald_test([0.4, 0.5, 0.45, 0.6], cov3[np.ix_(copy, copy)])
+    assert np.isnan(bad.statistic) and "zero variance" in bad.reason
 
 
-def test_omnibus_singular_and_nan():
-    res = omnibus_wald_test([0.5, 0.5], [[0.01, 0.01], [0.01, 0.01]])
-    assert np.isnan(res.statistic) and "singular" in res.reason
-    assert "NaN" in omnibus_wald_test([0.5, np.nan], np.eye(2)).reason
+def test_omnibus_leaves_out_nan_and_zero_variance_algorithms():
+    rng = np.random.default_rng(6)
+    cov = random_cov(rng, 4)
+    est = np.array([0.3, 0.35, 0.5, 0.42])
+    expected = wald_by_solve(est[[0, 1, 3]], cov[np.ix_([0, 1, 3], [0, 1, 3])])
+    nan_est = est.copy()
+    nan_est[2] = np.nan
+    res = omnibus_wald_test(nan_est, cov, names=["a", "b", "c", "d"])
+    assert res.statistic == pytest.approx(expected, rel=1e-10) and res.df == 2
+    assert res.reason == "left out (estimate or variance NaN or 0): c"
+    # F = 0 with a zero variance (row and column 0): left out, not taken as exact
+    zero = cov.copy()
+    zero[2, :] = zero[:, 2] = 0.0
+    res0 = omnibus_wald_test(np.where(np.arange(4) == 2, 0.0, est), zero, names="abcd")
+    assert res0.statistic == pytest.approx(expected, rel=1e-10) and "c" in res0.reason
+    # as the engines give it: estimate 0 with a NaN row and column
+    masked = cov.copy()
+    masked[2, :] = masked[:, 2] = np.nan
+    res_nan = omnibus_wald_test(np.where(np.arange(4) == 2, 0.0, est), masked)
+    assert res_nan.statistic == pytest.approx(expected, rel=1e-10)
+
+
+def test_omnibus_regular_and_degenerate():
+    rng = np.random.default_rng(7)
+    cov = random_cov(rng, 4)
+    est = [0.3, 0.35, 0.5, 0.42]
+    res = omnibus_wald_test(est, cov)
+    assert res.df == 3 and res.reason == ""
+    assert res.statistic == pytest.approx(wald_by_solve(est, cov), rel=1e-10)
+    same = omnibus_wald_test([0.5, 0.5], [[0.01, 0.01], [0.01, 0.01]])
+    assert np.isnan(same.statistic) and same.df == 0 and "is 0" in same.reason
+    one = omnibus_wald_test([0.5, np.nan], np.eye(2))
+    assert np.isnan(one.statistic) and "fewer than 2 algorithms" in one.reason
 
 
 def test_logit_interval_stays_inside_and_matches_delta_on_logit_scale():

@@ -185,13 +185,26 @@ def test_across_datasets_tests(res):
     assert row["z_delta"] == pytest.approx(row["mean_diff"] / se_delta, rel=1e-12)
     se_wong = np.sqrt((diffs["se_wong"] ** 2).sum()) / m  # Theorem 2: / M²
     assert row["z_wong"] == pytest.approx(row["mean_diff"] / se_wong, rel=1e-12)
-    # random effects: statsmodels combine_effects on the same inputs
-    ce = combine_effects(
-        diffs["diff"].to_numpy(), (diffs["se_delta"] ** 2).to_numpy(), method_re="chi2"
+    # fixed effect: the inverse-variance weighted mean, by hand
+    d, v = diffs["diff"].to_numpy(), (diffs["se_delta"] ** 2).to_numpy()
+    w = 1 / v
+    assert row["fe_diff"] == pytest.approx((w * d).sum() / w.sum(), rel=1e-12)
+    assert row["fe_se"] == pytest.approx(w.sum() ** -0.5, rel=1e-12)
+    assert row["p_fe"] == pytest.approx(
+        2 * stats.norm.sf(abs(row["fe_diff"]) / row["fe_se"]), rel=1e-9
     )
+    # random effects: statsmodels combine_effects on the same inputs, HKSJ t(M-1)
+    ce = combine_effects(d, v, method_re="chi2")
     assert ce.tau2 > 0
     assert row["re_diff"] == pytest.approx(ce.mean_effect_re, rel=1e-12)
-    assert row["re_se"] == pytest.approx(ce.sd_eff_w_re, rel=1e-12)
+    assert row["re_se"] == pytest.approx(np.sqrt(ce.var_hksj_re), rel=1e-12)
+    assert row["re_df"] == m - 1
+    assert row["p_re"] == pytest.approx(
+        2 * stats.t.sf(abs(row["re_diff"]) / row["re_se"], m - 1), rel=1e-9
+    )
+    assert (row["re_ci_lower"], row["re_ci_upper"]) == pytest.approx(
+        tuple(ce.conf_int(alpha=0.05, use_t=True)[3]), rel=1e-12
+    )
     assert row["tau2"] == pytest.approx(ce.tau2, rel=1e-12)
     assert row["i2"] == pytest.approx(ce.i2, rel=1e-12)
     assert row["q"] == pytest.approx(ce.q, rel=1e-12)
@@ -498,9 +511,9 @@ def test_latex_and_html_escape_notes_and_keep_titles(res):
     assert page.count("<caption>") == len(res.summary().tables)
 
 
-def test_nan_pairs_count_in_the_holm_family():
-    """Three algorithms, one perfect (F = 1, no SE): the one testable pair is
-    still adjusted for a family of three comparisons."""
+def test_nan_pairs_are_not_counted_in_the_holm_family():
+    """Three algorithms, one perfect (F = 1, no SE): the two pairs with it
+    have no test, so the one testable pair is a family of one."""
     rng = np.random.default_rng(11)
     n = 500
     truth = (rng.random(n) < 0.2).astype(int)
@@ -513,9 +526,8 @@ def test_nan_pairs_count_in_the_holm_family():
     pw = res.pairwise.loc["all"]
     assert pw["p_delta"].isna().sum() == 2
     testable = pw["p_delta"].notna()
-    assert pw.loc[testable, "p_adjusted"].iloc[0] == pytest.approx(
-        min(1.0, 3 * pw.loc[testable, "p_delta"].iloc[0]), rel=1e-12
-    )
+    assert pw.loc[testable, "p_adjusted"].iloc[0] == pw.loc[testable, "p_delta"].iloc[0]
+    assert pw.loc[~testable, "p_adjusted"].isna().all()
 
 
 def test_large_sample_flags_per_comparison(res):

@@ -96,21 +96,17 @@ def test_forest_pooled_rows_are_across_datasets(res):
     z = stats.norm.isf(res.alpha / 2)
     drawn = diamonds(ax)
     m = len(datasets(res))
+    # the inverse-variance mean of the per-data-set differences, by hand
+    table = res.pairwise.xs(pair, level=LEVELS)
+    w = 1 / table["se_delta"] ** 2
+    mean, se = (w * table["diff"]).sum() / w.sum(), w.sum() ** -0.5
     fixed = drawn["fixed effect (delta)"]
-    assert_allclose(
-        fixed[:3],
-        [
-            row.mean_diff - z * row.se_delta,
-            row.mean_diff,
-            row.mean_diff + z * row.se_delta,
-        ],
-    )
+    assert_allclose(fixed[:3], [mean - z * se, mean, mean + z * se])
     assert fixed[3] == m
-    rand = drawn["random effects"]
-    assert_allclose(
-        rand[:3],
-        [row.re_diff - z * row.re_se, row.re_diff, row.re_diff + z * row.re_se],
-    )
+    rand = drawn["random effects"]  # the HKSJ t(M - 1) interval of the table
+    assert_allclose(rand[:3], [row.re_ci_lower, row.re_diff, row.re_ci_upper])
+    t = stats.t.isf(res.alpha / 2, m - 1)
+    assert_allclose(rand[2] - rand[0], 2 * t * row.re_se)
     assert rand[3] == m + 1
 
 
@@ -139,10 +135,11 @@ def test_forest_custom_alpha_scales_ci_widths(res):
     assert_allclose(high80, ci["upper"])
     plt.close("all")
     d95, d80 = diamonds(plot_forest(res, pair=pair)), diamonds(ax)
-    for name in POOLED:
-        assert_allclose(
-            d80[name][2] - d80[name][0], ratio * (d95[name][2] - d95[name][0])
-        )
+    ratio_t = stats.t.isf(0.1, len(datasets(res)) - 1) / stats.t.isf(
+        0.025, len(datasets(res)) - 1
+    )
+    for name, r in zip(POOLED, (ratio, ratio_t), strict=True):
+        assert_allclose(d80[name][2] - d80[name][0], r * (d95[name][2] - d95[name][0]))
     assert "80%" in ax.get_title()
 
 
@@ -313,19 +310,16 @@ def test_importing_fmtest_does_not_import_matplotlib():
 
 
 def test_forest_fixed_effect_row_follows_the_leading_method(res_wong):
-    """With Wong leading, the fixed-effect diamond is Wong's Theorem 2 interval."""
+    """With Wong leading, the fixed-effect diamond weights by Wong's variances."""
     pair = ("logit", "rf")
     drawn = diamonds(plot_forest(res_wong, pair=pair))
-    row = res_wong.across_datasets.loc[pair]
+    table = res_wong.pairwise.xs(pair, level=LEVELS)
+    w = 1 / table["se_wong"] ** 2
+    mean, se = (w * table["diff"]).sum() / w.sum(), w.sum() ** -0.5
     z = stats.norm.isf(res_wong.alpha / 2)
     assert "fixed effect (delta)" not in drawn
     assert_allclose(
-        drawn["fixed effect (Wong)"][:3],
-        [
-            row.mean_diff - z * row.se_wong,
-            row.mean_diff,
-            row.mean_diff + z * row.se_wong,
-        ],
+        drawn["fixed effect (Wong)"][:3], [mean - z * se, mean, mean + z * se]
     )
 
 

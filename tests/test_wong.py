@@ -6,7 +6,8 @@ import pytest
 
 from fmtest.counts import CountTables
 from fmtest.fmeasure import divide, fbeta
-from fmtest.inference import mean_difference_test, z_test
+from fmtest.inference import z_test
+from fmtest.pooling import mean_difference_test
 from fmtest.wong import WongLinearVariance, recall_weight, wong_variance
 from tests.results import wong2020 as ref
 
@@ -220,6 +221,22 @@ def test_recall_weight_has_no_zero_over_zero():
     f = 2 * r * q / (r + q)
     assert recall_weight(tp, fn, fp) == pytest.approx((f - q) / (r - q), rel=1e-12)
     assert np.isnan(divide(0.0, 0.0))
+
+
+def test_recall_weight_at_tp_zero_follows_wongs_convention():
+    """TP = 0 gives r̄ = q̄ = 0, so w̄ = 1/2 (Wong §3: "w̄ is set to be 1/2 when
+    r̄ = q̄"), the value at r̄ = q̄ > 0 too; the closed form alone would give
+    FN/(FN + FP) = 0.8 here."""
+    assert recall_weight(0, 12, 3) == 0.5
+    assert recall_weight(0, 12, 3, beta=2.0) == pytest.approx(4 / 5)
+    # the same value as on the diagonal r̄ = q̄ > 0, for any β
+    for beta in (0.5, 1.0, 3.0):
+        assert recall_weight(0, 7, 2, beta) == pytest.approx(
+            recall_weight(6, 3, 3, beta), rel=1e-14
+        )
+    # undefined recall (no positives) or precision (no predicted positives)
+    w = recall_weight([0, 0, 5], [0, 4, 5], [3, 0, 5])
+    assert np.isnan(w[:2]).all() and w[2] == 0.5
 
 
 def test_bad_engine_options():

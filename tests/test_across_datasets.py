@@ -1,0 +1,191 @@
+"""Across data sets through the results: adjustment, flags, notes, degenerate learners."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.meta_analysis import combine_effects
+from statsmodels.stats.multitest import multipletests
+
+from fmtest import FMeasureComparison
+from fmtest.datasets import load_example
+
+FORMULA = "correct ~ algorithm + dataset"
+
+
+@pytest.fixture(scope="module")
+def example_model():
+    return FMeasureComparison.from_formula(FORMULA, load_example())
+
+
+@pytest.fixture(scope="module")
+def res(example_model):
+    return example_model.fit()
+
+
+def degenerate_data(seed=12):
+    """Four data sets, four learners. In d0 'weak' predicts two positives, both
+    wrong (TP = 0, F = 0, as a learner on abalone did); in d1 'copy' predicts
+    exactly as 'fair'."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for ds in range(4):
+        n = 600
+        truth = (rng.random(n) < 0.15).astype(int)
+        preds = {
+            name: np.where(rng.random(n) < q, truth, 1 - truth)
+            for name, q in (("good", 0.9), ("fair", 0.8), ("weak", 0.75))
+        }
+        if ds == 0:
+            preds["weak"] = np.zeros(n, int)
+            preds["weak"][np.flatnonzero(truth == 0)[:2]] = 1
+        preds["copy"] = (
+            preds["fair"].copy()
+            if ds == 1
+            else np.where(rng.random(n) < 0.8, truth, 1 - truth)
+        )
+        for name, pred in preds.items():
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "dataset": f"d{ds}",
+                        "instance": np.arange(n),
+                        "algorithm": name,
+                        "truth": truth,
+                        "predicted": pred,
+                        "fold": np.arange(n) % 5,
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def degenerate():
+    return FMeasureComparison.from_formula(
+        "predicted ~ algorithm + dataset", degenerate_data(), response="predicted"
+    ).fit()
+
+
+def test_across_pairs_are_holm_adjusted(res):
+    across = res.across_datasets
+    expected = multipletests(across["p_re"], method="holm")[1]
+    np.testing.assert_allclose(across["p_re_adjusted"], expected, rtol=1e-12)
+    best = np.where(across["p_exact"].notna(), across["p_exact"], across["p_normal"])
+    np.testing.assert_allclose(across["p_wilcoxon"], best, rtol=0)
+    np.testing.assert_allclose(
+        across["p_wilcoxon_adjusted"], multipletests(best, method="holm")[1], rtol=1e-12
+    )
+
+
+def test_high_i2_and_wilcoxon_floor_are_flagged(res):
+    """The review's case: knn1 vs nbc, I² 0.994, FE-type p tiny, RE p large."""
+    row = res.across_datasets.loc[("knn1", "nbc")]
+    assert row["i2"] == pytest.approx(0.994, abs=5e-4)
+    assert row["p_delta"] == pytest.approx(7.1e-4, rel=0.01)  # unweighted mean
+    assert row["p_re"] > 0.5
+    assert row["flags"].split(", ") == ["high_i2", "wilcoxon_exact_floor"]
+    notes = " ".join(res.notes)
+    assert "knn1 vs nbc across data sets: I2 = 0.994 >= 0.5" in notes
+    assert "2^(1-M) = 0.0625" in notes
+    low = res.across_datasets["i2"] < 0.5
+    assert not res.across_datasets.loc[low, "flags"].str.contains("high_i2").any()
+
+
+def test_re_test_z_is_dersimonian_laird(example_model, res):
+    z_res = example_model.fit(re_test="z")
+    row = z_res.across_datasets.loc[("logit", "rf")]
+    diffs = res.pairwise.xs(("logit", "rf"), level=("algorithm_1", "algorithm_2"))
+    d, v = diffs["diff"].to_numpy(), (diffs["se_delta"] ** 2).to_numpy()
+    ce = combine_effects(d, v, method_re="chi2")
+    assert row["re_df"] == np.inf
+    assert row["re_se"] == pytest.approx(ce.sd_eff_w_re, rel=1e-12)
+    assert row["p_re"] == pytest.approx(
+        2 * stats.norm.sf(abs(ce.mean_effect_re) / ce.sd_eff_w_re), rel=1e-10
+    )
+    assert "random effects (dl, z," in str(z_res)
+    with pytest.raises(ValueError, match="`re_test` must be one of"):
+        example_model.fit(re_test="knha")
+
+
+def test_equal_differences_show_i2_zero():
+    """The same counts in three data sets: equal differences. Q and I² stay in
+    range (statsmodels alone gives Q < 0 and I² ~ 1e15 for such input)."""
+    counts = pd.DataFrame(
+        {
+            "dataset": np.repeat(["x", "y", "z"], 2),
+            "algorithm": ["a", "b"] * 3,
+            "tp": [40, 30] * 3,
+            "fn": [10, 20] * 3,
+            "fp": [15, 12] * 3,
+        }
+    )
+    res = FMeasureComparison.from_counts(counts, dataset="dataset").fit()
+    row = res.across_datasets.iloc[0]
+    assert row["q"] == 0 and row["i2"] == 0 and row["tau2"] == 0
+    assert row["fe_diff"] == pytest.approx(row["mean_diff"], rel=1e-12)
+    assert "HKSJ variance is 0" in row["reason"] and np.isnan(row["p_re"])
+    assert "e+" not in str(res)
+
+
+def test_degenerate_learner_does_not_sink_the_omnibus(degenerate):
+    """d0: weak has F = 0 (NaN delta variance) and is left out; d1: copy is fair,
+    so the contrast covariance has rank 2. Both equal the regular Wald test
+    on the three other algorithms."""
+    for ds, out in (("d0", "weak"), ("d1", "copy")):
+        cov = degenerate.cov_params(ds).drop(index=out, columns=out).to_numpy()
+        f = degenerate.fmeasures.loc[ds, "f"].drop(out).to_numpy()
+        c = np.hstack([np.ones((2, 1)), -np.eye(2)])
+        stat = (c @ f) @ np.linalg.solve(c @ cov @ c.T, c @ f)
+        row = degenerate.omnibus.loc[ds]
+        assert row["df"] == 2
+        assert row["statistic"] == pytest.approx(stat, rel=1e-8)
+        assert row["pvalue"] == pytest.approx(stats.chi2.sf(stat, 2), rel=1e-8)
+    assert (
+        "left out (estimate or variance NaN or 0): weak"
+        in degenerate.omnibus.loc["d0", "reason"]
+    )
+    assert "rank 2 < 3" in degenerate.omnibus.loc["d1", "reason"]
+    assert degenerate.omnibus.loc["d2", "df"] == 3
+
+
+def test_degenerate_learner_variance_from_interval(degenerate):
+    """good vs weak: d0's delta variance is NaN; the pooling uses the MOVER
+    interval's width instead and flags it."""
+    pair = ("good", "weak")
+    levels = ("algorithm_1", "algorithm_2")
+    row = degenerate.across_datasets.loc[pair]
+    diffs = degenerate.pairwise.xs(pair, level=levels)
+    ci = degenerate.conf_int(kind="pairwise").xs(pair, level=levels)
+    assert np.isnan(diffs.loc["d0", "se_delta"])
+    v = (diffs["se_delta"] ** 2).to_numpy().copy()
+    v[0] = (
+        (ci.loc["d0", "upper"] - ci.loc["d0", "lower"]) / (2 * stats.norm.isf(0.025))
+    ) ** 2
+    w, d = 1 / v, diffs["diff"].to_numpy()
+    assert row["fe_diff"] == pytest.approx((w * d).sum() / w.sum(), rel=1e-12)
+    assert row["se_delta"] == pytest.approx(np.sqrt(v.sum()) / 4, rel=1e-12)
+    assert np.isfinite(row["p_re"]) and np.isnan(row["p_wong"])
+    assert "variance_from_interval" in row["flags"]
+    assert row["variance_from_interval"] == "d0"
+    assert "the variance of the difference in d0 is NaN or 0" in " ".join(
+        degenerate.notes
+    )
+
+
+def test_identical_predictions_are_not_pooled_and_not_counted(degenerate):
+    across = degenerate.across_datasets
+    same = across.loc[("copy", "fair")]
+    assert np.isnan(same["p_re"]) and np.isnan(same["p_re_adjusted"])
+    assert "identical predictions in d1" in same["reason"]
+    others = across["p_re"].notna()
+    assert others.sum() == 5
+    np.testing.assert_allclose(
+        across.loc[others, "p_re_adjusted"],
+        multipletests(across.loc[others, "p_re"], method="holm")[1],
+        rtol=1e-12,
+    )
+
+
+def test_recall_weight_at_tp_zero_in_the_table(degenerate):
+    assert degenerate.fmeasures.loc[("d0", "weak"), "recall_weight"] == 0.5
