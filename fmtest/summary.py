@@ -172,7 +172,7 @@ def _header(res):
         if counts.paired
         else "independence assumed",
         "p adjusted:": f"{res.config['multitest']}, within each data set"
-        + (", and over pairs across data sets" if len(counts.datasets) > 1 else ""),
+        + (" and across pairs" if len(counts.datasets) > 1 else ""),
     }
 
 
@@ -236,9 +236,10 @@ def across_flag_notes(pair, row):
     if "high_i2" in flags:
         notes.append(
             f"{where}: I2 = {row['i2']:.3f} >= {HIGH_I2:g}: the difference varies "
-            "between data sets beyond sampling error, so the fixed-effect p "
-            f"({row['p_fe']:.4g}) and the unweighted-mean p ({row['p_delta']:.4g}) "
-            f"overstate the evidence; the random-effects p is {row['p_re']:.4g}."
+            "between data sets well beyond sampling error, so the fixed-effect p "
+            f"({row['p_fe']:.4g}) and the unweighted-mean p ({row['p_delta']:.4g}), "
+            "which assume one common difference, do not hold; the random-effects "
+            f"p is {row['p_re']:.4g}."
         )
     if "variance_from_interval" in flags:
         notes.append(
