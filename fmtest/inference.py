@@ -11,7 +11,7 @@ from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg, stats
+from scipy import linalg, special, stats
 
 from fmtest.fmeasure import divide, safe_sqrt
 
@@ -47,7 +47,7 @@ def z_test(estimate, variance):
         NaN where the variance is NaN or not positive.
     """
     z = divide(estimate, safe_sqrt(variance))
-    return z, 2 * stats.norm.sf(np.abs(z))
+    return z, 2 * special.ndtr(-np.abs(z))  # = 2·norm.sf(|z|), without its overhead
 
 
 def wald_interval(estimate, variance, alpha=0.05):
