@@ -131,8 +131,9 @@ def adjust_pvalues(pvalues, method="holm"):
     if p.ndim == 0:
         raise ValueError("`pvalues` must have at least one dimension.")
     valid = ~np.isnan(p)
-    if ((p[valid] < 0) | (p[valid] > 1)).any():
+    if ((p[valid] < 0) | (p[valid] > 1 + 1e-12)).any():
         raise ValueError("`pvalues` must lie in [0, 1] (or be NaN).")
+    p = np.minimum(p, 1.0)  # a rounding excess of 1 (NaN stays NaN)
     n_tests = valid.sum(axis=-1, keepdims=True)
     if method in SINGLE_STEP:
         out = (

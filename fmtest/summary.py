@@ -228,6 +228,15 @@ def collect_notes(res):
     return notes
 
 
+def wilcoxon_floor_label(across):
+    """Title suffix giving the smallest attainable exact p where M <= 5."""
+    floor = across.loc[across["flags"].str.contains("wilcoxon_exact_floor")]
+    if floor.empty:
+        return ""
+    m = int(floor["n_nonzero"].max())
+    return f" (M <= {m}: exact p >= {2.0 ** (1 - m):.4g})"
+
+
 def across_flag_notes(pair, row):
     """Sentences for the ``flags`` of one row of ``across_datasets``."""
     where = f"{pair[0]} vs {pair[1]} across data sets"
@@ -447,7 +456,8 @@ def build_summary(res, *, misclassification=False):
         smry.tables.append(
             _table(
                 format_table(res.across_datasets, WILCOXON_COLUMNS),
-                "Across data sets: Wilcoxon signed-rank",
+                "Across data sets: Wilcoxon signed-rank"
+                + wilcoxon_floor_label(res.across_datasets),
             )
         )
     if misclassification:
