@@ -277,16 +277,21 @@ def combine_differences(
     if re_test == "hksj":
         se = float(np.sqrt(fit.var_hksj_re))
         t_df = float(df)
-        if se == 0:
+        # equal differences: the scale is 0, or 1e-17 from the estimate being
+        # 1 ulp off the common value, which would give t = 1e16
+        if np.ptp(d) == 0 or se == 0:
+            se = 0.0
             reason = (
                 "HKSJ: the differences are all equal, so the HKSJ variance is 0 and "
                 "there is no t-test (see the fixed-effect and z tests)"
             )
     else:
         se, t_df = float(fit.sd_eff_w_re), np.inf
-    stat = float(z_test(est, se**2)[0])
-    pvalue = _two_sided_p(stat, t_df) if np.isfinite(stat) else np.nan
-    half = _critical_value(alpha, t_df) * se if not reason else np.nan
+    stat, pvalue, half = np.nan, np.nan, np.nan
+    if not reason:
+        stat = float(z_test(est, se**2)[0])
+        pvalue = _two_sided_p(stat, t_df) if np.isfinite(stat) else np.nan
+        half = _critical_value(alpha, t_df) * se
     random = RandomEffectsResult(
         est,
         se,

@@ -119,6 +119,11 @@ def test_equal_differences_clip_q_and_i2():
     assert "HKSJ variance is 0" in res.random.reason
     z = random_effects_test(d, v, test="z")
     assert z.reason == "" and z.pvalue < 1e-6
+    # equal differences whose estimate comes out 1 ulp off: no t = 1e16
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        same = combine_differences(np.full(5, rng.random()), rng.random(5) + 0.01)
+        assert np.isnan(same.random.pvalue) and same.random.std_error == 0
     # all differences exactly 0: Q = 0 exactly (statsmodels divides by it)
     zero = combine_differences(np.zeros(4), v[:4])
     assert zero.random.q == 0 and zero.random.i2 == 0 and zero.fixed.pvalue == 1
