@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
@@ -424,20 +425,29 @@ def test_fit_options_reach_the_fit(capsys, subset_csv, subset):
         "fdr_bh",
         "--wong-divisor",
         "printed",
+        "--re-test",
+        "z",
         "--format",
         "json",
     )
     assert status == 0
     expected = FMeasureComparison.from_formula(FORMULA, subset).fit(
-        method="jvesr", min_count=3, multitest="fdr_bh", wong_divisor="printed"
+        method="jvesr",
+        min_count=3,
+        multitest="fdr_bh",
+        wong_divisor="printed",
+        re_test="z",
     )
     got = json.loads(out)
-    assert got["config"] == expected.config
+    assert got["config"] == expected.config and got["config"]["re_test"] == "z"
     assert_allclose(
         [r["p_adjusted"] for r in got["pairwise"]],
         expected.pairwise["p_adjusted"],
         rtol=1e-12,
     )
+    p_re = [r["p_re"] for r in got["across_datasets"]]
+    assert np.isfinite(p_re).all()
+    assert_allclose(p_re, expected.across_datasets["p_re"], rtol=1e-12)
 
 
 # -- errors ------------------------------------------------------------------
