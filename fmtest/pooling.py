@@ -36,6 +36,7 @@ __all__ = [
     "RandomEffectsResult",
     "WilcoxonResult",
     "across_datasets_table",
+    "check_pooling_options",
     "combine_differences",
     "fixed_effect_test",
     "mean_difference_test",
@@ -173,7 +174,26 @@ class PooledDifferences:
     random: RandomEffectsResult
 
 
-def _check_options(method, test, alpha):
+def check_pooling_options(method="dl", test="hksj", alpha=0.05):
+    """Check the pooling options, naming the argument in the ValueError.
+
+    Parameters
+    ----------
+    method : {"dl", "pm"}, default="dl"
+        ``re_method`` (statsmodels' names ``"chi2"`` and ``"iterated"`` are
+        accepted too).
+    test : {"hksj", "z"}, default="hksj"
+        ``re_test``.
+    alpha : float, default=0.05
+
+    Examples
+    --------
+    >>> check_pooling_options("pm", "z")
+    >>> check_pooling_options("reml")
+    Traceback (most recent call last):
+    ...
+    ValueError: `re_method` must be one of {'dl', 'pm'}; got 'reml'.
+    """
     if method not in RE_METHODS:
         raise ValueError(f"`re_method` must be one of {{'dl', 'pm'}}; got {method!r}.")
     if test not in RE_TESTS:
@@ -242,7 +262,7 @@ def combine_differences(
     >>> pooled.random.df
     4.0
     """
-    _check_options(re_method, re_test, alpha)
+    check_pooling_options(re_method, re_test, alpha)
     d = np.asarray(differences, dtype=float)
     v = np.asarray(variances, dtype=float)
     m = d.size

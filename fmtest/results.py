@@ -28,7 +28,7 @@ from fmtest.metrics import get_metric
 from fmtest.multitest import adjust_pvalues, check_multitest
 from fmtest.pooling import (
     across_datasets_table,
-    combine_differences,
+    check_pooling_options,
     mean_difference_test,
 )
 from fmtest.roc import confident_roc
@@ -113,7 +113,7 @@ class MetricComparisonResults:
         self.wong = None
         self._multitest = check_multitest(multitest)
         self._wong_divisor = "theorem"
-        combine_differences([0.0], [1.0], re_method=re_method, re_test=re_test)
+        check_pooling_options(re_method, re_test)
 
     @property
     def lead(self):
@@ -177,8 +177,9 @@ class MetricComparisonResults:
             ``ci_lower``, ``ci_upper`` (Wald,
             of ``method``); ``p_adjusted`` (``method``'s p adjusted by
             ``multitest`` within each data set; a pair whose p is NaN is a
-            test that does not exist and is not counted in the family); for F-measures ``large_sample`` (both algorithms
-            meet Wong's large-sample condition TP, FN, FP ≥ ``min_count``).
+            test that does not exist and is not counted in the family); for
+            F-measures ``large_sample`` (both algorithms meet Wong's
+            large-sample condition TP, FN, FP ≥ ``min_count``).
         """
         algs = self.counts.algorithms
         pairs, diff, var_d, corr_d = self._contrasts(self.delta)
