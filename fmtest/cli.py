@@ -38,6 +38,7 @@ exits with status 2, as do usage errors.
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import math
 import os
@@ -58,6 +59,7 @@ __all__ = ["main", "read_data", "render_results", "results_to_dict"]
 EXAMPLE_FORMULA = "correct ~ algorithm + dataset"
 FORMATS = ("text", "latex", "html", "csv", "json")
 TABLES = ("fmeasures", "pairwise", "omnibus", "across_datasets")
+PAPER_TABLE = "paper"
 CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 COMPRESSION_SUFFIXES = ("", ".gz", ".bz2", ".xz", ".zip")
 PARQUET_HINT = (
@@ -228,14 +230,18 @@ def render_results(res, fmt="text", table="pairwise"):
         ``text``, ``latex`` and ``html`` render ``res.summary()``; ``csv``
         writes one table with its index at full precision; ``json`` writes
         :func:`results_to_dict` (NaN as ``null``).
-    table : {"fmeasures", "pairwise", "omnibus", "across_datasets"}, default="pairwise"
-        The table written by ``fmt="csv"``.
+    table : {"fmeasures", "pairwise", "omnibus", "across_datasets", "paper"}, default="pairwise"
+        The table written by ``fmt="csv"``; ``"paper"`` writes
+        :meth:`~fmtest.results.MetricComparisonResults.table` instead of the
+        summary in ``text``, ``latex``, ``html`` or ``csv``.
 
     Returns
     -------
     str
         Ending with a newline.
     """
+    if table == PAPER_TABLE:  # fmtest.paper_table, in the format asked
+        return _render_paper_table(res.table(), fmt)
     if fmt == "text":
         return res.summary().as_text() + "\n"
     if fmt == "latex":
@@ -249,6 +255,16 @@ def render_results(res, fmt="text", table="pairwise"):
     if fmt == "json":
         return json.dumps(results_to_dict(res), indent=2, allow_nan=False) + "\n"
     raise ValueError(f"`fmt` must be one of {list(FORMATS)}; got {fmt!r}.")
+
+
+def _render_paper_table(table, fmt):
+    if fmt == "latex":
+        return table.to_latex()
+    if fmt == "html":
+        return table.to_frame().to_html() + f"\n<p>{html.escape(table.caption)}</p>\n"
+    if fmt == "csv":
+        return table.to_frame().to_csv(lineterminator="\n")
+    return table.to_string() + "\n"
 
 
 def _emit(text, output):
@@ -410,9 +426,13 @@ def _output_options():
     )
     group.add_argument(
         "--table",
-        choices=TABLES,
+        choices=(*TABLES, PAPER_TABLE),
+        nargs="?",
+        const=PAPER_TABLE,
         default=None,
-        help="the table written by --format csv (default: pairwise)",
+        help="the table written by --format csv (default: pairwise); "
+        "--table alone (or 'paper'): data sets x algorithms with CIs, best in "
+        "bold, mean ranks, as text, latex, html or csv",
     )
     group.add_argument(
         "--output",
@@ -553,8 +573,10 @@ def main(argv=None):
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.table is not None and args.format != "csv":
-        parser.error("--table is used only with --format csv")
+    if args.table not in (None, PAPER_TABLE) and args.format != "csv":
+        parser.error("--table NAME is used only with --format csv")
+    if args.table == PAPER_TABLE and args.format == "json":
+        parser.error("--table (the paper table) is written as text, latex, html or csv")
     try:
         res = args.run(args)
         text = render_results(res, args.format, args.table or "pairwise")

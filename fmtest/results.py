@@ -462,6 +462,79 @@ class MetricComparisonResults:
             )
         return self.model.data, roles
 
+    # -- ranks across data sets (Demšar 2006): fmtest.ranks and friends -----
+
+    @cached_property
+    def ranks(self):
+        """Per data set, the rank of every algorithm (1 = best, ties averaged).
+
+        A data set where some algorithm's metric is NaN is left out (NaN
+        row) and named in ``ranks.dropped``; see :mod:`fmtest.ranks`.
+
+        Returns
+        -------
+        fmtest.ranks.Ranks
+            ``per_dataset`` (DataFrame), ``mean`` (mean ranks),
+            ``n_datasets``, ``dropped``.
+        """
+        from fmtest.ranks import metric_matrix, rank_datasets
+
+        return rank_datasets(metric_matrix(self))
+
+    @cached_property
+    def friedman(self):
+        """Friedman's χ² and the Iman–Davenport F on the ranks; see :func:`fmtest.ranks.friedman_test`."""
+        from fmtest.ranks import friedman_test
+
+        return friedman_test(self.ranks)
+
+    def posthoc(self, method="nemenyi", *, control=None, alpha=None):
+        """Post-hoc tests on mean ranks; see :func:`fmtest.ranks.rank_posthoc`.
+
+        Parameters
+        ----------
+        method : {"nemenyi", "bonferroni", "holm", "shaffer"}, default="nemenyi"
+        control : label, optional
+            Compare every algorithm with this one only.
+        alpha : float, optional
+            The fit's ``alpha`` by default.
+        """
+        from fmtest.ranks import rank_posthoc
+
+        alpha = self.alpha if alpha is None else alpha
+        return rank_posthoc(self.ranks, method=method, control=control, alpha=alpha)
+
+    def bayesian_signed_rank(
+        self, rope=0.01, *, control=None, prior=0.5, nsamples=50_000, seed=0
+    ):
+        """Bayesian signed-rank test with a ROPE; see :func:`fmtest.bayes_signed_rank.bayesian_signed_rank`."""
+        from fmtest.bayes_signed_rank import bayesian_signed_rank
+        from fmtest.ranks import metric_matrix
+
+        return bayesian_signed_rank(
+            metric_matrix(self),
+            rope=rope,
+            control=control,
+            prior=prior,
+            nsamples=nsamples,
+            seed=seed,
+        )
+
+    def table(self, *, interval="ci", digits=3, alpha=None, markers=True):
+        """The table a paper prints; see :func:`fmtest.paper_table.paper_table`."""
+        from fmtest.paper_table import paper_table
+
+        return paper_table(
+            self, interval=interval, digits=digits, alpha=alpha, markers=markers
+        )
+
+    def plot_cd(self, alpha=None, ax=None, **kwargs):
+        """Critical-difference diagram (Nemenyi); see :func:`fmtest.cd_diagram.plot_cd`."""
+        from fmtest.cd_diagram import plot_cd
+
+        cd = self.posthoc("nemenyi", alpha=alpha)["critical_difference"].iloc[0]
+        return plot_cd(self.ranks, cd, ax=ax, **kwargs)
+
     # -- statsmodels-style accessors ----------------------------------------
 
     def conf_int(self, alpha=None, *, kind="estimate"):

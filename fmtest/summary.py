@@ -15,6 +15,7 @@ from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
 from fmtest.pooling import HIGH_I2
+from fmtest.rank_summary import rank_summary_table
 from fmtest.results import (
     CI_METHOD_NAMES,
     NOTE_NO_FOLDS,
@@ -462,7 +463,9 @@ def build_summary(res, *, misclassification=False):
         )
     if misclassification:
         smry.tables.extend(_misclassification_tables(res))
-    smry.add_notes(res.notes)
+    ranks_table, ranks_notes = rank_summary_table(res)  # A >= 3 and M >= 2 only
+    smry.tables.extend([ranks_table] if ranks_table is not None else [])
+    smry.add_notes(res.notes + ranks_notes)
     return smry
 
 

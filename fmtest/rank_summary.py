@@ -1,0 +1,80 @@
+"""The "across data sets: ranks" block of the printed summary."""
+
+from __future__ import annotations
+
+from statsmodels.iolib.table import SimpleTable
+
+__all__ = ["rank_summary_table"]
+
+MIN_POWER_DATASETS = 6
+
+
+def rank_summary_table(res):
+    """Mean ranks, Friedman's test and Nemenyi's post-hoc decision, for ``summary()``.
+
+    Shown when there are at least 3 algorithms and 2 data sets. Rows are the
+    algorithms by mean rank; each is compared with the best-ranked one by
+    Nemenyi's test (``res.posthoc("nemenyi")``).
+
+    Parameters
+    ----------
+    res : MetricComparisonResults
+
+    Returns
+    -------
+    table : statsmodels.iolib.table.SimpleTable or None
+        None when the block does not apply or the tests cannot run.
+    notes : list of str
+        The Friedman and Iman–Davenport results, the post-hoc test used, and
+        the data sets left out (NaN metric), as sentences.
+    """
+    counts = res.counts
+    if len(counts.algorithms) < 3 or len(counts.datasets) < 2:
+        return None, []
+    ranks = res.ranks
+    notes = [f"Ranks: {ds}: {why}." for ds, why in ranks.dropped.items()]
+    friedman = res.friedman
+    if friedman["reason"].iloc[0]:
+        return None, [*notes, f"Ranks across data sets: {friedman['reason'].iloc[0]}."]
+    chi2, iman = friedman.loc["Friedman"], friedman.loc["Iman-Davenport"]
+    posthoc = res.posthoc("nemenyi")
+    cd = float(posthoc["critical_difference"].iloc[0])
+    mean = ranks.mean.sort_values(kind="stable")
+    top = mean.index[0]
+    rows = []
+    for alg, rank in mean.items():
+        if alg == top:
+            rows.append([alg, f"{rank:.3f}", "", "", "best"])
+            continue
+        key = (top, alg) if (top, alg) in posthoc.index else (alg, top)
+        row = posthoc.loc[key]
+        rows.append(
+            [
+                alg,
+                f"{rank:.3f}",
+                f"{rank - mean[top]:.3f}",
+                f"{row['p_adjusted']:.4g}",
+                "worse" if row["reject"] else "n.s.",
+            ]
+        )
+    table = SimpleTable(
+        [r[1:] for r in rows],
+        headers=["mean rank", "minus best", "p Nemenyi", "vs best"],
+        stubs=[str(r[0]) for r in rows],
+        title=f"Across data sets: ranks (1 = best; Nemenyi, alpha = {res.alpha:g})",
+    )
+    m, a = ranks.n_datasets, len(mean)
+    notes.append(
+        f"Ranks across data sets (M = {m}, A = {a}): Friedman chi2 = "
+        f"{chi2['statistic']:.4f} (df {chi2['df1']:g}), p = {chi2['pvalue']:.4g}; "
+        f"Iman-Davenport F = {iman['statistic']:.4f} (df {iman['df1']:g}, "
+        f"{iman['df2']:g}), p = {iman['pvalue']:.4g}. Post-hoc: Nemenyi on mean "
+        f"ranks, critical difference {cd:.4f} at alpha = {res.alpha:g}; 'vs best' "
+        "compares each algorithm with the best-ranked one."
+    )
+    if m < MIN_POWER_DATASETS:
+        notes.append(
+            f"With {m} data sets (< {MIN_POWER_DATASETS}) the Friedman and "
+            "Wilcoxon tests have little power: a non-significant result says little."
+        )
+    return table, notes

@@ -1,0 +1,89 @@
+"""Bayesian signed-rank test: baycomp's probabilities within Monte Carlo error."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+
+from fmtest import FMeasureComparison
+from fmtest.bayes_signed_rank import bayesian_signed_rank, signed_rank_posterior
+from fmtest.datasets import load_example
+from fmtest.ranks import metric_matrix
+
+NSAMPLES = 50_000
+# A share of 50,000 draws has SD at most sqrt(0.25 / 50000) = 0.0022; two
+# independent runs differ by at most 5 SD of the difference with the tolerance.
+TOL = 5 * np.sqrt(2 * 0.25 / NSAMPLES)
+
+
+@pytest.fixture(scope="module")
+def pair():
+    rng = np.random.default_rng(3)
+    x = rng.random(12)
+    return x, x + rng.normal(0.01, 0.02, 12)
+
+
+@pytest.mark.parametrize("rope", [0.0, 0.005, 0.01, 0.03])
+def test_equals_baycomp(pair, rope):
+    baycomp = pytest.importorskip("baycomp")
+    x, y = pair
+    ref = baycomp.SignedRankTest.probs(x, y, rope, nsamples=NSAMPLES, random_state=7)
+    ours = signed_rank_posterior(x, y, rope, nsamples=NSAMPLES, seed=7)
+    if rope == 0:
+        assert ours[1] == 0.0 and ours[0] + ours[2] == pytest.approx(1.0)
+        ours = (ours[0], ours[2])
+    assert_allclose(ours, ref, atol=TOL)
+
+
+def test_closed_form_extremes():
+    # Every difference far beyond the ROPE in one direction: any posterior
+    # draw puts at least the data's share (all but the prior's weight) right.
+    x = np.zeros(8)
+    left, rope, right = signed_rank_posterior(x, x + 0.2, 0.01, seed=0, nsamples=2000)
+    assert (left, rope) == (0.0, 0.0) and right == 1.0
+    left, rope, right = signed_rank_posterior(x, x + 0.001, 0.01, seed=0, nsamples=2000)
+    assert rope == 1.0
+    # Symmetric differences: left and right equally likely; left - right =
+    # 2 left - 1 has SD at most 2 sqrt(0.25 / n): allow 5 SD.
+    d = np.array([-0.05, -0.03, -0.02, 0.02, 0.03, 0.05])
+    left, _, right = signed_rank_posterior(np.zeros(6), d, 0.0, seed=1)
+    assert abs(left - right) < 5 * 2 * np.sqrt(0.25 / NSAMPLES)
+
+
+def test_seed_reproducible(pair):
+    assert signed_rank_posterior(*pair, 0.01, seed=3) == signed_rank_posterior(
+        *pair, 0.01, seed=3
+    )
+
+
+def test_results_method_orients_pairs():
+    baycomp = pytest.importorskip("baycomp")
+    res = FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", load_example()
+    ).fit()
+    out = res.bayesian_signed_rank(0.01, control="rf", seed=2)
+    assert list(out.index) == [("rf", a) for a in ("knn1", "logit", "nbc")]
+    values = metric_matrix(res)
+    x, y = values["rf"].to_numpy(), values["knn1"].to_numpy()
+    ref = baycomp.SignedRankTest.probs(x, y, 0.01, random_state=2)
+    row = out.loc[("rf", "knn1")]
+    assert_allclose(
+        row[["p_1_better", "p_rope", "p_2_better"]].astype(float), ref, atol=TOL
+    )
+    assert_allclose(row["mean_diff"], np.mean(x - y))
+    assert (out["n_datasets"] == 5).all()
+
+
+def test_nan_pairs_and_bad_input():
+    values = pd.DataFrame({"a": [0.9, np.nan, 0.8], "b": [0.5, 0.4, np.nan]})
+    out = bayesian_signed_rank(values, rope=0.01, seed=0)
+    assert out["n_datasets"].iloc[0] == 1 and np.isnan(out["p_rope"].iloc[0])
+    assert "needs 2" in out["reason"].iloc[0]
+    with pytest.raises(ValueError, match="`control`"):
+        bayesian_signed_rank(values, control="zz")
+    with pytest.raises(ValueError, match="finite"):
+        signed_rank_posterior([0.1, np.nan], [0.2, 0.3])
+    with pytest.raises(ValueError, match="equal length"):
+        signed_rank_posterior([0.1, 0.2], [0.2])
+    with pytest.raises(ValueError, match="`rope` must be >= 0"):
+        signed_rank_posterior([0.1, 0.2], [0.2, 0.3], rope=-1)
