@@ -63,8 +63,8 @@ class PaperTable:
         return marked
 
     def to_string(self):
-        """The marked table and its caption as plain text."""
-        return f"{self.to_frame().to_string()}\n{self.caption}"
+        """The marked table and its caption as plain text (``*`` stands for bold)."""
+        return f"{self.to_frame().to_string()}\n{self.caption} In text, * marks bold."
 
     def __str__(self):
         return self.to_string()
@@ -199,7 +199,7 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     what = {"ci": f"{100 * (1 - res.alpha):g}% CI", "se": "SE (delta)", None: ""}
     metric = f"F_{res.beta:g}" if res.has_wong else res.metric.label()
     caption = f"{metric}" + (f" with {what[interval]}" if interval else "")
-    caption += "; best per data set in bold (* in text)"
+    caption += "; best per data set in bold"
     if markers:
         caption += (
             f"; {TEXT_DAGGER}: significantly worse than the best at alpha = {alpha:g} "

@@ -283,8 +283,8 @@ def rank_posthoc(ranks, *, method="nemenyi", control=None, alpha=0.05):
     z = (R̄_1 − R̄_2) / √(A(A+1)/(6M)) for every pair (or every algorithm
     against ``control``).
 
-    * ``"nemenyi"``: p from the studentized range, P(Q_{A,∞} > |z|√2); a pair
-      differs when |R̄_1 − R̄_2| exceeds the critical difference
+    * ``"nemenyi"``: p from the studentized range, P(Q_{A,∞} > √2 abs(z)); a
+      pair differs when abs(R̄_1 − R̄_2) exceeds the critical difference
       CD = q_α/√2 · √(A(A+1)/(6M)), q_α the 1 − α quantile of the
       studentized range with A means and infinite df.
     * ``"bonferroni"`` (Bonferroni–Dunn, needs ``control``): two-sided
