@@ -70,7 +70,8 @@ def rank_summary_table(res):
         f"Iman-Davenport F = {iman['statistic']:.4f} (df {iman['df1']:g}, "
         f"{iman['df2']:g}), p = {iman['pvalue']:.4g}. Post-hoc: Nemenyi on mean "
         f"ranks, critical difference {cd:.4f} at alpha = {res.alpha:g}; 'vs best' "
-        "compares each algorithm with the best-ranked one."
+        "compares each algorithm with the best-ranked one; read it only if "
+        "Iman-Davenport rejects."
     )
     if m < MIN_POWER_DATASETS:
         notes.append(
