@@ -38,7 +38,6 @@ exits with status 2, as do usage errors.
 from __future__ import annotations
 
 import argparse
-import html
 import json
 import math
 import os
@@ -261,10 +260,14 @@ def _render_paper_table(table, fmt):
     if fmt == "latex":
         return table.to_latex()
     if fmt == "html":
-        return table.to_frame().to_html() + f"\n<p>{html.escape(table.caption)}</p>\n"
+        return table.to_html()
     if fmt == "csv":
         return table.to_frame().to_csv(lineterminator="\n")
-    return table.to_string() + "\n"
+    if fmt == "text":
+        return table.to_string() + "\n"
+    raise ValueError(
+        f"The paper table is written as text, latex, html or csv; not {fmt!r}."
+    )
 
 
 def _emit(text, output):

@@ -10,6 +10,7 @@ row holds the mean ranks (:mod:`fmtest.ranks`), the best in bold.
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +27,7 @@ TEXT_DAGGER = "†"
 LATEX_DAGGER = r"$^\dagger$"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PaperTable:
     """A comparison table ready to print.
 
@@ -68,6 +69,14 @@ class PaperTable:
 
     def __str__(self):
         return self.to_string()
+
+    __repr__ = __str__
+
+    def to_html(self):
+        """The marked table as HTML, the caption as a paragraph."""
+        return self.to_frame().to_html() + f"\n<p>{html.escape(self.caption)}</p>\n"
+
+    _repr_html_ = to_html
 
     def to_latex(self, *, label=None):
         """A LaTeX ``table`` with a ``tabular``; names and text are escaped.

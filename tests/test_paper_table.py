@@ -170,8 +170,11 @@ def test_cli_other_formats(capsys, res, fmt):
     if fmt == "csv":
         read = pd.read_csv(pd.io.common.StringIO(out), index_col=0)
         assert read.equals(table.to_frame())
+    elif fmt == "html":
+        assert out == table.to_html()
+        assert "<table" in out and "significantly worse" in out
     else:
-        assert table.to_frame().iat[0, 0] in out
+        assert out == table.to_string() + "\n"
 
 
 @pytest.mark.parametrize("fmt", ["json"])
@@ -188,3 +191,16 @@ def test_one_dataset_results_never_crash():
     assert "at least 2 data sets" in one.posthoc()["reason"].iloc[0]
     assert np.isnan(one.bayesian_signed_rank()["p_rope"]).all()
     assert one.table().cells.index.tolist() == ["d_0", MEAN_RANK]
+
+
+def test_one_algorithm_is_refused_before_any_rank():
+    data = _counts(names=("a",))
+    with pytest.raises(ValueError, match="two algorithms"):
+        FMeasureComparison.from_counts(data, dataset="dataset").fit()
+
+
+def test_render_paper_table_refuses_json(res):
+    from fmtest.cli import render_results
+
+    with pytest.raises(ValueError, match="not 'json'"):
+        render_results(res, "json", "paper")
