@@ -498,6 +498,12 @@ class MetricComparisonResults:
             Compare every algorithm with this one only.
         alpha : float, optional
             The fit's ``alpha`` by default.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index (``algorithm_1``, ``algorithm_2``); ``rank_diff``, ``z``,
+            ``pvalue``, ``p_adjusted``, ``critical_difference``, ``reject``.
         """
         from fmtest.ranks import rank_posthoc
 
