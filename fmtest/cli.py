@@ -71,8 +71,11 @@ CLI_WORDING = (
     ("`instance=None`", "--no-instance"),
     ("`positive='minority'`", "--positive minority"),
     ("pass `positive=`", "pass --positive LABEL"),
+    (" (`response_kind='predicted'` in CountTables.from_long)", ""),
     ("`response_kind='correct'`", "--response correct"),
     ("`response_kind='predicted'`", "--response predicted"),
+    ("`response='correct'`", "--response correct"),
+    ("`response='predicted'`", "--response predicted"),
     ("`method='wong'`", "--method wong"),
     ("(`fold=`)", "(--fold COLUMN)"),
     ("use method='delta'", "use --method delta"),
@@ -487,9 +490,9 @@ def _parser():
     roles.add_argument(
         "--response",
         choices=["correct", "predicted"],
-        default="correct",
-        help="what the response column holds: 1/0 for a correct prediction "
-        "(default), or the predicted label",
+        default=None,
+        help="what the response column holds: 1/0 for a correct prediction, "
+        "or the predicted label (default: read from the column name)",
     )
     roles.add_argument(
         "--truth",
@@ -534,10 +537,11 @@ def _parser():
     roles.add_argument(
         "--positive",
         type=_positive,
-        default=1,
+        default=None,
         metavar="LABEL",
         help="positive class in the truth column: an integer, a string, or "
-        "'minority' for the rarer label (default: 1)",
+        "'minority' for the rarer label (default: 1, with a warning when it "
+        "is the majority class)",
     )
     compare.set_defaults(run=_run_compare, instance="instance", fold="fold")
     return parser

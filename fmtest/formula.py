@@ -2,7 +2,9 @@
 
 ``"correct ~ algorithm + dataset"`` names three columns: the response (left of
 ``~``), the compared factor (first term on the right) and the optional block
-(second term, the data set). Terms must be column names, optionally wrapped as
+(second term, the data set). Which term plays which role in a model is
+settled by :func:`fmtest.roles.assign_terms`, which does not depend on the
+order. Terms must be column names, optionally wrapped as
 ``C(name, ...)`` or ``Q("name")``; fmtest builds no design matrix, so any
 other expression, an interaction or a third term is an error.
 """
@@ -37,6 +39,11 @@ class FormulaSpec:
     response: str
     compare: str
     block: str | None = None
+
+    @property
+    def terms(self):
+        """The one or two column names right of ``~``, in formula order."""
+        return (self.compare,) if self.block is None else (self.compare, self.block)
 
 
 def parse_formula(formula, columns=None):

@@ -15,10 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fmtest.roles import DATASET_NAMES, RESPONSE_KINDS, name_kind, normalise_name
+
 __all__ = ["LongData", "check_score", "plain", "read_long_data"]
 
-RESPONSE_KINDS = ("correct", "predicted")
 SINGLE_DATASET_LABEL = "all"
+# How to say that a response holds labels, in the keyword of each entry point.
+PREDICTED_HINT = (
+    "pass `response='predicted'` (`response_kind='predicted'` in CountTables.from_long)"
+)
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,9 @@ class LongData:
         The label of the positive class in the truth column.
     columns : dict
         Role name -> column name, for messages further down.
+    fold_mismatch : str or None
+        When some instances are in different folds for different algorithms,
+        a sentence saying how many (with an example); ``None`` otherwise.
     """
 
     dataset: np.ndarray
@@ -61,6 +69,7 @@ class LongData:
     fold_levels: pd.Index | None
     positive: object
     columns: dict
+    fold_mismatch: str | None = None
 
 
 def read_long_data(
@@ -148,6 +157,9 @@ def read_long_data(
     if response_kind == "correct":  # predicted positive = truth XOR incorrect
         predicted = np.bitwise_xor(predicted, truth_codes)
         predicted ^= 1
+    _check_counterpart(
+        data, roles, response_kind, predicted, truth_codes, positive_label
+    )
 
     algorithm_codes, algorithm_levels = _factorize(data[algorithm])
     if len(algorithm_levels) < 2:
@@ -162,20 +174,27 @@ def read_long_data(
         dataset_codes, dataset_levels = _factorize(data[dataset])
     fold_codes, fold_levels = (None, None) if fold is None else _factorize(data[fold])
 
-    wide, slot_group = None, None
+    wide, slot_group, fold_mismatch = None, None, None
     if instance is not None:
         slots, n_slots = _encode_instances(data[instance], dataset_codes)
-        wide, slot_group = _pair_predictions(
-            slots,
-            n_slots,
-            algorithm_codes,
-            predicted,
-            dataset_codes * 2 + truth_codes,
-            len(dataset_levels),
-            data,
-            roles,
-            algorithm_levels,
-        )
+        try:
+            wide, slot_group, fold_mismatch = _pair_predictions(
+                slots,
+                n_slots,
+                algorithm_codes,
+                predicted,
+                dataset_codes * 2 + truth_codes,
+                len(dataset_levels),
+                data,
+                roles,
+                algorithm_levels,
+                fold_codes,
+            )
+        except ValueError as err:
+            hint = _dataset_hint(data, roles) if dataset is None else ""
+            if not hint:
+                raise
+            raise ValueError(f"{err} {hint}") from None
 
     return LongData(
         dataset=dataset_codes,
@@ -190,6 +209,7 @@ def read_long_data(
         fold_levels=None if fold_levels is None else fold_levels.rename("fold"),
         positive=positive_label,
         columns=roles,
+        fold_mismatch=fold_mismatch,
     )
 
 
@@ -321,7 +341,7 @@ def _encode_response(series, name, kind, truth_series, truth_name, positive):
             raise ValueError(
                 f"Column {name!r} (the response) must hold 0/1 or True/False when "
                 f"`response_kind='correct'`; found {shown}. If it holds predicted "
-                "labels, pass `response_kind='predicted'`."
+                f"labels, {PREDICTED_HINT}."
             )
         return _lookup(np.array([lab == 1 for lab in labels], np.uint8), codes)
     truth_labels = _small_factorize(truth_series)[1]
@@ -369,7 +389,16 @@ def _encode_instances(series, dataset_codes):
 
 
 def _pair_predictions(
-    slots, n_slots, algorithm, predicted, row_group, n_datasets, data, roles, alg_levels
+    slots,
+    n_slots,
+    algorithm,
+    predicted,
+    row_group,
+    n_datasets,
+    data,
+    roles,
+    alg_levels,
+    fold=None,
 ):
     """Scatter the predictions into a (slot × algorithm) matrix, checking pairing.
 
@@ -377,6 +406,13 @@ def _pair_predictions(
     The checks are counts on the matrix itself (a cell still holding the fill
     value 2 lacks a prediction; fewer filled cells than rows means a
     duplicate); only when one fails are the rows searched to name the instance.
+    With folds, the fold joins the truth in one per-row key, so the same
+    scatter also finds instances whose fold differs between algorithms
+    (allowed, and returned as a sentence for a warning).
+
+    Returns
+    -------
+    wide, slot_group, fold_mismatch
     """
     n_alg = len(alg_levels)
     cell = slots * n_alg
@@ -384,20 +420,94 @@ def _pair_predictions(
     wide = np.full(n_slots * n_alg, 2, dtype=np.uint8)
     wide[cell] = predicted
     unused = 2 * n_datasets
-    slot_group = np.full(n_slots, unused, dtype=np.int64)
-    slot_group[slots] = row_group
+    n_fold = 1 if fold is None else int(fold.max()) + 1 if len(fold) else 1
+    row_key = row_group if fold is None else row_group * n_fold + fold
+    slot_key = np.full(n_slots, unused * n_fold, dtype=np.int64)
+    slot_key[slots] = row_key
+    slot_group = slot_key if fold is None else slot_key // n_fold
     n_used = n_slots - int(np.count_nonzero(slot_group == unused))
     unfilled = int(np.count_nonzero(wide == 2)) - (n_slots - n_used) * n_alg
     if unfilled or n_used * n_alg != len(slots):
         _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels)
-    differs = np.flatnonzero(slot_group[slots] != row_group)
-    if differs.size:
-        raise ValueError(
-            f"{_describe(data, roles, int(differs[0]))} has different values in column "
-            f"{roles['truth']!r} for different algorithms; the truth of an instance "
-            "must not depend on the algorithm."
-        )
-    return wide.reshape(n_slots, n_alg), slot_group
+    differs = slot_key[slots] != row_key
+    fold_mismatch = None
+    if differs.any():
+        truth_differs = np.flatnonzero(slot_group[slots] != row_group)
+        if truth_differs.size:
+            raise ValueError(
+                f"{_describe(data, roles, int(truth_differs[0]))} has different values "
+                f"in column {roles['truth']!r} for different algorithms; the truth of "
+                "an instance must not depend on the algorithm."
+            )
+        fold_mismatch = _describe_fold_mismatch(slots, differs, data, roles)
+    return wide.reshape(n_slots, n_alg), slot_group, fold_mismatch
+
+
+def _describe_fold_mismatch(slots, differs, data, roles):
+    """The sentence behind :class:`~fmtest.warnings.FoldMismatchWarning`."""
+    n_instances = len(np.unique(slots[differs]))
+    first = int(np.flatnonzero(differs)[0])
+    return (
+        f"{n_instances} instances are in different folds (column {roles['fold']!r}) "
+        f"for different algorithms, e.g. {_describe(data, roles, first)}. Wong's "
+        "method allows it and uses each algorithm's folds as they are; if the "
+        "algorithms were meant to share one cross-validation split, check the folds."
+    )
+
+
+def _dataset_hint(data, roles):
+    """The fix for several data sets read as one, when a column names them."""
+    used = set(roles.values())
+    for col in data.columns:
+        if col in used or normalise_name(col) not in DATASET_NAMES:
+            continue
+        n_levels = data[col].nunique()
+        if n_levels > 1:
+            return (
+                f"The data have a column {col!r} with {n_levels} levels: if it names "
+                f"the data set, add it to the formula ('... ~ {roles['algorithm']} + "
+                f"{col}'; `dataset={col!r}` in CountTables.from_long)."
+            )
+    return ""
+
+
+def _check_counterpart(data, roles, kind, predicted, truth_codes, positive):
+    """A ``correct`` column and a ``predicted`` column in the data must agree.
+
+    Every other column named like a response (:data:`fmtest.roles.CORRECT_NAMES`,
+    :data:`fmtest.roles.PREDICTED_NAMES`) that reads as what its name says
+    must imply the same predictions as the response.
+    """
+    used = set(roles.values())
+    for col in data.columns:
+        other_kind = None if col in used else name_kind(col)
+        if other_kind is None:
+            continue
+        try:
+            implied = _encode_response(
+                data[col],
+                col,
+                other_kind,
+                data[roles["truth"]],
+                roles["truth"],
+                positive,
+            )
+        except ValueError:  # not that kind after all (e.g. scores): nothing to compare
+            continue
+        if other_kind == "correct":
+            implied = np.bitwise_xor(implied, truth_codes)
+            implied ^= 1
+        disagree = np.flatnonzero(implied != predicted)
+        if disagree.size:
+            raise ValueError(
+                f"Columns {roles['response']!r} (the response, read as "
+                f"`response_kind={kind!r}`) and {col!r} (read as {other_kind!r}) imply "
+                f"different predictions on {disagree.size} rows (first at index "
+                f"{plain(data.index[disagree[0]])!r}); a 'correct' column must be 1 "
+                f"exactly where the 'predicted' column equals {roles['truth']!r}. "
+                "Check the `response=` keyword, fix the data, or drop the column "
+                "that is wrong."
+            )
 
 
 def _describe(data, roles, row):

@@ -8,12 +8,17 @@ and returns a separate results object.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
 from fmtest.counts import CountTables
 from fmtest.formula import parse_formula
 from fmtest.longdata import check_score, read_long_data
+from fmtest.plausibility import warn_implausible_response, warn_majority_positive
+from fmtest.roles import assign_terms, response_kind
+from fmtest.warnings import FoldMismatchWarning
 
 __all__ = [
     "FMeasureComparison",
@@ -31,6 +36,13 @@ NOTE_COUNTS_ONLY = (
     "Built from count tables: the covariance between algorithms is not "
     "identifiable from counts, so the delta method assumes them independent."
 )
+
+
+def _warn_mistakes(tables, kind, response, truth, majority_check, positive):
+    """The warnings of :mod:`fmtest.plausibility`, raised at the caller's line."""
+    warn_implausible_response(tables, kind, response, stacklevel=4)
+    if majority_check and not (isinstance(positive, str) and positive == "minority"):
+        warn_majority_positive(tables, positive, truth, stacklevel=4)
 
 
 class MetricComparison:
@@ -95,12 +107,14 @@ class MetricComparison:
         formula,
         data,
         *,
-        response="correct",
+        response=None,
         truth="truth",
         instance="instance",
         fold="fold",
         score=None,
-        positive=1,
+        positive=None,
+        algorithm=None,
+        dataset=None,
     ):
         """Build the model from long data and a formula.
 
@@ -109,14 +123,23 @@ class MetricComparison:
         formula : str
             ``"correct ~ algorithm + dataset"``: the response column, the
             compared factor (algorithms) and, optionally, the data-set block.
-            ``C(name)`` wrappers are accepted.
+            ``C(name)`` wrappers are accepted. The order of the two terms
+            right of ``~`` does not matter (see ``algorithm``).
         data : pandas.DataFrame or other data frame
             One row per (data set, instance, algorithm). A Polars, PyArrow,
             DuckDB, Dask or Spark frame is reduced to count tables by its own
             engine (:func:`fmtest.scale.count_tables`; needs narwhals).
-        response : {"correct", "predicted"}, default="correct"
-            What the response column holds: 1/True when the prediction is
-            correct, or the predicted class label.
+        response : {"correct", "predicted"} or None, default=None
+            What the response column holds: ``"correct"``, 1/True when the
+            prediction is correct; ``"predicted"``, the predicted class label.
+            ``None`` reads it from the column name: ``correct`` (or
+            ``is_correct``, …) means ``"correct"``, ``predicted`` (or
+            ``prediction``, ``pred``, ``y_pred``, ``yhat``, …) means
+            ``"predicted"``, and any other name is an error asking for the
+            keyword. The keyword always wins over the name. Either way, a
+            :class:`~fmtest.warnings.ResponseKindWarning` says when the
+            other reading is the plausible one, and a column of the other
+            kind in the data (``correct`` beside ``predicted``) must agree.
         truth : str, default="truth"
             Column with the true class.
         instance : str or None, default="instance"
@@ -124,68 +147,112 @@ class MetricComparison:
             ``None`` for unpaired data (independence is then assumed).
         fold : str or None, default="fold"
             Column with the cross-validation fold (Wong's method needs it);
-            used when present.
+            used when present. Instances in different folds for different
+            algorithms are allowed and raise a
+            :class:`~fmtest.warnings.FoldMismatchWarning`.
         score : str or None, default=None
             Column with a continuous score for the positive class (numeric,
             no missing values). It enables the confident ROC segment
             (``res.roc``).
-        positive : object, default=1
+        positive : object or None, default=None
             The positive class label in ``truth`` (``"minority"`` for the
-            rarer label).
+            rarer label). ``None`` means 1 (or True) and warns
+            (:class:`~fmtest.warnings.MajorityPositiveWarning`) when that is
+            the majority class of a data set.
+        algorithm, dataset : str or None, default=None
+            Which formula term is the compared factor and which the data-set
+            block. Without them a term named ``algorithm`` or ``dataset``
+            takes that role whatever its position; with other names the data
+            decide (the block must nest the instances: each (block, instance)
+            predicted once by every level of the other term, with one truth),
+            and an error asks for ``algorithm=`` when they cannot.
 
         Returns
         -------
         MetricComparison or FMeasureComparison
             An instance of the class it is called on.
-        """
-        if not isinstance(data, pd.DataFrame):  # Polars, DuckDB, Dask, Spark, …
-            from fmtest import scale  # reduced in that engine (needs narwhals)
 
-            spec = parse_formula(formula, scale.column_names(data))
+        Examples
+        --------
+        >>> from fmtest import FMeasureComparison
+        >>> from fmtest.datasets import load_example
+        >>> df = load_example()
+        >>> a = FMeasureComparison.from_formula("predicted ~ dataset + algorithm", df)
+        >>> b = FMeasureComparison.from_formula("correct ~ algorithm + dataset", df)
+        >>> (a.counts.fold_counts == b.counts.fold_counts).all()
+        np.True_
+        """
+        in_memory = isinstance(data, pd.DataFrame)
+        if not in_memory:  # Polars, DuckDB, Dask, Spark, …
+            from fmtest import scale  # reduced in that engine (needs narwhals)
+        spec = parse_formula(
+            formula, data.columns if in_memory else scale.column_names(data)
+        )
+        kind = response_kind(spec.response, response)
+        majority_check = positive is None
+        positive = 1 if positive is None else positive
+        if not in_memory:
+            compare, block = assign_terms(
+                formula, spec.terms, algorithm=algorithm, dataset=dataset
+            )
             tables = scale.count_tables(
                 data,
                 response=spec.response,
                 truth=truth,
-                algorithm=spec.compare,
-                dataset=spec.block,
+                algorithm=compare,
+                dataset=block,
                 instance=instance,
                 fold=fold,
                 positive=positive,
-                response_kind=response,
+                response_kind=kind,
                 score=score,
             )
             model = cls(tables, notes=[] if tables.paired else [NOTE_NO_PAIRING])
             model.formula, model.data = formula, data
+            _warn_mistakes(tables, kind, spec.response, truth, majority_check, positive)
             return model
-        spec = parse_formula(formula, data.columns)
+        compare, block = assign_terms(
+            formula,
+            spec.terms,
+            algorithm=algorithm,
+            dataset=dataset,
+            data=data,
+            truth=truth,
+            instance=instance,
+        )
         long = read_long_data(
             data,
             response=spec.response,
             truth=truth,
-            algorithm=spec.compare,
-            dataset=spec.block,
+            algorithm=compare,
+            dataset=block,
             instance=instance,
             fold=fold,
             positive=positive,
-            response_kind=response,
+            response_kind=kind,
         )
         if score is not None:
             check_score(data, score)
         notes = [] if long.wide is not None else [NOTE_NO_PAIRING]
+        if long.fold_mismatch is not None:
+            warnings.warn(long.fold_mismatch, FoldMismatchWarning, stacklevel=2)
         model = cls(CountTables.from_encoded(long), notes=notes)
         model.formula = formula
         model.data = data
         model.roles = {
             "truth": truth,
-            "algorithm": spec.compare,
-            "dataset": spec.block,
+            "algorithm": compare,
+            "dataset": block,
             "score": score,
             "positive": long.positive,
         }
+        _warn_mistakes(
+            model.counts, kind, spec.response, truth, majority_check, long.positive
+        )
         return model
 
     @classmethod
-    def from_arrays(cls, truth, predictions, *, dataset=None, fold=None, positive=1):
+    def from_arrays(cls, truth, predictions, *, dataset=None, fold=None, positive=None):
         """Build the model from a truth vector and one prediction column per algorithm.
 
         Parameters
@@ -199,7 +266,10 @@ class MetricComparison:
             Data set of each instance.
         fold : array_like, shape (n,), optional
             Fold of each instance (the same for every algorithm).
-        positive : object, default=1
+        positive : object or None, default=None
+            The positive label; ``None`` means 1 (or True) and warns
+            (:class:`~fmtest.warnings.MajorityPositiveWarning`) when that is
+            the majority class of a data set.
 
         Returns
         -------
@@ -261,8 +331,10 @@ class MetricComparison:
             instance="_instance",
             fold=roles.get("fold"),
             dataset=roles.get("dataset"),
-            positive=positive,
+            positive=1 if positive is None else positive,
         )
+        if positive is None:
+            warn_majority_positive(tables, 1, "truth", stacklevel=3)
         return cls(tables)
 
     @classmethod

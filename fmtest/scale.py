@@ -41,6 +41,7 @@ import pandas as pd
 
 from fmtest.counts import MAX_PATTERN_ALGORITHMS, CountTables
 from fmtest.longdata import (
+    PREDICTED_HINT,
     RESPONSE_KINDS,
     SINGLE_DATASET_LABEL,
     _same_label,
@@ -486,7 +487,7 @@ class _Reduction:
                 raise ValueError(
                     f"Column {response!r} (the response) must hold 0/1 or True/False "
                     f"when `response_kind='correct'`; found {shown}. If it holds "
-                    "predicted labels, pass `response_kind='predicted'`."
+                    f"predicted labels, {PREDICTED_HINT}."
                 )
         else:
             labels = response_labels or self.distinct(response)

@@ -327,6 +327,8 @@ def test_renamed_roles_give_the_same_results(capsys, subset, subset_res, tmp_pat
         path,
         "--formula",
         "ok ~ algorithm + dataset",
+        "--response",
+        "correct",
         "--truth",
         "y",
         "--instance",

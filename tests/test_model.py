@@ -460,7 +460,7 @@ def test_one_fold_and_one_dataset():
             "correct ~ algorithm + dataset",
             None,
             {"response": "label"},
-            "`response_kind` must be one of",
+            r"`response` must be one of \[.correct., .predicted.\]",
         ),
         ("correct ~ algorithm + dataset", None, {"score": "nope"}, "Column 'nope'"),
         (

@@ -1,0 +1,49 @@
+"""Warning classes for data that are legal but probably not what was meant.
+
+Each class names one kind of likely mistake, so that a user who has checked
+the data can silence exactly that kind::
+
+    import warnings
+    import fmtest
+    warnings.filterwarnings("ignore", category=fmtest.MajorityPositiveWarning)
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "FmtestWarning",
+    "FoldMismatchWarning",
+    "MajorityPositiveWarning",
+    "ResponseKindWarning",
+]
+
+
+class FmtestWarning(UserWarning):
+    """Base class of fmtest's warnings about the input data."""
+
+
+class MajorityPositiveWarning(FmtestWarning):
+    """The positive class is the majority class of a data set.
+
+    F-measures score the minority (positive) class; a default ``positive=1``
+    with labels 1/2 silently makes the majority class positive. Pass
+    ``positive=`` (or ``positive="minority"``) to say which class is meant.
+    """
+
+
+class ResponseKindWarning(FmtestWarning):
+    """The response reads as worse-than-chance predictions for every algorithm.
+
+    Read the other way (correct/incorrect instead of predicted labels, or
+    the reverse) the same column gives better-than-chance classifiers, so
+    the ``response=`` keyword is probably wrong.
+    """
+
+
+class FoldMismatchWarning(FmtestWarning):
+    """Some instances are in different folds for different algorithms.
+
+    Wong's method allows it (each algorithm's folds are used as they are),
+    but it often means the algorithms were cross-validated on different
+    splits by mistake.
+    """
