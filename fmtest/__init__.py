@@ -32,6 +32,12 @@ from fmtest.tango import (
     tango_ci,
     tango_test,
 )
+from fmtest.warnings import (
+    FmtestWarning,
+    FoldMismatchWarning,
+    MajorityPositiveWarning,
+    ResponseKindWarning,
+)
 from fmtest.wong import WongLinearVariance
 
 __version__ = "0.1.0.dev0"
@@ -42,9 +48,13 @@ __all__ = [
     "DeltaMethodVariance",
     "FMeasureComparison",
     "FMeasureComparisonResults",
+    "FmtestWarning",
+    "FoldMismatchWarning",
+    "MajorityPositiveWarning",
     "MetricComparison",
     "MetricComparisonResults",
     "PairedErrorComparison",
+    "ResponseKindWarning",
     "TangoInterval",
     "TangoTestResult",
     "WongLinearVariance",

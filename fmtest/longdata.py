@@ -500,8 +500,8 @@ def _check_counterpart(data, roles, kind, predicted, truth_codes, positive):
         disagree = np.flatnonzero(implied != predicted)
         if disagree.size:
             raise ValueError(
-                f"Columns {roles['response']!r} (the response, read as "
-                f"`response_kind={kind!r}`) and {col!r} (read as {other_kind!r}) imply "
+                f"Columns {roles['response']!r} (the response, read as {kind!r}) and "
+                f"{col!r} (read as {other_kind!r}) imply "
                 f"different predictions on {disagree.size} rows (first at index "
                 f"{plain(data.index[disagree[0]])!r}); a 'correct' column must be 1 "
                 f"exactly where the 'predicted' column equals {roles['truth']!r}. "

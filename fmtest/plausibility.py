@@ -101,15 +101,13 @@ def warn_implausible_response(tables, kind, response, *, stacklevel=3):
     if not ((youden < 0).mean() > 0.5 and (youden_other > 0).all()):
         return False
     other = "predicted" if kind == "correct" else "correct"
-    reads = {
-        "correct": "1 for a correct prediction",
-        "predicted": "the predicted label",
-    }
+    reads = {"correct": "correct/incorrect (1/0)", "predicted": "predicted labels"}
     warnings.warn(
-        f"Read as {reads[kind]} (`response={kind!r}`), column {response!r} makes "
+        f"Column {response!r} read as {reads[kind]} (`response={kind!r}`) makes "
         f"{int((youden < 0).sum())} of {youden.size} (data set, algorithm) cells "
-        "worse than chance (recall + specificity < 1), while read as "
-        f"{reads[other]} it makes every one better than chance. If {response!r} holds {reads[other]}, pass `response={other!r}`.",
+        "worse than chance (recall + specificity < 1); read as "
+        f"{reads[other]} it makes every one better than chance. If it holds "
+        f"{reads[other]}, pass `response={other!r}`.",
         ResponseKindWarning,
         stacklevel=stacklevel,
     )
