@@ -1,8 +1,42 @@
-"""Shared fixtures: small long data sets and published count tables."""
+"""Shared fixtures: small long data sets and published count tables.
+
+Also the ``spark`` marker: such tests need pyspark and narwhals (the
+``spark`` extra) and Java, and are skipped with the reason when one is
+missing, so that ``pip install ".[dev]" && python -m pytest`` runs without
+them.
+"""
+
+import functools
+import importlib.util
+import shutil
+import subprocess
 
 import numpy as np
 import pandas as pd
 import pytest
+
+
+@functools.cache
+def spark_missing():
+    """Why Spark tests cannot run here, or ``""`` when they can."""
+    for module in ("pyspark", "narwhals"):
+        if importlib.util.find_spec(module) is None:
+            return (
+                f"{module} is not installed: Spark tests need the `spark` extra "
+                "(pip install '.[dev,spark]') and Java"
+            )
+    if shutil.which("java") is None:
+        return "Spark needs Java: no `java` on the PATH"
+    try:
+        ok = subprocess.run(["java", "-version"], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as err:
+        return f"Spark needs Java: `java -version` failed ({err})"
+    return "" if ok.returncode == 0 else "Spark needs Java: `java -version` failed"
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("spark") is not None and spark_missing():
+        pytest.skip(spark_missing())
 
 
 def make_long(

@@ -9,8 +9,6 @@ its package (or narwhals) is missing.
 """
 
 import re
-import shutil
-import subprocess
 import warnings
 
 import numpy as np
@@ -537,26 +535,10 @@ def test_cli_parquet_errors_keep_their_wording(tmp_path, capsys):
 # -- Spark in local mode ------------------------------------------------------------
 
 
-def _java_works():
-    if shutil.which("java") is None:
-        return False
-    try:
-        return (
-            subprocess.run(
-                ["java", "-version"], capture_output=True, timeout=60
-            ).returncode
-            == 0
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-
-
 @pytest.fixture(scope="module")
 def spark():
-    pytest.importorskip("narwhals")
-    pytest.importorskip("pyspark", reason="pyspark is the `spark` extra")
-    if not _java_works():
-        pytest.skip("Spark needs Java: `java -version` does not run here")
+    # tests using this fixture carry the `spark` marker: conftest.py skips
+    # them, saying why, when pyspark, narwhals or Java is missing
     from pyspark.sql import SparkSession
 
     with warnings.catch_warnings():
@@ -579,6 +561,7 @@ def to_spark(spark, df):
     return spark.createDataFrame(rows, schema=list(df.columns))
 
 
+@pytest.mark.spark
 def test_spark_same_tables_and_results(spark, example_subset, random_data):
     frame = to_spark(spark, random_data)
     want = CountTables.from_long(random_data, response="correct", dataset="dataset")
@@ -594,6 +577,7 @@ def test_spark_same_tables_and_results(spark, example_subset, random_data):
     )
 
 
+@pytest.mark.spark
 @pytest.mark.parametrize(
     "bad", ["instance-predicted-twice", "missing-truth", "truth-not-binary"]
 )
