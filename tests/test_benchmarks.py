@@ -40,3 +40,30 @@ def test_quick_benchmark_routes_agree(bench_counts, capsys, algorithms):
     assert counts.sum() == len(df) and joint[:, 0, 0].sum() == len(df) // int(
         algorithms
     )
+
+
+@pytest.fixture
+def bench_fit(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_fit
+
+    yield bench_fit
+    sys.modules.pop("bench_fit", None)
+    sys.modules.pop("bench_counts", None)
+
+
+def test_quick_fit_benchmark_routes_agree(bench_fit, capsys):
+    out = bench_fit.main(["--quick"])
+    printed = capsys.readouterr().out
+    assert "fmtest/(a)" in printed and "fit + summary target" in printed
+    assert set(out["example"]) == {"from_formula", "fit", "fit + summary"}
+    df = bench_fit.make_long_data(4000, 2)
+    f1 = {name: route(df) for name, route in bench_fit.ROUTES.items()}
+    bench_fit.check_same(f1)  # raises when a route disagrees
+    # and the F1 values are those of scikit-learn on the rows themselves
+    from sklearn.metrics import f1_score
+
+    pred = df["truth"].where(df["correct"] == 1, 1 - df["truth"])
+    first = df[(df["dataset"] == 0) & (df["algorithm"] == sorted(df["algorithm"])[0])]
+    want = f1_score(first["truth"], pred[first.index])
+    assert abs(f1["fmtest"][0, 0] - want) < 1e-12
