@@ -56,7 +56,7 @@ def test_quick_fit_benchmark_routes_agree(bench_fit, capsys):
     out = bench_fit.main(["--quick"])
     printed = capsys.readouterr().out
     assert "fmtest/(a)" in printed and "fit + summary target" in printed
-    assert set(out["example"]) == {"from_formula", "fit", "fit + summary"}
+    assert set(out["example"]) == {"from_formula", "fit + every table", "fit + summary"}
     df = bench_fit.make_long_data(4000, 2)
     f1 = {name: route(df) for name, route in bench_fit.ROUTES.items()}
     bench_fit.check_same(f1)  # raises when a route disagrees
