@@ -80,6 +80,8 @@ CLI_WORDING = (
     ("(`fold=`)", "(--fold COLUMN)"),
     ("use method='delta'", "use --method delta"),
 )
+ROLE_OPTION = re.compile(r"`(algorithm|dataset)=('[^']*')`")
+LIBRARY_ONLY = re.compile(r"; `dataset='[^']*'` in CountTables\.from_long")
 FIT_OPTION = re.compile(
     r"`(alpha|beta|min_count|rho_fallback|multitest|wong_divisor|re_method|re_test)`"
 )
@@ -318,6 +320,8 @@ def _run_compare(args):
             fold=args.fold,
             score=args.score,
             positive=args.positive,
+            algorithm=args.algorithm,
+            dataset=args.dataset,
         )
     except _engine_errors(data) as err:  # e.g. Parquet files whose columns differ
         raise ValueError(f"DuckDB cannot read {str(args.file)!r}: {err}") from None
@@ -543,6 +547,13 @@ def _parser():
         "'minority' for the rarer label (default: 1, with a warning when it "
         "is the majority class)",
     )
+    for role in ("algorithm", "dataset"):
+        roles.add_argument(
+            f"--{role}",
+            metavar="COLUMN",
+            help=f"the formula term that is the {role} (default: a term named "
+            f"{role}, or as the data show)",
+        )
     compare.set_defaults(run=_run_compare, instance="instance", fold="fold")
     return parser
 
@@ -551,6 +562,8 @@ def _one_line(err):
     text = str(err)
     for python, cli in CLI_WORDING:
         text = text.replace(python, cli)
+    text = LIBRARY_ONLY.sub("", text)
+    text = ROLE_OPTION.sub(lambda m: f"--{m.group(1)} {m.group(2)}", text)
     text = FIT_OPTION.sub(lambda m: "--" + m.group(1).replace("_", "-"), text)
     text = " ".join(line.strip() for line in text.splitlines() if line.strip())
     return text or type(err).__name__

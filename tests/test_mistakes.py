@@ -263,3 +263,36 @@ def test_cli_wording(tmp_path, example, capsys):
     assert status == 2
     assert "--response correct" in err and "--response predicted" in err
     assert "response=" not in err
+
+
+def test_cli_role_options(tmp_path, example, capsys):
+    import json
+
+    from fmtest.cli import main
+
+    path = tmp_path / "renamed.csv"
+    data = example[example["dataset"].isin(["synth_easy", "synth_medium"])]
+    data.rename(columns={"algorithm": "learner", "dataset": "task"}).to_csv(
+        path, index=False
+    )
+    args = ["compare", str(path), "--formula", "correct ~ task + learner"]
+    assert main([*args, "--no-instance"]) == 2
+    err = capsys.readouterr().err
+    assert "Pass --algorithm 'task' (or --dataset 'task')" in err
+    assert (
+        main([*args, "--no-instance", "--algorithm", "learner", "--format", "json"])
+        == 0
+    )
+    got = json.loads(capsys.readouterr().out)
+    want = FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", data, instance=None
+    ).fit()
+    np.testing.assert_allclose(
+        [r["diff"] for r in got["pairwise"]], want.pairwise["diff"], rtol=1e-12
+    )
+    data.rename(columns={"algorithm": "learner", "dataset": "data_set"}).to_csv(
+        path, index=False
+    )
+    assert main(["compare", str(path), "--formula", "correct ~ learner"]) == 2
+    err = capsys.readouterr().err
+    assert "add it to the formula ('... ~ learner + data_set')." in err
