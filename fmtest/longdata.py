@@ -10,14 +10,22 @@ the user's labels again.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from fmtest.roles import DATASET_NAMES, RESPONSE_KINDS, name_kind, normalise_name
+from fmtest.warnings import FoldMismatchWarning
 
-__all__ = ["LongData", "check_score", "plain", "read_long_data"]
+__all__ = [
+    "LongData",
+    "check_score",
+    "fold_mismatch_message",
+    "plain",
+    "read_long_data",
+]
 
 SINGLE_DATASET_LABEL = "all"
 # How to say that a response holds labels, in the keyword of each entry point.
@@ -195,6 +203,8 @@ def read_long_data(
             if not hint:
                 raise
             raise ValueError(f"{err} {hint}") from None
+        if fold_mismatch is not None:  # at the line that called from_formula/from_long
+            warnings.warn(fold_mismatch, FoldMismatchWarning, stacklevel=3)
 
     return LongData(
         dataset=dataset_codes,
@@ -444,12 +454,28 @@ def _pair_predictions(
 
 
 def _describe_fold_mismatch(slots, differs, data, roles):
-    """The sentence behind :class:`~fmtest.warnings.FoldMismatchWarning`."""
     n_instances = len(np.unique(slots[differs]))
     first = int(np.flatnonzero(differs)[0])
+    return fold_mismatch_message(
+        n_instances, roles["fold"], _describe(data, roles, first)
+    )
+
+
+def fold_mismatch_message(n_instances, fold, example):
+    """The sentence behind :class:`~fmtest.warnings.FoldMismatchWarning`.
+
+    Parameters
+    ----------
+    n_instances : int
+        Instances whose fold differs between algorithms.
+    fold : str
+        The fold column.
+    example : str
+        One such instance, e.g. ``"instance 3 of data set 'd1'"``.
+    """
     return (
-        f"{n_instances} instances are in different folds (column {roles['fold']!r}) "
-        f"for different algorithms, e.g. {_describe(data, roles, first)}. Wong's "
+        f"{n_instances} instances are in different folds (column {fold!r}) "
+        f"for different algorithms, e.g. {example}. Wong's "
         "method allows it and uses each algorithm's folds as they are; if the "
         "algorithms were meant to share one cross-validation split, check the folds."
     )

@@ -8,8 +8,6 @@ and returns a separate results object.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
@@ -18,7 +16,6 @@ from fmtest.formula import parse_formula
 from fmtest.longdata import check_score, read_long_data
 from fmtest.plausibility import warn_implausible_response, warn_majority_positive
 from fmtest.roles import assign_terms, response_kind
-from fmtest.warnings import FoldMismatchWarning
 
 __all__ = [
     "FMeasureComparison",
@@ -234,8 +231,6 @@ class MetricComparison:
         if score is not None:
             check_score(data, score)
         notes = [] if long.wide is not None else [NOTE_NO_PAIRING]
-        if long.fold_mismatch is not None:
-            warnings.warn(long.fold_mismatch, FoldMismatchWarning, stacklevel=2)
         model = cls(CountTables.from_encoded(long), notes=notes)
         model.formula = formula
         model.data = data

@@ -46,8 +46,10 @@ from fmtest.longdata import (
     SINGLE_DATASET_LABEL,
     _same_label,
     check_score,
+    fold_mismatch_message,
     plain,
 )
+from fmtest.warnings import FoldMismatchWarning
 
 __all__ = ["column_names", "count_tables", "narwhals_available"]
 
@@ -633,7 +635,8 @@ class _Reduction:
                 for a, label in enumerate(algorithms)
             )
         ).cast(nw.Int16)
-        summary = self.collect(
+        fold_keys, fold_aggs, fold_flag = self.fold_spread()
+        per_instance = (
             rows.with_columns(bit.alias(bits))
             .with_columns((nw.col(bits) * nw.col(tmp("pred"))).alias(pattern))
             .group_by(*dkeys, self.instance)
@@ -642,14 +645,21 @@ class _Reduction:
                 nw.col(bits).sum(),
                 nw.col(pattern).sum(),
                 nw.col(tmp("z")).sum().alias(zsum),
+                *fold_aggs,
             )
-            .group_by(*dkeys, n, bits, zsum, pattern)
-            .agg(nw.len().alias(size))
+        )
+        if fold_flag:
+            per_instance = per_instance.with_columns(*fold_flag)
+        summary = self.collect(
+            per_instance.group_by(*dkeys, n, bits, zsum, pattern, *fold_keys).agg(
+                nw.len().alias(size)
+            )
         )
         twice = any(row[bits].bit_count() < row[n] for row in summary)
         gaps = sum(row[size] for row in summary if row[n] < n_alg)
         differs = any(row[zsum] not in (0, row[n]) for row in summary)
         self.check_pairing(rows, algorithms, twice, 0 if twice else gaps, differs)
+        self.warn_fold_mismatch(rows, algorithms, summary, size)
 
         dist = np.zeros((len(datasets), 2, 1 << n_alg), dtype=np.int64)
         d_code = {label: i for i, label in enumerate(datasets)}
@@ -682,8 +692,12 @@ class _Reduction:
                 *(nw.col(c).sum() for c in count + pos),
                 nw.col(tmp("z")).min().alias(tmp("zmin")),
                 nw.col(tmp("z")).max().alias(tmp("zmax")),
+                *self.fold_spread()[1],
             )
-            .with_columns(*(nw.col(c).cast(nw.Int64) for c in count + pos))
+            .with_columns(
+                *(nw.col(c).cast(nw.Int64) for c in count + pos),
+                *self.fold_spread()[2],
+            )
             .with_columns(
                 nw.max_horizontal(*count).alias(tmp("maxc")),
                 nw.min_horizontal(*count).alias(tmp("minc")),
@@ -706,13 +720,14 @@ class _Reduction:
         summary = self.collect(
             self.per_instance_counts(rows, algorithms)
             .with_columns(*products)
-            .group_by(*dkeys, zmin, zmax, maxc, minc)
+            .group_by(*dkeys, zmin, zmax, maxc, minc, *self.fold_spread()[0])
             .agg(nw.len().alias(size), *(nw.col(c).sum() for c in pos + both))
         )
         twice = any(row[maxc] > 1 for row in summary)
         gaps = sum(row[size] for row in summary if row[minc] == 0)
         differs = any(row[zmin] != row[zmax] for row in summary)
         self.check_pairing(rows, algorithms, twice, gaps, differs)
+        self.warn_fold_mismatch(rows, algorithms, summary, size)
 
         d_code = {label: i for i, label in enumerate(datasets)}
         sizes = np.zeros((len(datasets), 2), dtype=np.int64)
@@ -729,6 +744,41 @@ class _Reduction:
                 both_pos[d, z, a, b] += row[c]
                 both_pos[d, z, b, a] += row[c]
         return _joint(sizes, positives, both_pos)
+
+    def fold_spread(self):
+        """Group keys, per-instance aggregates and flag of a fold that differs.
+
+        Each instance gets its smallest and largest fold; the flag says they
+        differ. Without a fold column all three are empty.
+        """
+        if self.fold is None:
+            return [], [], []
+        nw, tmp = self.nw, self.tmp
+        flag = tmp("fold_differs")
+        return (
+            [flag],
+            [
+                nw.col(self.fold).min().alias(tmp("fold_min")),
+                nw.col(self.fold).max().alias(tmp("fold_max")),
+            ],
+            [(nw.col(tmp("fold_min")) != nw.col(tmp("fold_max"))).alias(flag)],
+        )
+
+    def warn_fold_mismatch(self, rows, algorithms, summary, size):
+        """Warn as fmtest.longdata does when instances' folds differ."""
+        if self.fold is None:
+            return
+        flag = self.tmp("fold_differs")
+        n_differ = sum(row[size] for row in summary if row[flag])
+        if n_differ:
+            first = self.first(
+                self.per_instance_counts(rows, algorithms), self.nw.col(flag)
+            )
+            warnings.warn(
+                fold_mismatch_message(n_differ, self.fold, self.describe(first)),
+                FoldMismatchWarning,
+                stacklevel=5,
+            )
 
     def check_pairing(self, rows, algorithms, twice, gaps, differs):
         """Raise fmtest.longdata's error for the first instance that fails.

@@ -18,6 +18,7 @@ import pytest
 from fmtest import FMeasureComparison
 from fmtest.counts import CountTables
 from fmtest.datasets import load_example
+from fmtest.warnings import FoldMismatchWarning
 
 FORMULA = "correct ~ algorithm + dataset"
 pytestmark = [
@@ -25,7 +26,8 @@ pytestmark = [
     # NumPy 2, and pyspark's notice about pandas 3.
     pytest.mark.filterwarnings("ignore:Data type alias 'a' was deprecated"),
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support"),
-    # the random data give each algorithm its own folds on purpose
+    # the random data give each algorithm its own folds on purpose (checked
+    # in test_same_fold_warning)
     pytest.mark.filterwarnings("ignore::fmtest.warnings.FoldMismatchWarning"),
 ]
 
@@ -228,6 +230,25 @@ def pandas_results(example_subset, random_data):
 
 def labels_of(index):
     return [tuple(map(str, i)) if isinstance(i, tuple) else str(i) for i in index]
+
+
+@pytest.mark.parametrize("many", [False, True], ids=["patterns", "sums"])
+def test_same_fold_warning(engine, random_data, monkeypatch, many):
+    """Folds that differ between algorithms: the same count as pandas."""
+    if many:  # the reduction for many algorithms (sums instead of patterns)
+        monkeypatch.setattr("fmtest.scale.MAX_PATTERN_ALGORITHMS", 2)
+    with pytest.warns(FoldMismatchWarning) as want:
+        CountTables.from_long(random_data, response="correct", dataset="dataset")
+    with pytest.warns(FoldMismatchWarning) as got:
+        scale_tables(native(engine, random_data), response="correct", dataset="dataset")
+    n_differ = int(
+        (random_data.groupby(["dataset", "instance"])["fold"].nunique() > 1).sum()
+    )
+    for caught in (want, got):
+        assert len(caught) == 1
+        assert str(caught[0].message).startswith(
+            f"{n_differ} instances are in different folds (column 'fold')"
+        )
 
 
 @pytest.mark.parametrize("which", ["example", "random"])
