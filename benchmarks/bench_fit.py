@@ -31,10 +31,11 @@ What is measured
    once. Target: fit + summary < 50 ms.
 
 Each time is the best of ``--repeat`` runs (``time.perf_counter``, garbage
-collected before each run, as in ``bench_counts.py``). Note that collecting
-before each run hides part of a cost that a real session pays: any
-``gc.collect()`` inside the timed call (statsmodels' ``multipletests`` makes
-one) costs more when more objects are alive.
+collected before each run, as in ``bench_counts.py``). Collecting before each
+run hides part of a cost that a real session pays: a ``gc.collect()`` inside
+the timed call costs more when more objects are alive (statsmodels'
+``multipletests`` made one per data set before fmtest batched the p-value
+adjustment in ``fmtest/multitest.py``).
 
 How to run
 ----------
