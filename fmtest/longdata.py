@@ -132,10 +132,19 @@ def read_long_data(
     ValueError
         For a missing column, missing values, non-binary labels, an unknown
         positive label, fewer than two algorithms, an instance predicted twice
-        by the same algorithm, an instance missing for some algorithm, or an
-        instance whose truth differs between algorithms.
+        by the same algorithm, an instance missing for some algorithm, an
+        instance whose truth differs between algorithms (with a hint at the
+        data-set column when ``dataset`` is not given and a column named
+        like one exists), or another column named like a response
+        (``correct`` beside ``predicted``) that implies other predictions.
     TypeError
         When ``data`` is not a pandas DataFrame.
+
+    Warns
+    -----
+    FoldMismatchWarning
+        When some instances are in different folds for different algorithms
+        (allowed; see ``LongData.fold_mismatch``).
     """
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
