@@ -315,7 +315,14 @@ def _engine_errors(data):
 
 
 def _positive(text):
-    """An int when ``text`` looks like one, else the string itself."""
+    """An int when ``text`` looks like one, else the string itself.
+
+    A label in quotes (``'"1"'``) is always the string inside them, so the
+    string label "1" can be named.
+    """
+    quoted = re.fullmatch(r"(['\"])(.*)\1", text, flags=re.DOTALL)
+    if quoted:
+        return quoted.group(2)
     return int(text) if re.fullmatch(r"\s*[+-]?\d+\s*", text) else text
 
 
@@ -514,7 +521,8 @@ def _parser():
         default=1,
         metavar="LABEL",
         help="positive class in the truth column: an integer, a string, or "
-        "'minority' for the rarer label (default: 1)",
+        "'minority' for the rarer label (default: 1); put a label in quotes to "
+        'make it a string, e.g. --positive \'"1"\' for the string label "1"',
     )
     compare.set_defaults(run=_run_compare, instance="instance", fold="fold")
     return parser

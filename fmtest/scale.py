@@ -41,6 +41,7 @@ import pandas as pd
 
 from fmtest.counts import MAX_PATTERN_ALGORITHMS, CountTables
 from fmtest.longdata import (
+    MESSAGE_NO_ROWS,
     RESPONSE_KINDS,
     SINGLE_DATASET_LABEL,
     _same_label,
@@ -374,6 +375,8 @@ class _Reduction:
         )
 
         profile = self.profile()
+        if not profile[self.tmp("rows")]:
+            raise ValueError(MESSAGE_NO_ROWS)
         for role, col in self.roles.items():
             self.check_missing(profile, role, col)
         truth_labels, response_labels = self.check_labels(profile, positive)
