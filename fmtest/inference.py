@@ -33,13 +33,13 @@ ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
 
 
 def check_alpha(alpha):
-    """``alpha`` as a float; a TypeError unless a number, a ValueError unless in (0, 1)."""
-    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real):
+    """``alpha`` as a float; a TypeError for text or a boolean, a ValueError unless in (0, 1)."""
+    if isinstance(alpha, (str, bytes, bool, np.bool_)):
         raise TypeError(
             f"`alpha` must be a number strictly between 0 and 1; got {alpha!r} "
             f"({type(alpha).__name__})."
         )
-    if not 0 < alpha < 1:
+    if not (isinstance(alpha, numbers.Real) and 0 < alpha < 1):
         raise ValueError(f"`alpha` must lie strictly between 0 and 1; got {alpha!r}.")
     return float(alpha)
 
