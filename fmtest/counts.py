@@ -72,6 +72,12 @@ class CountTables:
     has_folds: bool = True
     tn_known: bool = True
 
+    def __post_init__(self):
+        if self.joint is not None:  # an algorithm not run on a data set pairs with none
+            absent = ~self.present
+            self.joint[absent] = 0
+            self.joint.swapaxes(1, 2)[absent] = 0
+
     # -- constructors -------------------------------------------------------
 
     @classmethod
@@ -253,6 +259,16 @@ class CountTables:
     def totals(self):
         """Confusion counts pooled over folds, shape (D, A, 2, 2), ``[z, l]``."""
         return self.fold_counts.sum(axis=2)
+
+    @property
+    def present(self):
+        """Whether algorithm ``a`` was run on data set ``d``, shape (D, A).
+
+        False where the data hold no row at all for (data set, algorithm):
+        the algorithm is missing there, which is not the same as a run with
+        zero counts (a count-table row of zeros is present).
+        """
+        return self.fold_present.any(axis=-1)
 
     @property
     def paired(self):

@@ -426,10 +426,19 @@ def _pair_predictions(
     unused = 2 * n_datasets
     slot_group = np.full(n_slots, unused, dtype=np.int64)
     slot_group[slots] = row_group
-    n_used = n_slots - int(np.count_nonzero(slot_group == unused))
-    unfilled = int(np.count_nonzero(wide == 2)) - (n_slots - n_used) * n_alg
-    if unfilled or n_used * n_alg != len(slots):
-        _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels)
+    # An algorithm with no rows at all in a data set is missing there (not a
+    # pairing gap): each used slot expects the algorithms run on its data set.
+    present = np.zeros((n_datasets + 1) * n_alg, dtype=bool)
+    present[(row_group >> 1) * n_alg + algorithm] = True
+    n_present = present.reshape(n_datasets + 1, n_alg).sum(axis=1)
+    slots_per_dataset = np.bincount(slot_group >> 1, minlength=n_datasets + 1)
+    expected = int(slots_per_dataset[:-1] @ n_present[:-1])
+    unfilled = int(np.count_nonzero(wide == 2)) - (n_slots * n_alg - expected)
+    if unfilled or expected != len(slots):
+        _report_pairing(
+            cell, slots, n_slots, n_alg, data, roles, alg_levels,
+            present.reshape(n_datasets + 1, n_alg)[slot_group >> 1],
+        )  # fmt: skip
     differs = np.flatnonzero(slot_group[slots] != row_group)
     if differs.size:
         raise ValueError(
@@ -447,8 +456,11 @@ def _describe(data, roles, row):
     return where
 
 
-def _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels):
-    """Raise the error that explains why the predictions do not pair up."""
+def _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels, expected):
+    """Raise the error that explains why the predictions do not pair up.
+
+    ``expected[s, a]``: whether algorithm ``a`` was run on the data set of slot ``s``.
+    """
     per_cell = np.bincount(cell, minlength=n_slots * n_alg).reshape(n_slots, n_alg)
     per_slot = per_cell.sum(axis=1)
     instance_col = roles["instance"]
@@ -461,13 +473,15 @@ def _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels):
             f"{per_cell.ravel()[twice[0]]} times by algorithm {alg!r}; each instance "
             "must appear once per algorithm."
         )
-    gaps = np.flatnonzero((per_slot > 0) & (per_cell == 0).any(axis=1))
+    gaps = np.flatnonzero((per_slot > 0) & ((per_cell == 0) & expected).any(axis=1))
     if gaps.size:
         slot = gaps[0]
         row = int(np.flatnonzero(slots == slot)[0])
         have = [str(a) for a, c in zip(alg_levels, per_cell[slot], strict=True) if c]
         lack = [
-            str(a) for a, c in zip(alg_levels, per_cell[slot], strict=True) if not c
+            str(a)
+            for a, c, e in zip(alg_levels, per_cell[slot], expected[slot], strict=True)
+            if e and not c
         ]
         raise ValueError(
             f"{_describe(data, roles, row)} (column {instance_col!r}) is predicted by {have} but not "

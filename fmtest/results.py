@@ -26,6 +26,7 @@ from fmtest.inference import (
 )
 from fmtest.metrics import get_metric
 from fmtest.multitest import adjust_pvalues, check_multitest
+from fmtest.pair_notes import pair_reasons
 from fmtest.pooling import (
     across_datasets_table,
     check_pooling_options,
@@ -193,7 +194,9 @@ class MetricComparisonResults:
             ``multitest`` within each data set; a pair whose p is NaN is a
             test that does not exist and is not counted in the family); for
             F-measures ``large_sample`` (both algorithms meet Wong's
-            large-sample condition TP, FN, FP ≥ ``min_count``).
+            large-sample condition TP, FN, FP ≥ ``min_count``);
+            ``reason``: why the pair has no test (an algorithm not run on the
+            data set; identical predictions), empty otherwise.
         """
         algs = self.counts.algorithms
         pairs, diff, var_d, corr_d = self._contrasts(self.delta)
@@ -216,6 +219,7 @@ class MetricComparisonResults:
         frame["p_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
         if self.has_wong:
             frame["large_sample"] = self._pair_large_sample(pairs).ravel()
+        frame["reason"] = pair_reasons(self.counts, pairs).ravel()
         return frame
 
     def _wong_pair_variances(self, shape):
@@ -402,9 +406,13 @@ class MetricComparisonResults:
             ],
             names=["dataset", "algorithm_1", "algorithm_2"],
         )
-        return table.rename(columns=PAIRED_ERROR_COLUMNS)[
+        table = table.rename(columns=PAIRED_ERROR_COLUMNS)[
             list(PAIRED_ERROR_COLUMNS.values())
         ].set_axis(index)
+        not_run = ~self.counts.present[:, first] | ~self.counts.present[:, second]
+        reasons = pair_reasons(self.counts, list(zip(first, second, strict=True)))
+        table.loc[not_run.ravel(), "reason"] = reasons[not_run]
+        return table
 
     def confident_roc(self, dataset, algorithm):
         """The ROC curve of one algorithm on one data set with its confident segment.
