@@ -743,8 +743,8 @@ def paired_error_comparisons(n11, n10, n01, n00, alpha=0.05):
     Examples
     --------
     >>> out = paired_error_comparisons([70, 50], [12, 5], [4, 5], [14, 40])
-    >>> out[["diff", "pvalue", "mcnemar_exact_pvalue", "reason"]].round(4)
-       diff  pvalue  mcnemar_exact_pvalue reason
+    >>> out[["diff", "pvalue", "mcnemar_exact_pvalue"]].round(4)
+       diff  pvalue  mcnemar_exact_pvalue
     0 -0.08  0.0455                0.0768
     1  0.00  1.0000                1.0000
     """
