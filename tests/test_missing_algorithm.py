@@ -166,3 +166,12 @@ def test_identical_predictions_get_a_note():
     assert pw.loc[("all", "a", "a2"), "diff"] == 0
     assert np.isnan(pw.loc[("all", "a", "a2"), "p_delta"])
     assert pw.loc[("all", "a", "b"), "reason"] == ""
+
+
+def test_identical_predictions_are_in_the_notes():
+    truth = np.array([1, 1, 0, 0, 1, 0, 1, 0, 0, 0])
+    a = np.array([1, 0, 0, 1, 1, 0, 1, 0, 0, 0])
+    b = np.array([1, 1, 0, 0, 0, 0, 1, 1, 0, 0])
+    res = FMeasureComparison.from_arrays(truth, {"a": a, "a2": a, "b": b}).fit()
+    assert f"all / a vs a2: {REASON_IDENTICAL}." in res.notes
+    assert not any("a vs b" in note for note in res.notes)
