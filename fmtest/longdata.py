@@ -429,7 +429,11 @@ def _pair_predictions(
     # An algorithm with no rows at all in a data set is missing there (not a
     # pairing gap): each used slot expects the algorithms run on its data set.
     present = np.zeros((n_datasets + 1) * n_alg, dtype=bool)
-    present[(row_group >> 1) * n_alg + algorithm] = True
+    key = row_group >> 1  # the data set of each row, then (data set, algorithm)
+    key *= n_alg
+    key += algorithm
+    present[key] = True
+    del key
     n_present = present.reshape(n_datasets + 1, n_alg).sum(axis=1)
     slots_per_dataset = np.bincount(slot_group >> 1, minlength=n_datasets + 1)
     expected = int(slots_per_dataset[:-1] @ n_present[:-1])

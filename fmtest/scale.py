@@ -652,7 +652,7 @@ class _Reduction:
             .group_by(*dkeys, n, bits, zsum, pattern)
             .agg(nw.len().alias(size))
         )
-        d_code = {label: i for i, label in enumerate(datasets)}
+        d_code = self.dataset_codes
         run = [sum(1 << a for a in np.flatnonzero(p)) for p in self.present]
 
         def run_on(row):  # the algorithms run on the row's data set, as bits
@@ -723,7 +723,7 @@ class _Reduction:
             .agg(nw.len().alias(size), *(nw.col(c).sum() for c in pos + both))
         )
         twice = any(row[maxc] > 1 for row in summary)
-        d_code = {label: i for i, label in enumerate(datasets)}
+        d_code = self.dataset_codes
         n_run = self.present.sum(axis=1)
         gaps = sum(
             row[size]
@@ -734,7 +734,6 @@ class _Reduction:
         differs = any(row[zmin] != row[zmax] for row in summary)
         self.check_pairing(rows, algorithms, twice, gaps, differs)
 
-        d_code = {label: i for i, label in enumerate(datasets)}
         sizes = np.zeros((len(datasets), 2), dtype=np.int64)
         positives = np.zeros((len(datasets), 2, n_alg), dtype=np.int64)
         both_pos = np.zeros((len(datasets), 2, n_alg, n_alg), dtype=np.int64)
