@@ -55,7 +55,8 @@ class CountTables:
     joint : ndarray of int64, shape (D, A, A, 2, 2, 2), or None
         ``joint[d, a, b, z, la, lb]`` for paired data; ``None`` when the
         predictions could not be paired by instance (then the covariance
-        between algorithms is not identifiable).
+        between algorithms is not identifiable). The tables of an algorithm
+        not run on data set ``d`` (see :attr:`present`) are set to zero.
     has_folds : bool
         Whether fold information was supplied.
     tn_known : bool
