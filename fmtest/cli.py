@@ -341,7 +341,14 @@ def _engine_errors(data):
 
 
 def _positive(text):
-    """An int when ``text`` looks like one, else the string itself."""
+    """An int when ``text`` looks like one, else the string itself.
+
+    A label in quotes (``'"1"'``) is always the string inside them, so the
+    string label "1" can be named.
+    """
+    quoted = re.fullmatch(r"(['\"])(.*)\1", text, flags=re.DOTALL)
+    if quoted:
+        return quoted.group(2)
     return int(text) if re.fullmatch(r"\s*[+-]?\d+\s*", text) else text
 
 
@@ -545,7 +552,8 @@ def _parser():
         metavar="LABEL",
         help="positive class in the truth column: an integer, a string, or "
         "'minority' for the rarer label (default: 1, with a warning when it "
-        "is the majority class)",
+        "is the majority class); put a label in quotes to make it a string, "
+        'e.g. --positive \'"1"\' for the string label "1"',
     )
     for role in ("algorithm", "dataset"):
         roles.add_argument(

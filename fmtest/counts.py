@@ -19,6 +19,7 @@ rows or instances in Python. All later steps work on the tables only.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,7 +55,8 @@ class CountTables:
     joint : ndarray of int64, shape (D, A, A, 2, 2, 2), or None
         ``joint[d, a, b, z, la, lb]`` for paired data; ``None`` when the
         predictions could not be paired by instance (then the covariance
-        between algorithms is not identifiable).
+        between algorithms is not identifiable). The tables of an algorithm
+        not run on data set ``d`` (see :attr:`present`) are set to zero.
     has_folds : bool
         Whether fold information was supplied.
     tn_known : bool
@@ -70,6 +72,12 @@ class CountTables:
     joint: np.ndarray | None = None
     has_folds: bool = True
     tn_known: bool = True
+
+    def __post_init__(self):
+        if self.joint is not None:  # an algorithm not run on a data set pairs with none
+            absent = ~self.present
+            self.joint[absent] = 0
+            self.joint.swapaxes(1, 2)[absent] = 0
 
     # -- constructors -------------------------------------------------------
 
@@ -254,6 +262,16 @@ class CountTables:
         return self.fold_counts.sum(axis=2)
 
     @property
+    def present(self):
+        """Whether algorithm ``a`` was run on data set ``d``, shape (D, A).
+
+        False where the data hold no row at all for (data set, algorithm):
+        the algorithm is missing there, which is not the same as a run with
+        zero counts (a count-table row of zeros is present).
+        """
+        return self.fold_present.any(axis=-1)
+
+    @property
     def paired(self):
         """Whether the joint pair tables (and so the covariance) are available."""
         return self.joint is not None
@@ -365,14 +383,36 @@ def _joint_tables(long: LongData, n_ds, n_alg, max_pattern=MAX_PATTERN_ALGORITHM
     return np.moveaxis(joint, 1, 3)  # -> [d, a, b, z, la, lb]
 
 
+INT64_MAX = np.iinfo(np.int64).max
+
+
 def _nonnegative_integers(series, name):
+    """A count column as int64, or a ValueError naming the column and the value."""
     values = series.to_numpy()
+    if values.dtype.kind == "O" and all(
+        isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in values
+    ):  # Python integers too large for int64 arrive as objects
+        values = np.array([float(v) for v in values])
     if values.dtype.kind not in "iuf" or values.dtype == bool:
-        raise ValueError(f"Column {name!r} must hold non-negative integer counts.")
-    bad = (values < 0) | (np.asarray(values, float) % 1 != 0)
+        raise ValueError(
+            f"Column {name!r} must hold non-negative integer counts; got dtype "
+            f"{series.dtype}."
+        )
+    as_float = values.astype(float)
+    bad = ~np.isfinite(as_float) | (as_float < 0)
+    bad[~bad] = as_float[~bad] % 1 != 0
     if bad.any():
         raise ValueError(
-            f"Column {name!r} must hold non-negative integer counts; found "
+            f"Column {name!r} must hold finite non-negative integer counts; found "
             f"{plain(values[bad][0])!r}."
+        )
+    if len(values) and (
+        values.max() > INT64_MAX
+        if values.dtype.kind == "u"
+        else as_float.max() >= 2.0**63
+    ):
+        raise ValueError(
+            f"Column {name!r} holds counts beyond the int64 range (up to "
+            f"{INT64_MAX}); found {plain(values.max())!r}."
         )
     return values.astype(np.int64)

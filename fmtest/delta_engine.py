@@ -7,7 +7,12 @@ import numpy as np
 from fmtest.delta import cell_variance, pair_covariance
 from fmtest.fmeasure import fbeta, fbeta_gradient
 from fmtest.metrics import metric_value_and_gradient
-from fmtest.variance import VarianceEngine, boundary_reasons, mask_degenerate
+from fmtest.variance import (
+    VarianceEngine,
+    boundary_reasons,
+    mark_not_run,
+    mask_degenerate,
+)
 
 F_KEYS = ("f1", "fbeta")
 
@@ -78,9 +83,12 @@ class DeltaMethodVariance(VarianceEngine):
             var = cell_variance(totals, grad)
             cov = var[..., :, None] * np.eye(var.shape[-1])
         zero = (reasons == "") & (np.diagonal(cov, axis1=-2, axis2=-1) == 0)
-        self.reasons = np.where(
+        reasons = np.where(
             zero, "the delta-method variance degenerates to 0 (boundary)", reasons
-        ).astype(object)
+        )
+        self.estimates, self.reasons = mark_not_run(
+            self.estimates, reasons, counts.present
+        )
         self.cov = mask_degenerate(cov, self.reasons)
         name = "F_beta" if metric is None else metric.label()
         self.description = f"Delta method (JVESR) for {name}" + (

@@ -7,6 +7,7 @@ through the same code.
 
 from __future__ import annotations
 
+import numbers
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -32,8 +33,13 @@ ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
 
 
 def check_alpha(alpha):
-    """``alpha`` as a float, or a ValueError unless it is a number in (0, 1)."""
-    if not (np.isscalar(alpha) and 0 < alpha < 1):
+    """``alpha`` as a float; a TypeError for text or a boolean, a ValueError unless in (0, 1)."""
+    if isinstance(alpha, (str, bytes, bool, np.bool_)):
+        raise TypeError(
+            f"`alpha` must be a number strictly between 0 and 1; got {alpha!r} "
+            f"({type(alpha).__name__})."
+        )
+    if not (isinstance(alpha, numbers.Real) and 0 < alpha < 1):
         raise ValueError(f"`alpha` must lie strictly between 0 and 1; got {alpha!r}.")
     return float(alpha)
 

@@ -32,6 +32,9 @@ SINGLE_DATASET_LABEL = "all"
 PREDICTED_HINT = (
     "pass `response='predicted'` (`response_kind='predicted'` in CountTables.from_long)"
 )
+MESSAGE_NO_ROWS = (
+    "The data have no rows; long data need one row per (data set, instance, algorithm)."
+)
 
 
 @dataclass(frozen=True)
@@ -262,9 +265,18 @@ def _check_columns(data, roles):
                 f"Column {col!r} (the {role} column) is not in the data; "
                 f"the data have columns {list(map(str, data.columns))}."
             )
+        repeats = int(np.count_nonzero(data.columns == col))
+        if repeats > 1:
+            raise ValueError(
+                f"Column {col!r} (the {role} column) appears {repeats} times in the "
+                "data; column names must be unique."
+            )
+    if len(data) == 0:
+        raise ValueError(MESSAGE_NO_ROWS)
     for role, col in roles.items():
-        if data[col].dtype.kind in "iub":  # numpy ints and bools cannot be missing
-            continue
+        dtype = data[col].dtype
+        if isinstance(dtype, np.dtype) and dtype.kind in "iub":
+            continue  # numpy ints and bools cannot be missing (nullable ones can)
         missing = data[col].isna().to_numpy()
         if missing.any():
             first = data.index[np.flatnonzero(missing)[0]]
@@ -274,12 +286,42 @@ def _check_columns(data, roles):
             )
 
 
+INT64_MAX = np.iinfo(np.int64).max
+
+
+def _integer_values(series):
+    """The column as a numpy integer or bool array, or ``None`` for other dtypes.
+
+    Nullable (``Int64``, ``boolean``) and arrow-backed integer columns come
+    out as their numpy dtype; :func:`_check_columns` has already refused
+    missing values in them.
+    """
+    dtype = series.dtype
+    if dtype.kind not in "iub":
+        return None
+    if isinstance(dtype, np.dtype):
+        return series.to_numpy()
+    numpy_dtype = getattr(dtype, "numpy_dtype", None)
+    if numpy_dtype is None or numpy_dtype.kind not in "iub":
+        return None
+    return series.to_numpy(dtype=numpy_dtype)
+
+
+def _as_int64(values):
+    """Integer values as int64, or ``None`` when they do not fit (uint64 ≥ 2⁶³)."""
+    if values.dtype == np.uint64 and len(values) and values.max() > INT64_MAX:
+        return None
+    return values.astype(np.int64, copy=False)
+
+
 def _factorize(series):
     """Sorted levels and int64 codes; integer columns avoid hashing."""
-    values = series.to_numpy() if series.dtype.kind in "iu" else None
-    if values is not None and len(values):
+    values = _integer_values(series)
+    if values is not None and values.dtype.kind in "iu" and len(values):
+        values = _as_int64(values)
+    if values is not None and values.dtype.kind in "iu" and len(values):
         low, high = int(values.min()), int(values.max())
-        if high - low <= len(values):
+        if high - low <= len(values):  # Python ints: the span cannot wrap
             codes = values if low == 0 else values - low
             present = np.bincount(codes, minlength=high - low + 1) > 0
             levels = np.arange(low, high + 1)
@@ -298,17 +340,13 @@ def _small_factorize(series):
     arithmetically; anything else goes through ``pandas.factorize`` (which
     stays native for arrow-backed strings).
     """
-    values = series.to_numpy() if series.dtype.kind in "iub" else None
+    values = _integer_values(series)
     if values is not None and len(values):
         low, high = values.min(), values.max()
         if int(high) - int(low) <= 1:
             labels = [plain(low)] if low == high else [plain(low), plain(high)]
-            codes = (
-                values.view(np.uint8)
-                if values.dtype == bool
-                else values.astype(np.int8)
-            )
-            return (codes if low == 0 else codes - np.int8(int(low))), labels
+            # A comparison, not arithmetic on the labels: codes never wrap.
+            return (values != low).view(np.uint8), labels
     codes, uniques = pd.factorize(series)
     return codes, _as_python(uniques)
 
@@ -388,9 +426,11 @@ def _as_python(labels):
 
 def _encode_instances(series, dataset_codes):
     """Dense codes for (data set, instance) pairs, without a Python loop."""
-    values = series.to_numpy()
+    values = _integer_values(series)
+    if values is not None and values.dtype.kind in "iu" and len(values):
+        values = _as_int64(values)  # None for uint64 ids beyond int64
     n_datasets = int(dataset_codes.max()) + 1 if len(dataset_codes) else 1
-    if values.dtype.kind in "iu" and len(values):
+    if values is not None and values.dtype.kind in "iu" and len(values):
         low, high = int(values.min()), int(values.max())
         width = high - low + 1
         if low >= 0 and width * n_datasets <= 4 * len(values) + 16:
@@ -444,10 +484,23 @@ def _pair_predictions(
     slot_key = np.full(n_slots, unused * n_fold, dtype=np.int64)
     slot_key[slots] = row_key
     slot_group = slot_key if fold is None else slot_key // n_fold
-    n_used = n_slots - int(np.count_nonzero(slot_group == unused))
-    unfilled = int(np.count_nonzero(wide == 2)) - (n_slots - n_used) * n_alg
-    if unfilled or n_used * n_alg != len(slots):
-        _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels)
+    # An algorithm with no rows at all in a data set is missing there (not a
+    # pairing gap): each used slot expects the algorithms run on its data set.
+    present = np.zeros((n_datasets + 1) * n_alg, dtype=bool)
+    key = row_group >> 1  # the data set of each row, then (data set, algorithm)
+    key *= n_alg
+    key += algorithm
+    present[key] = True
+    del key
+    n_present = present.reshape(n_datasets + 1, n_alg).sum(axis=1)
+    slots_per_dataset = np.bincount(slot_group >> 1, minlength=n_datasets + 1)
+    expected = int(slots_per_dataset[:-1] @ n_present[:-1])
+    unfilled = int(np.count_nonzero(wide == 2)) - (n_slots * n_alg - expected)
+    if unfilled or expected != len(slots):
+        _report_pairing(
+            cell, slots, n_slots, n_alg, data, roles, alg_levels,
+            present.reshape(n_datasets + 1, n_alg)[slot_group >> 1],
+        )  # fmt: skip
     differs = slot_key[slots] != row_key
     fold_mismatch = None
     if differs.any():
@@ -552,8 +605,11 @@ def _describe(data, roles, row):
     return where
 
 
-def _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels):
-    """Raise the error that explains why the predictions do not pair up."""
+def _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels, expected):
+    """Raise the error that explains why the predictions do not pair up.
+
+    ``expected[s, a]``: whether algorithm ``a`` was run on the data set of slot ``s``.
+    """
     per_cell = np.bincount(cell, minlength=n_slots * n_alg).reshape(n_slots, n_alg)
     per_slot = per_cell.sum(axis=1)
     instance_col = roles["instance"]
@@ -566,13 +622,15 @@ def _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels):
             f"{per_cell.ravel()[twice[0]]} times by algorithm {alg!r}; each instance "
             "must appear once per algorithm."
         )
-    gaps = np.flatnonzero((per_slot > 0) & (per_cell == 0).any(axis=1))
+    gaps = np.flatnonzero((per_slot > 0) & ((per_cell == 0) & expected).any(axis=1))
     if gaps.size:
         slot = gaps[0]
         row = int(np.flatnonzero(slots == slot)[0])
         have = [str(a) for a, c in zip(alg_levels, per_cell[slot], strict=True) if c]
         lack = [
-            str(a) for a, c in zip(alg_levels, per_cell[slot], strict=True) if not c
+            str(a)
+            for a, c, e in zip(alg_levels, per_cell[slot], expected[slot], strict=True)
+            if e and not c
         ]
         raise ValueError(
             f"{_describe(data, roles, row)} (column {instance_col!r}) is predicted by {have} but not "

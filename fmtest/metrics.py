@@ -29,6 +29,8 @@ from scipy import stats
 
 from fmtest.delta import cell_variance
 from fmtest.fmeasure import divide
+from fmtest.inference import check_alpha
+from fmtest.options import check_beta
 
 __all__ = [
     "METRICS",
@@ -311,12 +313,8 @@ def get_metric(metric, **options):
     merged = {**base.options, **options}
     if "w" in options and not 0 <= options["w"] <= 1:
         raise ValueError(f"`w` must lie in [0, 1]; got {options['w']!r}.")
-    if "beta" in options and not (
-        np.isfinite(options["beta"]) and options["beta"] >= 0
-    ):
-        raise ValueError(
-            f"`beta` must be a finite number >= 0; got {options['beta']!r}."
-        )
+    if "beta" in options:
+        merged["beta"] = check_beta(options["beta"])
     if "alpha" in options and options["alpha"] < 0:
         raise ValueError(f"`alpha` of IBA must be >= 0; got {options['alpha']!r}.")
     return Metric(
@@ -406,6 +404,10 @@ def panel(
     cells = np.zeros((len(table), 2, 2))
     for name, (z, lab) in CELLS.items():
         col = table[name]
+        if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            raise ValueError(
+                f"Column {name!r} must hold non-negative counts; got dtype {col.dtype}."
+            )
         if col.isna().any() or (col < 0).any():
             raise ValueError(
                 f"Column {name!r} must hold non-negative counts without NaN."
@@ -419,9 +421,7 @@ def panel(
     keys = list(METRICS) if metrics is None else list(metrics)
     out = table.copy()
     notes = [[] for _ in range(len(table))]
-    z = stats.norm.isf(alpha / 2) if 0 < alpha < 1 else None
-    if z is None:
-        raise ValueError(f"`alpha` must lie strictly between 0 and 1; got {alpha!r}.")
+    z = stats.norm.isf(check_alpha(alpha) / 2)
     for key in keys:
         metric = get_metric(key, **options.get(key, {}))
         value, grad, reason = metric_value_and_gradient(metric, cells)

@@ -14,6 +14,7 @@ import pandas as pd
 from fmtest.counts import CountTables
 from fmtest.formula import parse_formula
 from fmtest.longdata import check_score, read_long_data
+from fmtest.options import check_fit_options
 from fmtest.plausibility import warn_implausible_response, warn_majority_positive
 from fmtest.roles import assign_terms, response_kind
 
@@ -298,34 +299,44 @@ class MetricComparison:
                 f"`truth` must be 1-D with one value per row of `predictions` "
                 f"({len(wide)}); got shape {truth.shape}."
             )
-        wide = wide.assign(_truth=truth, _instance=np.arange(len(wide)))
-        roles = {}
-        for name, values in (("_dataset", dataset), ("_fold", fold)):
+        names = list(wide.columns)
+        repeated = sorted({str(c) for c in names if names.count(c) > 1})
+        if repeated:
+            raise ValueError(
+                f"`predictions` names the algorithms {repeated} more than once; "
+                "each column must be a different algorithm."
+            )
+        # The long frame has only the fixed columns below; the algorithm names
+        # are values of its "algorithm" column, so no name can collide.
+        n, n_alg = len(wide), len(names)
+        labels = np.empty(n_alg, dtype=object)  # element-wise: tuples stay whole
+        labels[:] = names
+        columns = {
+            "instance": np.tile(np.arange(n), n_alg),
+            "algorithm": np.repeat(labels, n),
+            "truth": np.tile(truth, n_alg),
+            "predicted": pd.concat(
+                [wide.iloc[:, j] for j in range(n_alg)], ignore_index=True
+            ),
+        }
+        for name, values in (("dataset", dataset), ("fold", fold)):
             if values is not None:
                 values = np.asarray(values)
                 if values.shape != truth.shape:
                     raise ValueError(
-                        f"`{name[1:]}` must have one value per instance ({len(truth)}); "
+                        f"`{name}` must have one value per instance ({len(truth)}); "
                         f"got shape {values.shape}."
                     )
-                wide[name] = values
-                roles[name[1:]] = name
-        algorithms = [c for c in wide.columns if not str(c).startswith("_")]
-        long = wide.melt(
-            id_vars=[c for c in wide.columns if str(c).startswith("_")],
-            value_vars=algorithms,
-            var_name="_algorithm",
-            value_name="_predicted",
-        )
+                columns[name] = np.tile(values, n_alg)
         tables = CountTables.from_long(
-            long,
-            response="_predicted",
+            pd.DataFrame(columns),
+            response="predicted",
             response_kind="predicted",
-            truth="_truth",
-            algorithm="_algorithm",
-            instance="_instance",
-            fold=roles.get("fold"),
-            dataset=roles.get("dataset"),
+            truth="truth",
+            algorithm="algorithm",
+            instance="instance",
+            fold="fold" if fold is not None else None,
+            dataset="dataset" if dataset is not None else None,
             positive=1 if positive is None else positive,
         )
         if positive is None:
@@ -404,6 +415,7 @@ class MetricComparison:
         from fmtest.metrics import get_metric
         from fmtest.results import MetricComparisonResults
 
+        alpha = check_fit_options(alpha=alpha)["alpha"]
         if "alpha_iba" in metric_options:
             metric_options["alpha"] = metric_options.pop("alpha_iba")
         return MetricComparisonResults(
@@ -517,6 +529,9 @@ class FMeasureComparison(MetricComparison):
         """
         from fmtest.results import FMeasureComparisonResults
 
+        checked = check_fit_options(
+            alpha=alpha, beta=beta, min_count=min_count, n_boot=n_boot
+        )
         if method not in METHODS:
             raise ValueError(f"`method` must be one of {set(METHODS)}; got {method!r}.")
         if METHODS[method] == "wong" and not self.counts.has_folds:
@@ -526,17 +541,17 @@ class FMeasureComparison(MetricComparison):
             )
         return FMeasureComparisonResults(
             self,
-            beta=beta,
+            beta=checked["beta"],
             method=METHODS[method],
-            alpha=alpha,
-            min_count=min_count,
+            alpha=checked["alpha"],
+            min_count=checked["min_count"],
             rho_fallback=rho_fallback,
             multitest=multitest,
             wong_divisor=wong_divisor,
             re_method=re_method,
             re_test=re_test,
             ci_method=ci_method,
-            n_boot=n_boot,
+            n_boot=checked["n_boot"],
             seed=seed,
         )
 

@@ -26,13 +26,14 @@ from fmtest.inference import (
 )
 from fmtest.metrics import get_metric
 from fmtest.multitest import adjust_pvalues, check_multitest
+from fmtest.pair_notes import pair_reasons
 from fmtest.pooling import (
     across_datasets_table,
     check_pooling_options,
     mean_difference_test,
 )
 from fmtest.roc import confident_roc
-from fmtest.tango import misclassification_balance, paired_error_comparison_from_counts
+from fmtest.tango import misclassification_balance, paired_error_comparisons
 from fmtest.wong import WongLinearVariance, recall_weight
 
 __all__ = ["FMeasureComparisonResults", "MetricComparisonResults"]
@@ -53,6 +54,20 @@ CI_METHOD_NAMES = {
     "wald": ("Wald", "Wald"),
     "logit": ("logit", "Wald"),
     "bootstrap": ("bootstrap", "bootstrap"),
+}
+PAIRED_ERROR_COLUMNS = {  # paired_error_comparisons column -> paired_errors column
+    "n10": "n10",
+    "n01": "n01",
+    "error_a": "error_1",
+    "error_b": "error_2",
+    "diff": "diff",
+    "ci_lower": "ci_lower",
+    "ci_upper": "ci_upper",
+    "statistic": "statistic",
+    "pvalue": "pvalue",
+    "mcnemar_exact_pvalue": "mcnemar_exact_p",
+    "mcnemar_chi2_pvalue": "mcnemar_chi2_p",
+    "reason": "reason",
 }
 NOTE_WONG_F_ONLY = (
     "Wong's linear approximation is defined for F-measures only; this comparison "
@@ -179,7 +194,9 @@ class MetricComparisonResults:
             ``multitest`` within each data set; a pair whose p is NaN is a
             test that does not exist and is not counted in the family); for
             F-measures ``large_sample`` (both algorithms meet Wong's
-            large-sample condition TP, FN, FP ≥ ``min_count``).
+            large-sample condition TP, FN, FP ≥ ``min_count``);
+            ``reason``: why the pair has no test (an algorithm not run on the
+            data set; identical predictions), empty otherwise.
         """
         algs = self.counts.algorithms
         pairs, diff, var_d, corr_d = self._contrasts(self.delta)
@@ -202,6 +219,7 @@ class MetricComparisonResults:
         frame["p_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
         if self.has_wong:
             frame["large_sample"] = self._pair_large_sample(pairs).ravel()
+        frame["reason"] = pair_reasons(self.counts, pairs).ravel()
         return frame
 
     def _wong_pair_variances(self, shape):
@@ -376,32 +394,25 @@ class MetricComparisonResults:
         }
         algs = self.counts.algorithms
         first, second = np.triu_indices(len(algs), k=1)
-        rows, index = [], []
-        for d, dataset in enumerate(self.counts.datasets):
-            for a, b in zip(first, second, strict=True):
-                res = paired_error_comparison_from_counts(
-                    *(int(cells[k][d, a, b]) for k in ("n11", "n10", "n01", "n00")),
-                    alpha=self.alpha,
-                )
-                index.append((dataset, algs[a], algs[b]))
-                rows.append(
-                    {
-                        "n10": res.n10,
-                        "n01": res.n01,
-                        "error_1": res.error_a,
-                        "error_2": res.error_b,
-                        "diff": res.diff,
-                        "ci_lower": res.ci_lower,
-                        "ci_upper": res.ci_upper,
-                        "statistic": res.statistic,
-                        "pvalue": res.pvalue,
-                        "mcnemar_exact_p": res.mcnemar_exact_pvalue,
-                        "mcnemar_chi2_p": res.mcnemar_chi2_pvalue,
-                        "reason": res.reason,
-                    }
-                )
-        names = ["dataset", "algorithm_1", "algorithm_2"]
-        return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(index, names=names))
+        table = paired_error_comparisons(
+            *(cells[k][:, first, second] for k in ("n11", "n10", "n01", "n00")),
+            alpha=self.alpha,
+        )
+        index = pd.MultiIndex.from_tuples(
+            [
+                (dataset, algs[a], algs[b])
+                for dataset in self.counts.datasets
+                for a, b in zip(first, second, strict=True)
+            ],
+            names=["dataset", "algorithm_1", "algorithm_2"],
+        )
+        table = table.rename(columns=PAIRED_ERROR_COLUMNS)[
+            list(PAIRED_ERROR_COLUMNS.values())
+        ].set_axis(index)
+        not_run = ~self.counts.present[:, first] | ~self.counts.present[:, second]
+        reasons = pair_reasons(self.counts, list(zip(first, second, strict=True)))
+        table.loc[not_run.ravel(), "reason"] = reasons[not_run]
+        return table
 
     def confident_roc(self, dataset, algorithm):
         """The ROC curve of one algorithm on one data set with its confident segment.

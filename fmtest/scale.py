@@ -41,6 +41,7 @@ import pandas as pd
 
 from fmtest.counts import MAX_PATTERN_ALGORITHMS, CountTables
 from fmtest.longdata import (
+    MESSAGE_NO_ROWS,
     PREDICTED_HINT,
     RESPONSE_KINDS,
     SINGLE_DATASET_LABEL,
@@ -377,6 +378,8 @@ class _Reduction:
         )
 
         profile = self.profile()
+        if not profile[self.tmp("rows")]:
+            raise ValueError(MESSAGE_NO_ROWS)
         for role, col in self.roles.items():
             self.check_missing(profile, role, col)
         truth_labels, response_labels = self.check_labels(profile, positive)
@@ -402,6 +405,10 @@ class _Reduction:
         joint = None
         if instance is not None:
             z, pred = self.code_expressions(truth_labels, response_labels)
+            # An algorithm with no rows in a data set is missing there, not a gap.
+            self.present = fold_counts.sum(axis=(2, 3, 4)) > 0
+            self.dataset_levels = datasets
+            self.dataset_codes = {label: i for i, label in enumerate(datasets)}
             joint = self.pair(z, pred, datasets, algorithms)
         if score is not None:
             self.check_score(profile)
@@ -655,14 +662,19 @@ class _Reduction:
                 nw.len().alias(size)
             )
         )
+        d_code = self.dataset_codes
+        run = [sum(1 << a for a in np.flatnonzero(p)) for p in self.present]
+
+        def run_on(row):  # the algorithms run on the row's data set, as bits
+            return run[0 if self.dataset is None else d_code[row[self.dataset]]]
+
         twice = any(row[bits].bit_count() < row[n] for row in summary)
-        gaps = sum(row[size] for row in summary if row[n] < n_alg)
+        gaps = sum(row[size] for row in summary if row[bits] != run_on(row))
         differs = any(row[zsum] not in (0, row[n]) for row in summary)
         self.check_pairing(rows, algorithms, twice, 0 if twice else gaps, differs)
         self.warn_fold_mismatch(rows, algorithms, summary, size)
 
         dist = np.zeros((len(datasets), 2, 1 << n_alg), dtype=np.int64)
-        d_code = {label: i for i, label in enumerate(datasets)}
         for row in summary:
             d = 0 if self.dataset is None else d_code[row[self.dataset]]
             dist[d, int(row[zsum] > 0), row[pattern]] += row[size]
@@ -700,7 +712,9 @@ class _Reduction:
             )
             .with_columns(
                 nw.max_horizontal(*count).alias(tmp("maxc")),
-                nw.min_horizontal(*count).alias(tmp("minc")),
+                nw.sum_horizontal(
+                    *((nw.col(c) > 0).cast(nw.Int64) for c in count)
+                ).alias(tmp("nalg")),
             )
         )
 
@@ -712,7 +726,7 @@ class _Reduction:
         pairs = [(a, b) for a in range(n_alg) for b in range(a + 1, n_alg)]
         both = [tmp(f"pp{a}_{b}") for a, b in pairs]
         dkeys = [] if self.dataset is None else [self.dataset]
-        zmin, zmax, maxc, minc, size = map(tmp, ("zmin", "zmax", "maxc", "minc", "n"))
+        zmin, zmax, maxc, nalg, size = map(tmp, ("zmin", "zmax", "maxc", "nalg", "n"))
         products = (
             (nw.col(pos[a]) * nw.col(pos[b])).alias(c)
             for (a, b), c in zip(pairs, both, strict=True)
@@ -720,16 +734,22 @@ class _Reduction:
         summary = self.collect(
             self.per_instance_counts(rows, algorithms)
             .with_columns(*products)
-            .group_by(*dkeys, zmin, zmax, maxc, minc, *self.fold_spread()[0])
+            .group_by(*dkeys, zmin, zmax, maxc, nalg, *self.fold_spread()[0])
             .agg(nw.len().alias(size), *(nw.col(c).sum() for c in pos + both))
         )
         twice = any(row[maxc] > 1 for row in summary)
-        gaps = sum(row[size] for row in summary if row[minc] == 0)
+        d_code = self.dataset_codes
+        n_run = self.present.sum(axis=1)
+        gaps = sum(
+            row[size]
+            for row in summary
+            if row[nalg]
+            < n_run[0 if self.dataset is None else d_code[row[self.dataset]]]
+        )
         differs = any(row[zmin] != row[zmax] for row in summary)
         self.check_pairing(rows, algorithms, twice, gaps, differs)
         self.warn_fold_mismatch(rows, algorithms, summary, size)
 
-        d_code = {label: i for i, label in enumerate(datasets)}
         sizes = np.zeros((len(datasets), 2), dtype=np.int64)
         positives = np.zeros((len(datasets), 2, n_alg), dtype=np.int64)
         both_pos = np.zeros((len(datasets), 2, n_alg, n_alg), dtype=np.int64)
@@ -802,14 +822,17 @@ class _Reduction:
                 "instance must appear once per algorithm."
             )
         if gaps:
-            first = self.first(per_instance, nw.col(tmp("minc")) == 0)
+            first = self.first(per_instance, self.lacks_an_algorithm(count))
+            run = self.present[
+                0 if self.dataset is None else self.dataset_codes[first[self.dataset]]
+            ]
             have = [
                 str(lab) for lab, c in zip(algorithms, count, strict=True) if first[c]
             ]
             lack = [
                 str(lab)
-                for lab, c in zip(algorithms, count, strict=True)
-                if not first[c]
+                for lab, c, r in zip(algorithms, count, run, strict=True)
+                if r and not first[c]
             ]
             raise ValueError(
                 f"{self.describe(first)} (column {self.instance!r}) is predicted by "
@@ -824,6 +847,21 @@ class _Reduction:
             f"{self.truth!r} for different algorithms; the truth of an "
             "instance must not depend on the algorithm."
         )
+
+    def lacks_an_algorithm(self, count):
+        """Engine condition: the instance lacks an algorithm run on its data set."""
+        nw = self.nw
+        parts = []
+        for d, run in enumerate(self.present):
+            lacks = nw.any_horizontal(
+                *(nw.col(count[a]) == 0 for a in np.flatnonzero(run)),
+                ignore_nulls=True,
+            )
+            if self.dataset is not None:
+                label = plain(self.dataset_levels[d])
+                lacks = (nw.col(self.dataset) == label) & lacks
+            parts.append(lacks)
+        return nw.any_horizontal(*parts, ignore_nulls=True)
 
     def first(self, per_instance, condition):
         """The offending instance with the smallest (data set, instance) key."""

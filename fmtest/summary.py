@@ -14,6 +14,7 @@ import pandas as pd
 from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
+from fmtest.pair_notes import REASON_IDENTICAL
 from fmtest.pooling import HIGH_I2
 from fmtest.rank_summary import rank_summary_table
 from fmtest.results import (
@@ -204,6 +205,9 @@ def collect_notes(res):
     for ds, row in res.omnibus.iterrows():
         if row["reason"] and len(res.counts.algorithms) > 2:
             notes.append(f"{ds}: omnibus test: {row['reason']}.")
+    reasons = res.pairwise["reason"]
+    for (ds, first, second), reason in reasons[reasons == REASON_IDENTICAL].items():
+        notes.append(f"{ds} / {first} vs {second}: {reason}.")
     if len(res.counts.datasets) > 1:
         if res.config.get("wong_divisor") == "printed":
             notes.append(

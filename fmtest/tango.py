@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy import stats
-from statsmodels.stats.contingency_tables import mcnemar
 
 from fmtest.inference import check_alpha
 
@@ -47,6 +46,7 @@ __all__ = [
     "misclassification_balance",
     "paired_error_comparison",
     "paired_error_comparison_from_counts",
+    "paired_error_comparisons",
     "tango_ci",
     "tango_test",
 ]
@@ -71,17 +71,43 @@ COUNT_COLUMNS = ("tp", "fn", "fp", "tn")
 # ---------------------------------------------------------------------------
 
 
+#: Largest count accepted: every integer up to 2**53 is exact in a double.
+MAX_EXACT_COUNT = 2.0**53
+
+
 def _as_count_array(value, name):
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"`{name}` must be numeric counts; got {value!r}.") from err
+    """Counts as a float array: whole, finite, ``0 ≤ x ≤ 2**53``.
+
+    Text, booleans and other non-numbers raise a TypeError; NaN, infinities,
+    negative numbers, fractions and counts too large for exact floating
+    point a ValueError, each naming the argument.
+    """
+    arr = np.asarray(value)
+    if arr.dtype.kind == "O":  # e.g. Python integers beyond int64
+        try:
+            arr = arr.astype(float)
+        except (TypeError, ValueError):
+            pass
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(
+            f"`{name}` must be numeric counts (non-negative integers); got {value!r}."
+        )
+    arr = arr.astype(float, copy=False)
     if not np.isfinite(arr).all():
         raise ValueError(
             f"`{name}` contains NaN or infinite values; counts must be finite."
         )
-    if (arr < 0).any():
-        raise ValueError(f"`{name}` must be non-negative; got the value {arr.min()!r}.")
+    bad = (arr < 0) | (arr % 1 != 0)
+    if bad.any():
+        raise ValueError(
+            f"`{name}` must be a non-negative integer (a count); got "
+            f"{arr[bad].flat[0]:g}."
+        )
+    if (arr > MAX_EXACT_COUNT).any():
+        raise ValueError(
+            f"`{name}` holds {arr.max():g}, beyond 2**53, the largest count a "
+            "double holds exactly; counts must be at most 2**53."
+        )
     return arr
 
 
@@ -504,9 +530,7 @@ def misclassification_balance(tp, fn=None, fp=None, tn=None, *, alpha=0.05):
     n = tp + fn + fp + tn
     test = tango_test(fn, fp, n)
     ci = tango_ci(fn, fp, n, alpha=alpha)
-    shown = [tp, fn, fp, tn, n]
-    if all((x == np.round(x)).all() for x in shown):  # whole counts print as integers
-        shown = [x.astype(np.int64) for x in shown]
+    shown = [x.astype(np.int64) for x in (tp, fn, fp, tn, n)]  # checked whole
     out = pd.DataFrame(
         {
             "tp": shown[0],
@@ -628,22 +652,6 @@ class PairedErrorComparison:
         return frame
 
 
-def _check_integer_count(value, name):
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(
-            f"`{name}` must be a count (a non-negative integer); got {value!r}."
-        )
-    try:
-        number = float(value)
-    except (TypeError, ValueError) as err:
-        raise TypeError(
-            f"`{name}` must be a count (a non-negative integer); got {value!r}."
-        ) from err
-    if not (np.isfinite(number) and number >= 0 and number == int(number)):
-        raise ValueError(f"`{name}` must be a non-negative integer; got {value!r}.")
-    return int(number)
-
-
 def paired_error_comparison_from_counts(n11, n10, n01, n00, alpha=0.05):
     """Compare two algorithms' error rates from their correct/incorrect cross-table.
 
@@ -688,50 +696,106 @@ def paired_error_comparison_from_counts(n11, n10, n01, n00, alpha=0.05):
     mcnemar_chi2_corrected     3.0625  0.0801
     mcnemar_chi2               4.0000  0.0455
     """
+    table = paired_error_comparisons(n11, n10, n01, n00, alpha=alpha)
+    if len(table) != 1:
+        raise ValueError(
+            "`n11`, `n10`, `n01` and `n00` must be single counts here; use "
+            "paired_error_comparisons for arrays of tables."
+        )
+    fields = table.iloc[0].to_dict()
+    for key, value in fields.items():
+        if key in (*PAIRED_COUNT_NAMES, "nobs"):
+            fields[key] = int(value)
+        elif key != "reason":
+            fields[key] = float(value)
+    return PairedErrorComparison(alpha=check_alpha(alpha), **fields)
+
+
+PAIRED_COUNT_NAMES = ("n11", "n10", "n01", "n00")
+
+
+def paired_error_comparisons(n11, n10, n01, n00, alpha=0.05):
+    """Paired error-rate comparisons for many cross-tables at once.
+
+    The vectorised form of :func:`paired_error_comparison_from_counts`: the
+    counts broadcast against each other (one entry per pair of algorithms),
+    Tango's test and interval run on whole arrays (:func:`tango_test`,
+    :func:`tango_ci`), and McNemar's tests are the closed forms that
+    :func:`statsmodels.stats.contingency_tables.mcnemar` evaluates, written
+    on arrays: the exact p is ``min(1, 2 · P(Bin(n01 + n10, 1/2) ≤
+    min(n01, n10)))`` and the χ² statistics are ``(|n01 − n10| − c)² /
+    (n01 + n10)`` with ``c = 1`` (corrected) or 0.
+
+    Parameters
+    ----------
+    n11, n10, n01, n00 : array_like of int
+        The cells of each cross-table (see
+        :class:`PairedErrorComparison`); non-negative whole numbers.
+    alpha : float, default=0.05
+        One minus the confidence level of Tango's interval.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per table (the broadcast counts, flattened), with the
+        fields of :class:`PairedErrorComparison` except ``alpha`` as columns.
+
+    Examples
+    --------
+    >>> out = paired_error_comparisons([70, 50], [12, 5], [4, 5], [14, 40])
+    >>> out[["diff", "pvalue", "mcnemar_exact_pvalue"]].round(4)
+       diff  pvalue  mcnemar_exact_pvalue
+    0 -0.08  0.0455                0.0768
+    1  0.00  1.0000                1.0000
+    """
     alpha = check_alpha(alpha)
-    n11, n10, n01, n00 = (
-        _check_integer_count(v, k)
-        for v, k in ((n11, "n11"), (n10, "n10"), (n01, "n01"), (n00, "n00"))
-    )
+    arrays = [
+        _as_count_array(v, k)
+        for v, k in zip((n11, n10, n01, n00), PAIRED_COUNT_NAMES, strict=True)
+    ]
+    try:
+        n11, n10, n01, n00 = (np.ravel(a) for a in np.broadcast_arrays(*arrays))
+    except ValueError as err:
+        raise ValueError(
+            "`n11`, `n10`, `n01` and `n00` must broadcast to one shape."
+        ) from err
     nobs = n11 + n10 + n01 + n00
     test = tango_test(n01, n10, nobs)
     ci = tango_ci(n01, n10, nobs, alpha=alpha)
-    reason = test.reason
-    table = np.array([[n11, n10], [n01, n00]])
-    exact_p = float(mcnemar(table, exact=True).pvalue)
-    if n10 + n01 == 0:
-        chi2, chi2_p, chi2_u, chi2_u_p = 0.0, 1.0, 0.0, 1.0
-    else:
-        corrected = mcnemar(table, exact=False, correction=True)
-        uncorrected = mcnemar(table, exact=False, correction=False)
-        chi2, chi2_p = float(corrected.statistic), float(corrected.pvalue)
-        chi2_u, chi2_u_p = float(uncorrected.statistic), float(uncorrected.pvalue)
-    if nobs == 0:
-        error_a = error_b = np.nan
-        exact_p = chi2 = chi2_p = chi2_u = chi2_u_p = np.nan
-    else:
-        error_a = (n01 + n00) / nobs
-        error_b = (n10 + n00) / nobs
-    return PairedErrorComparison(
-        n11=n11,
-        n10=n10,
-        n01=n01,
-        n00=n00,
-        nobs=nobs,
-        error_a=error_a,
-        error_b=error_b,
-        diff=float(test.estimate),
-        ci_lower=float(ci.lower),
-        ci_upper=float(ci.upper),
-        statistic=float(test.statistic),
-        pvalue=float(test.pvalue),
-        mcnemar_exact_pvalue=exact_p,
-        mcnemar_chi2=chi2,
-        mcnemar_chi2_pvalue=chi2_p,
-        mcnemar_chi2_uncorrected=chi2_u,
-        mcnemar_chi2_uncorrected_pvalue=chi2_u_p,
-        alpha=alpha,
-        reason=str(reason),
+    discordant = n10 + n01
+    empty = nobs == 0
+    none_discordant = discordant == 0
+    safe = np.where(none_discordant, 1.0, discordant)
+    exact_p = np.minimum(
+        2.0 * stats.binom.cdf(np.minimum(n01, n10), discordant, 0.5), 1
+    )
+    chi2 = np.where(none_discordant, 0.0, (np.abs(n10 - n01) - 1.0) ** 2 / safe)
+    chi2_u = np.where(none_discordant, 0.0, (n10 - n01) ** 2 / safe)
+    chi2_p = np.where(none_discordant, 1.0, stats.chi2.sf(chi2, 1))
+    chi2_u_p = np.where(none_discordant, 1.0, stats.chi2.sf(chi2_u, 1))
+    n_safe = np.where(empty, 1.0, nobs)
+
+    def undefined_if_empty(values):
+        return np.where(empty, np.nan, values)
+
+    counts = {"n11": n11, "n10": n10, "n01": n01, "n00": n00, "nobs": nobs}
+    return pd.DataFrame(
+        {
+            **{key: value.astype(np.int64) for key, value in counts.items()},
+            "error_a": undefined_if_empty((n01 + n00) / n_safe),
+            "error_b": undefined_if_empty((n10 + n00) / n_safe),
+            "diff": np.atleast_1d(test.estimate),
+            "ci_lower": np.atleast_1d(ci.lower),
+            "ci_upper": np.atleast_1d(ci.upper),
+            "statistic": np.atleast_1d(test.statistic),
+            "pvalue": np.atleast_1d(test.pvalue),
+            "mcnemar_exact_pvalue": undefined_if_empty(exact_p),
+            "mcnemar_chi2": undefined_if_empty(chi2),
+            "mcnemar_chi2_pvalue": undefined_if_empty(chi2_p),
+            "mcnemar_chi2_uncorrected": undefined_if_empty(chi2_u),
+            "mcnemar_chi2_uncorrected_pvalue": undefined_if_empty(chi2_u_p),
+            "reason": np.atleast_1d(test.reason).astype(object),
+        }
     )
 
 

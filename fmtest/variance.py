@@ -20,7 +20,13 @@ import pandas as pd
 
 from fmtest.fmeasure import safe_sqrt
 
-__all__ = ["VarianceEngine", "boundary_reasons", "mask_degenerate"]
+__all__ = [
+    "REASON_NOT_RUN",
+    "VarianceEngine",
+    "boundary_reasons",
+    "mark_not_run",
+    "mask_degenerate",
+]
 
 
 class VarianceEngine:
@@ -106,6 +112,25 @@ def mask_degenerate(cov, reasons):
     cov[np.broadcast_to(bad[..., :, None], cov.shape)] = np.nan
     cov[np.broadcast_to(bad[..., None, :], cov.shape)] = np.nan
     return cov
+
+
+REASON_NOT_RUN = "not run on this data set (no rows for this algorithm)"
+
+
+def mark_not_run(estimates, reasons, present):
+    """NaN estimates and the reason ``REASON_NOT_RUN`` where ``present`` is False.
+
+    Returns
+    -------
+    estimates, reasons : ndarray, shape (D, A)
+        New arrays; an algorithm missing from a data set gets no estimate
+        there (so it drops out of that data set's tests), never a
+        misleading "undefined" reason.
+    """
+    absent = ~np.asarray(present, dtype=bool)
+    estimates = np.where(absent, np.nan, estimates)
+    reasons = np.where(absent, REASON_NOT_RUN, reasons).astype(object)
+    return estimates, reasons
 
 
 def boundary_reasons(f, method):

@@ -14,7 +14,12 @@ import numpy as np
 import pandas as pd
 
 from fmtest.fmeasure import divide, fbeta, precision, recall
-from fmtest.variance import VarianceEngine, boundary_reasons, mask_degenerate
+from fmtest.variance import (
+    VarianceEngine,
+    boundary_reasons,
+    mark_not_run,
+    mask_degenerate,
+)
 
 __all__ = ["WongLinearVariance", "recall_weight", "wong_variance"]
 
@@ -152,6 +157,9 @@ class WongLinearVariance(VarianceEngine):
             "no fallback rho (rho_fallback=nan)",
             self.reasons,
         ).astype(object)
+        self.estimates, self.reasons = mark_not_run(
+            self.estimates, self.reasons, counts.present
+        )
         cov = var[..., :, None] * np.eye(var.shape[-1])
         self.cov = mask_degenerate(cov, self.reasons)
         self.description = "Wong linear approximation, algorithms assumed independent"

@@ -314,7 +314,7 @@ def test_delta0_on_the_bounds():
 @pytest.mark.parametrize(
     ("args", "kwargs", "error", "match"),
     [
-        ((-1, 2, 10), {}, ValueError, "`b` must be non-negative"),
+        ((-1, 2, 10), {}, ValueError, "`b` must be a non-negative integer"),
         ((1, np.nan, 10), {}, ValueError, "`c` contains NaN"),
         ((6, 6, 10), {}, ValueError, r"`b \+ c` must be at most `n`"),
         (([1, 2], [1, 2, 3], 10), {}, ValueError, "must broadcast"),
@@ -414,7 +414,7 @@ def test_misclassification_balance_bad_input():
         misclassification_balance(frame.assign(tn=1), [1])
     with pytest.raises(TypeError, match="are required"):
         misclassification_balance([1, 2], [1, 2])
-    with pytest.raises(ValueError, match="`fp` must be non-negative"):
+    with pytest.raises(ValueError, match="`fp` must be a non-negative integer"):
         misclassification_balance([1], [1], [-1], [1])
     with pytest.raises(ValueError, match="one-dimensional"):
         misclassification_balance([[1]], [[1]], [[1]], [[1]])
@@ -495,7 +495,7 @@ def test_paired_error_comparison_bad_input(a, b, error, match):
     [
         ((1, 2, 3, -1), ValueError, "`n00` must be a non-negative integer"),
         ((1, 2.5, 3, 1), ValueError, "`n10` must be a non-negative integer"),
-        ((True, 2, 3, 1), TypeError, "`n11` must be a count"),
+        ((True, 2, 3, 1), TypeError, "`n11` must be numeric counts"),
     ],
 )
 def test_paired_error_counts_bad_input(counts, error, match):

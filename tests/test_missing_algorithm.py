@@ -1,0 +1,177 @@
+"""An algorithm not run on a data set, and algorithms with identical predictions."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from fmtest import FMeasureComparison, MetricComparison
+from fmtest.counts import CountTables
+from fmtest.inference import omnibus_wald_test
+from fmtest.pair_notes import REASON_IDENTICAL
+from fmtest.variance import REASON_NOT_RUN
+from tests.reference import naive_confusion, naive_joint
+
+FORMULA = "correct ~ algorithm + dataset"
+
+
+def long_data(seed=0, n=60, algorithms=("a", "b", "c")):
+    rng = np.random.default_rng(seed)
+    frames = []
+    for ds in ("d1", "d2"):
+        truth = (rng.random(n) < 0.4).astype(int)
+        fold = np.arange(n) % 5
+        for alg in algorithms:
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "dataset": ds,
+                        "instance": np.arange(n),
+                        "algorithm": alg,
+                        "fold": fold,
+                        "truth": truth,
+                        "correct": (rng.random(n) < 0.8).astype(int),
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def data():
+    df = long_data()
+    return df[~((df["dataset"] == "d2") & (df["algorithm"] == "c"))]
+
+
+@pytest.mark.parametrize("instance", ["instance", None])
+def test_missing_algorithm_is_marked_not_run(data, instance):
+    model = FMeasureComparison.from_formula(FORMULA, data, instance=instance)
+    assert model.counts.present.tolist() == [[True, True, True], [True, True, False]]
+    res = model.fit()
+    fm = res.fmeasures
+    assert np.isnan(fm.loc[("d2", "c"), "f"])
+    assert fm.loc[("d2", "c"), "reason_delta"] == REASON_NOT_RUN
+    assert fm.loc[("d2", "c"), "reason_wong"] == REASON_NOT_RUN
+    assert (fm.drop(("d2", "c"))["reason_delta"] == "").all()
+    pw = res.pairwise
+    not_run = "algorithm 'c' not run on this data set"
+    assert pw.loc[("d2", "a", "c"), "reason"] == not_run
+    assert pw.loc[("d2", "b", "c"), "reason"] == not_run
+    assert (
+        pw.loc[[("d2", "a", "c"), ("d2", "b", "c")], ["diff", "p_delta", "p_wong"]]
+        .isna()
+        .all()
+        .all()
+    )
+    assert (pw.drop([("d2", "a", "c"), ("d2", "b", "c")])["reason"] == "").all()
+    # counts equal a naive groupby; the missing cell is all zeros
+    want = naive_confusion(data, response="correct", truth="truth",
+                           algorithm="algorithm", dataset="dataset")  # fmt: skip
+    got = model.counts.confusion()[["tp", "fn", "fp", "tn"]]
+    assert_array_equal(got.drop(("d2", "c")).to_numpy(), want.to_numpy())
+    assert got.loc[("d2", "c")].sum() == 0
+
+
+def test_present_pair_is_tested_as_without_the_missing_algorithm(data):
+    res = FMeasureComparison.from_formula(FORMULA, data).fit()
+    alone = FMeasureComparison.from_formula(
+        "correct ~ algorithm", data[data["dataset"] == "d2"]
+    ).fit()
+    cols = ["diff", "se_delta", "p_delta", "se_wong", "p_wong", "ci_lower", "ci_upper"]
+    assert_allclose(
+        res.pairwise.loc[("d2", "a", "b"), cols].to_numpy(float),
+        alone.pairwise.loc[("all", "a", "b"), cols].to_numpy(float),
+        rtol=1e-12,
+    )
+    pe = res.paired_errors
+    assert (
+        pe.loc[("d2", "a", "c"), "reason"] == "algorithm 'c' not run on this data set"
+    )
+    assert_allclose(
+        pe.loc[("d2", "a", "b"), ["diff", "pvalue"]].to_numpy(float),
+        alone.paired_errors.loc[("all", "a", "b"), ["diff", "pvalue"]].to_numpy(float),
+        rtol=1e-12,
+    )
+
+
+def test_joint_tables_equal_a_pivot(data):
+    counts = CountTables.from_long(data, response="correct", dataset="dataset")
+    want = naive_joint(data, response="correct", truth="truth",
+                       algorithm="algorithm", instance="instance", dataset="dataset")  # fmt: skip
+    d_of, a_of = {"d1": 0, "d2": 1}, {"a": 0, "b": 1, "c": 2}
+    for (d, a, b), table in want.items():
+        assert_array_equal(counts.joint[d_of[d], a_of[a], a_of[b]], table)
+    assert counts.joint[1, 2].sum() == 0 and counts.joint[1, :, 2].sum() == 0
+
+
+def test_metric_comparison_and_counts_say_not_run(data):
+    res = MetricComparison.from_formula(FORMULA, data).fit(metric="kappa")
+    assert res.estimates.loc[("d2", "c"), "reason_delta"] == REASON_NOT_RUN
+    table = pd.DataFrame({"dataset": ["d1", "d1", "d2"], "algorithm": ["a", "b", "a"],
+                          "tp": [5, 6, 7], "fn": [3, 2, 1], "fp": [2, 2, 2]})  # fmt: skip
+    fm = FMeasureComparison.from_counts(table, dataset="dataset").fit().fmeasures
+    assert fm.loc[("d2", "b"), "reason_delta"] == REASON_NOT_RUN
+    zero = table.assign(tp=[5, 6, 0], fn=[3, 2, 0], fp=[2, 2, 0])  # a row of zeros: run
+    fm = FMeasureComparison.from_counts(zero, dataset="dataset").fit().fmeasures
+    assert fm.loc[("d2", "a"), "reason_delta"].startswith("F undefined")
+
+
+def test_omnibus_drops_the_missing_algorithm(data):
+    probe = omnibus_wald_test(
+        np.array([0.5, 0.6, np.nan]), np.diag([0.01, 0.01, np.nan])
+    )
+    if np.isnan(probe.statistic):
+        pytest.skip("omnibus_wald_test does not drop NaN estimates yet (issue 11)")
+    res = FMeasureComparison.from_formula(FORMULA, data).fit()
+    alone = FMeasureComparison.from_formula(
+        "correct ~ algorithm", data[data["dataset"] == "d2"]
+    ).fit()
+    assert_allclose(res.omnibus.loc["d2", ["statistic", "pvalue"]].to_numpy(float),
+                    alone.omnibus.iloc[0][["statistic", "pvalue"]].to_numpy(float),
+                    rtol=1e-10)  # fmt: skip
+    assert res.omnibus.loc["d2", "df"] == 1
+
+
+@pytest.mark.parametrize(
+    "algorithms", [("a", "b", "c"), tuple(f"a{k:02d}" for k in range(12))]
+)
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_engines_give_the_same_tables(engine, algorithms):
+    pytest.importorskip("narwhals")
+    module = pytest.importorskip(engine)
+    df = long_data(seed=3, n=30, algorithms=algorithms)
+    df = df[~((df["dataset"] == "d2") & (df["algorithm"] == algorithms[-1]))]
+    frame = module.from_pandas(df) if engine == "polars" else module.from_df(df)
+    got = FMeasureComparison.from_formula(FORMULA, frame).counts
+    want = CountTables.from_long(df, response="correct", dataset="dataset")
+    assert_array_equal(got.fold_counts, want.fold_counts)
+    assert_array_equal(got.joint, want.joint)
+    assert_array_equal(got.present, want.present)
+    gap = df.drop(index=df.index[4])  # instance 4 of d1 lacks the first algorithm
+    message = rf"instance 4 of data set 'd1' .* but not by \['{algorithms[0]}'\]"
+    frame = module.from_pandas(gap) if engine == "polars" else module.from_df(gap)
+    with pytest.raises(ValueError, match=message):
+        FMeasureComparison.from_formula(FORMULA, frame)
+    with pytest.raises(ValueError, match=message):
+        FMeasureComparison.from_formula(FORMULA, gap)
+
+
+def test_identical_predictions_get_a_note():
+    truth = np.array([1, 1, 0, 0, 1, 0, 1, 0, 0, 0])
+    a = np.array([1, 0, 0, 1, 1, 0, 1, 0, 0, 0])
+    b = np.array([1, 1, 0, 0, 0, 0, 1, 1, 0, 0])
+    res = FMeasureComparison.from_arrays(truth, {"a": a, "a2": a, "b": b}).fit()
+    pw = res.pairwise
+    assert pw.loc[("all", "a", "a2"), "reason"] == REASON_IDENTICAL
+    assert pw.loc[("all", "a", "a2"), "diff"] == 0
+    assert np.isnan(pw.loc[("all", "a", "a2"), "p_delta"])
+    assert pw.loc[("all", "a", "b"), "reason"] == ""
+
+
+def test_identical_predictions_are_in_the_notes():
+    truth = np.array([1, 1, 0, 0, 1, 0, 1, 0, 0, 0])
+    a = np.array([1, 0, 0, 1, 1, 0, 1, 0, 0, 0])
+    b = np.array([1, 1, 0, 0, 0, 0, 1, 1, 0, 0])
+    res = FMeasureComparison.from_arrays(truth, {"a": a, "a2": a, "b": b}).fit()
+    assert f"all / a vs a2: {REASON_IDENTICAL}." in res.notes
+    assert not any("a vs b" in note for note in res.notes)

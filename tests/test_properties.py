@@ -1,0 +1,194 @@
+"""Property-based tests of long data in, tables and tests out (issue 11).
+
+Random small long data sets, with names holding markup and unicode, integer
+labels inside and outside int8, uint64 ids, nullable and arrow dtypes and
+sometimes a missing value, must either give a clear ValueError/TypeError
+naming a column, or count tables equal to a naive pandas groupby and
+results whose standard errors are ≥ 0, p-values in [0, 1] and intervals
+around the estimate, unchanged by the row order and by the algorithm order.
+
+Deterministic (``derandomize=True``) with a fixed number of examples, so CI
+runs the same cases every time.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+
+from fmtest import FMeasureComparison
+from tests.reference import naive_confusion
+
+NAMES = ["a", "b", "<script>x</script>", "d&1", "$\\alpha$", "ü-ñ", "_truth", "_x",
+         "back\\slash", "a^b", "名前", "1"]  # fmt: skip
+LABELS = [(0, 1), (1000, 1001), (-129, -128), (127, 128), ("neg", "pos"),
+          (False, True), (2**63, 2**63 + 1)]  # fmt: skip
+TRUTH_DTYPES = [None, "Int64", "int64[pyarrow]", "object"]
+RESPONSE_DTYPES = [None, "bool", "boolean", "Int64", "int8"]
+INSTANCE_KINDS = ["int", "uint64_big", "negative", "str", "Int64"]
+PROPERTIES = settings(
+    max_examples=30,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+@st.composite
+def long_frames(draw):
+    n_ds = draw(st.integers(1, 2))
+    algorithms = draw(
+        st.lists(st.sampled_from(NAMES), min_size=2, max_size=3, unique=True)
+    )
+    datasets = draw(
+        st.lists(st.sampled_from(NAMES), min_size=n_ds, max_size=n_ds, unique=True)
+    )
+    low, high = draw(st.sampled_from(LABELS))
+    rows = []
+    for d, ds in enumerate(datasets):
+        n = draw(st.integers(2, 8))
+        truth = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+        truth[0] = True  # the positive label occurs
+        for alg in algorithms:
+            correct = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+            for i in range(n):
+                rows.append(
+                    (ds, 1000 * d + i, alg, high if truth[i] else low, int(correct[i]))
+                )
+    df = pd.DataFrame(
+        rows, columns=["dataset", "instance", "algorithm", "truth", "correct"]
+    )
+    if isinstance(low, int) and not isinstance(low, bool) and high >= 2**63:
+        df["truth"] = df["truth"].astype(np.uint64)
+    truth_dtype = draw(st.sampled_from(TRUTH_DTYPES))
+    if truth_dtype and df["truth"].dtype.kind in "i":
+        df["truth"] = df["truth"].astype(truth_dtype)
+    response_dtype = draw(st.sampled_from(RESPONSE_DTYPES))
+    if response_dtype:
+        df["correct"] = df["correct"].astype(response_dtype)
+    kind = draw(st.sampled_from(INSTANCE_KINDS))
+    if kind == "uint64_big":
+        df["instance"] = df["instance"].astype(np.uint64) + np.uint64(2**63)
+    elif kind == "negative":
+        df["instance"] = -df["instance"] - 129
+    elif kind == "str":
+        df["instance"] = "i<" + df["instance"].astype(str) + ">"
+    elif kind == "Int64":
+        df["instance"] = df["instance"].astype("Int64")
+    if draw(st.integers(0, 9)) == 0:  # sometimes a missing value
+        column = draw(st.sampled_from(["truth", "correct", "instance", "algorithm"]))
+        if df[column].dtype.kind in "iub" and isinstance(df[column].dtype, np.dtype):
+            df[column] = df[column].astype(object)
+        df.loc[draw(st.integers(0, len(df) - 1)), column] = None
+    order = draw(st.permutations(range(len(df))))
+    return df.iloc[list(order)].reset_index(drop=True), high
+
+
+def fit(df, positive):
+    model = FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", df, positive=positive
+    )
+    return model, model.fit()
+
+
+def build_or_clear_error(df, positive):
+    """The model and results, or None after a clear error naming a column."""
+    try:
+        return fit(df, positive)
+    except (ValueError, TypeError) as err:
+        assert "olumn '" in str(err), f"the error names no column: {err}"
+        return None
+
+
+@given(long_frames())
+@PROPERTIES
+def test_counts_equal_a_naive_groupby(case):
+    df, positive = case
+    built = build_or_clear_error(df, positive)
+    if built is None:
+        assert df.isna().any().any(), "clean data were refused"
+        return
+    model, _ = built
+    want = naive_confusion(df, response="correct", truth="truth", algorithm="algorithm",
+                           dataset="dataset", positive=positive)  # fmt: skip
+    got = model.counts.confusion()[["tp", "fn", "fp", "tn"]]
+    assert got.to_numpy().tolist() == want.to_numpy().tolist()
+    assert [tuple(map(str, k)) for k in got.index] == [
+        tuple(map(str, k)) for k in want.index
+    ]
+
+
+@given(long_frames())
+@PROPERTIES
+def test_results_are_sane_and_order_free(case):
+    df, positive = case
+    built = build_or_clear_error(df, positive)
+    if built is None:
+        return
+    _, res = built
+    fm, pw, pe = res.fmeasures, res.pairwise, res.paired_errors
+    for se in (fm["se_delta"], pw["se_delta"]):
+        assert (se.dropna() >= 0).all()
+    for p in (pw["p_delta"], pw["p_adjusted"], pe["pvalue"], pe["mcnemar_exact_p"]):
+        assert p.dropna().between(0, 1).all()
+    for table, est in ((fm, "f"), (pw, "diff"), (pe, "diff")):
+        ok = table[[est, "ci_lower", "ci_upper"]].notna().all(axis=1)
+        sub = table[ok]
+        assert (sub["ci_lower"] <= sub[est] + 1e-12).all()
+        assert (sub[est] <= sub["ci_upper"] + 1e-12).all()
+
+    # Row order does not matter.
+    _, shuffled = fit(df.iloc[::-1].reset_index(drop=True), positive)
+    assert_allclose(
+        shuffled.pairwise[["diff", "se_delta"]], pw[["diff", "se_delta"]], rtol=1e-12
+    )
+    assert_array_equal(shuffled.paired_errors["reason"], pe["reason"])
+
+    # Reversing the algorithm order flips the sign of every difference only.
+    algorithms = sorted(df["algorithm"].unique())
+    rename = {a: f"{chr(ord('z') - i)}{a}" for i, a in enumerate(algorithms)}
+    _, flipped = fit(df.assign(algorithm=df["algorithm"].map(rename)), positive)
+    back = flipped.pairwise.rename(index={v: k for k, v in rename.items()})
+    back.index = back.index.set_names(["dataset", "algorithm_2", "algorithm_1"])
+    back = back.reorder_levels(["dataset", "algorithm_1", "algorithm_2"]).loc[pw.index]
+    assert_allclose(back["diff"], -pw["diff"], atol=1e-15)
+    assert_allclose(back["se_delta"], pw["se_delta"], rtol=1e-12)
+    assert_allclose(back["p_delta"], pw["p_delta"], rtol=1e-12)
+    assert_allclose(back["ci_lower"], -pw["ci_upper"], rtol=1e-9, atol=1e-12)
+    assert_array_equal(back["reason"].str.replace(r"'.*'", "", regex=True),
+                       pw["reason"].str.replace(r"'.*'", "", regex=True))  # fmt: skip
+
+
+@given(
+    st.lists(st.sampled_from(NAMES), min_size=2, max_size=4, unique=True),
+    st.integers(0, 2**32 - 1),
+)
+@PROPERTIES
+def test_from_arrays_keeps_every_name(names, seed):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 2, 12)
+    truth[0] = 1
+    preds = {name: rng.integers(0, 2, 12) for name in names}
+    counts = FMeasureComparison.from_arrays(truth, preds, positive=1).counts
+    assert sorted(map(str, counts.algorithms)) == sorted(names)
+    for name, pred in preds.items():
+        tp = int(((truth == 1) & (pred == 1)).sum())
+        fp = int(((truth == 0) & (pred == 1)).sum())
+        row = counts.confusion().loc[("all", name)]
+        assert (row["tp"], row["fp"], row["n"]) == (tp, fp, 12)
+
+
+@pytest.mark.parametrize("labels", LABELS)
+def test_every_label_pair_is_counted(labels):
+    # One fixed case per label pair, so each is exercised whatever hypothesis draws.
+    low, high = labels
+    df = pd.DataFrame({"instance": [0, 0, 1, 1, 2, 2], "algorithm": ["a", "b"] * 3,
+                       "dataset": "d", "truth": [high, high, low, low, high, high],
+                       "correct": [1, 0, 1, 1, 0, 1]})  # fmt: skip
+    model, _ = fit(df, high)
+    assert model.counts.confusion()[["tp", "fn", "fp", "tn"]].to_numpy().tolist() == [
+        [1, 1, 0, 1],
+        [1, 1, 0, 1],
+    ]
