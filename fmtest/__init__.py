@@ -11,34 +11,50 @@ the same instances, and with Wong's linear approximation beside it.
 >>> print(res.summary())  # doctest: +SKIP
 """
 
-from fmtest.counts import CountTables
-from fmtest.delta_engine import DeltaMethodVariance
-from fmtest.metrics import panel
-from fmtest.model import (
-    FMeasureComparison,
-    MetricComparison,
-    compare_fmeasures,
-    compare_metrics,
-)
-from fmtest.results import FMeasureComparisonResults, MetricComparisonResults
-from fmtest.roc import ConfidentROC, confident_roc
-from fmtest.tango import (
-    PairedErrorComparison,
-    TangoInterval,
-    TangoTestResult,
-    misclassification_balance,
-    paired_error_comparison,
-    paired_error_comparison_from_counts,
-    tango_ci,
-    tango_test,
-)
-from fmtest.warnings import (
-    FmtestWarning,
-    FoldMismatchWarning,
-    MajorityPositiveWarning,
-    ResponseKindWarning,
-)
-from fmtest.wong import WongLinearVariance
+import importlib
+
+# The public names are imported on first use (PEP 562), so that importing a
+# light submodule (``fmtest.cli`` for ``fmtest --version``) does not load
+# numpy, pandas and statsmodels.
+_LAZY = {
+    "CountTables": "fmtest.counts",
+    "DeltaMethodVariance": "fmtest.delta_engine",
+    "panel": "fmtest.metrics",
+    "FMeasureComparison": "fmtest.model",
+    "MetricComparison": "fmtest.model",
+    "compare_fmeasures": "fmtest.model",
+    "compare_metrics": "fmtest.model",
+    "FMeasureComparisonResults": "fmtest.results",
+    "MetricComparisonResults": "fmtest.results",
+    "ConfidentROC": "fmtest.roc",
+    "confident_roc": "fmtest.roc",
+    "PairedErrorComparison": "fmtest.tango",
+    "TangoInterval": "fmtest.tango",
+    "TangoTestResult": "fmtest.tango",
+    "misclassification_balance": "fmtest.tango",
+    "paired_error_comparison": "fmtest.tango",
+    "paired_error_comparison_from_counts": "fmtest.tango",
+    "tango_ci": "fmtest.tango",
+    "tango_test": "fmtest.tango",
+    "WongLinearVariance": "fmtest.wong",
+    "FmtestWarning": "fmtest.warnings",
+    "FoldMismatchWarning": "fmtest.warnings",
+    "MajorityPositiveWarning": "fmtest.warnings",
+    "ResponseKindWarning": "fmtest.warnings",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'fmtest' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __version__ = "0.1.0.dev0"
 

@@ -45,13 +45,10 @@ import re
 import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-from statsmodels.stats.multitest import multitest_methods_names
-
 from fmtest import __version__
-from fmtest.model import METHODS, FMeasureComparison
-from fmtest.multitest import check_multitest
+
+# numpy, pandas, statsmodels and the models are imported where they are used,
+# so that ``fmtest --version`` and ``--help`` start in milliseconds.
 
 __all__ = ["main", "read_data", "render_results", "results_to_dict"]
 
@@ -59,6 +56,13 @@ EXAMPLE_FORMULA = "correct ~ algorithm + dataset"
 FORMATS = ("text", "latex", "html", "csv", "json")
 TABLES = ("fmeasures", "pairwise", "omnibus", "across_datasets")
 PAPER_TABLE = "paper"
+#: Written to JSON (and by --table) when the data allow them.
+OPTIONAL_TABLES = ("tango", "paired_errors", "roc")
+#: The choices of ``fit(method=)`` and ``fit(ci_method=)``; tests check them
+#: against ``fmtest.model.METHODS`` and ``fmtest.results.CI_METHODS``.
+METHOD_CHOICES = ("delta", "jvesr", "wong")
+CI_METHOD_CHOICES = ("binomial", "wald", "logit", "bootstrap")
+F_METRICS = ("f1", "fbeta")
 CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 COMPRESSION_SUFFIXES = ("", ".gz", ".bz2", ".xz", ".zip")
 PARQUET_HINT = (
@@ -122,6 +126,8 @@ def read_data(path, *, engine="pandas"):
     ImportError
         When reading Parquet and neither pyarrow nor fastparquet is installed.
     """
+    import pandas as pd
+
     if engine not in ("pandas", "auto"):
         raise ValueError(f"`engine` must be 'pandas' or 'auto'; got {engine!r}.")
     path = Path(path)
@@ -147,6 +153,8 @@ def read_data(path, *, engine="pandas"):
 
 
 def _read_parquet(path, engine="pandas"):
+    import pandas as pd
+
     if engine == "auto":
         relation = _duckdb_relation(path)
         if relation is not None:
@@ -183,6 +191,9 @@ def _duckdb_relation(path):
 
 def _plain(value):
     """``value`` as JSON-ready Python: NaN/NA/inf to None, numpy to Python."""
+    import numpy as np
+    import pandas as pd
+
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -213,31 +224,53 @@ def results_to_dict(res):
     -------
     dict
         ``config`` (every fit option), ``notes`` (list of str) and one list of
-        records per table (``fmeasures``, ``pairwise``, ``omnibus``,
-        ``across_datasets``), each record holding the index columns too.
-        NaN, missing and infinite values are ``None``; numpy scalars are
-        Python scalars.
+        records per table (``fmeasures`` — ``estimates`` for other metrics —,
+        ``pairwise``, ``omnibus``, ``across_datasets``, and where the data
+        allow them ``tango`` (needs TN counts), ``paired_errors`` (needs
+        predictions paired by instance) and ``roc`` (needs a score column)),
+        each record holding the index columns too. NaN, missing and infinite
+        values are ``None``; numpy scalars are Python scalars.
     """
     out = {"config": _plain(dict(res.config)), "notes": _plain(list(res.notes))}
-    for table in TABLES:
+    for table in available_tables(res):
         out[table] = _records(getattr(res, table))
     return out
 
 
-def render_results(res, fmt="text", table="pairwise"):
+def available_tables(res):
+    """The names of the results tables these data allow, in output order."""
+    first = "fmeasures" if res.has_wong else "estimates"
+    names = [first, *TABLES[1:]]
+    roles = getattr(res.model, "roles", None) or {}
+    for name, ok in (
+        ("tango", res.counts.tn_known),
+        ("paired_errors", res.counts.paired),
+        ("roc", roles.get("score") is not None),
+    ):
+        if ok:
+            names.append(name)
+    return names
+
+
+def render_results(res, fmt="text", table="pairwise", *, misclassification=False):
     """Render fitted results as text.
 
     Parameters
     ----------
-    res : FMeasureComparisonResults
+    res : FMeasureComparisonResults or MetricComparisonResults
     fmt : {"text", "latex", "html", "csv", "json"}, default="text"
         ``text``, ``latex`` and ``html`` render ``res.summary()``; ``csv``
         writes one table with its index at full precision; ``json`` writes
         :func:`results_to_dict` (NaN as ``null``).
-    table : {"fmeasures", "pairwise", "omnibus", "across_datasets", "paper"}, default="pairwise"
-        The table written by ``fmt="csv"``; ``"paper"`` writes
+    table : str, default="pairwise"
+        The table written by ``fmt="csv"``: ``fmeasures`` (``estimates``),
+        ``pairwise``, ``omnibus``, ``across_datasets``, ``tango``,
+        ``paired_errors`` or ``roc`` (see :func:`available_tables`);
+        ``"paper"`` writes
         :meth:`~fmtest.results.MetricComparisonResults.table` instead of the
         summary in ``text``, ``latex``, ``html`` or ``csv``.
+    misclassification : bool, default=False
+        Add the misclassification-balance tables to the summary.
 
     Returns
     -------
@@ -246,15 +279,17 @@ def render_results(res, fmt="text", table="pairwise"):
     """
     if table == PAPER_TABLE:  # fmtest.paper_table, in the format asked
         return _render_paper_table(res.table(), fmt)
-    if fmt == "text":
-        return res.summary().as_text() + "\n"
-    if fmt == "latex":
-        return res.summary().as_latex() + "\n"
-    if fmt == "html":
-        return res.summary().as_html() + "\n"
+    if fmt in ("text", "latex", "html"):
+        smry = res.summary(misclassification=misclassification)
+        return getattr(smry, f"as_{fmt}")() + "\n"
     if fmt == "csv":
-        if table not in TABLES:
-            raise ValueError(f"`table` must be one of {list(TABLES)}; got {table!r}.")
+        if table == "fmeasures" and not res.has_wong:
+            table = "estimates"
+        known = available_tables(res)
+        if table not in known:
+            raise ValueError(
+                f"`table` must be one of {known} for these results; got {table!r}."
+            )
         return getattr(res, table).to_csv(lineterminator="\n")
     if fmt == "json":
         return json.dumps(results_to_dict(res), indent=2, allow_nan=False) + "\n"
@@ -287,7 +322,23 @@ def _emit(text, output):
 # -- commands ---------------------------------------------------------------
 
 
+def _model_class(args):
+    from fmtest.model import FMeasureComparison, MetricComparison
+
+    return FMeasureComparison if args.metric in F_METRICS else MetricComparison
+
+
 def _fit(model, args):
+    from fmtest.model import MetricComparison
+
+    if args.metric not in F_METRICS:  # the F-only options do not apply
+        return MetricComparison.fit(
+            model,
+            metric=args.metric,
+            alpha=args.alpha,
+            multitest=args.multitest,
+            re_method=args.re_method,
+        )
     return model.fit(
         beta=args.beta,
         method=args.method,
@@ -298,20 +349,23 @@ def _fit(model, args):
         wong_divisor=args.wong_divisor,
         re_method=args.re_method,
         re_test=args.re_test,
+        ci_method=args.ci_method,
+        seed=args.seed,
+        wong=args.wong,
     )
 
 
 def _run_example(args):
     from fmtest.datasets import load_example
 
-    model = FMeasureComparison.from_formula(EXAMPLE_FORMULA, load_example())
+    model = _model_class(args).from_formula(EXAMPLE_FORMULA, load_example())
     return _fit(model, args)
 
 
 def _run_compare(args):
     data = read_data(args.file, engine="auto")
     try:
-        model = FMeasureComparison.from_formula(
+        model = _model_class(args).from_formula(
             args.formula,
             data,
             response=args.response,
@@ -330,6 +384,8 @@ def _run_compare(args):
 
 def _engine_errors(data):
     """The errors of the engine that reads ``data`` lazily (DuckDB), if any."""
+    import pandas as pd
+
     if isinstance(data, pd.DataFrame):
         return ()
     import duckdb
@@ -353,19 +409,21 @@ def _positive(text):
 
 
 def _multitest(text):
+    from statsmodels.stats.multitest import multitest_methods_names
+
+    from fmtest.multitest import check_multitest
+
     try:
         check_multitest(text)
     except ValueError:
+        examples = ["holm", "bonferroni", "sidak", "hommel"] + [
+            m for m in multitest_methods_names if m.startswith("fdr_")
+        ]
         raise argparse.ArgumentTypeError(
             f"unknown multiple-testing method {text!r}; use a method of statsmodels' "
-            f"multipletests, e.g. {', '.join(_MULTITEST_EXAMPLES)}"
+            f"multipletests, e.g. {', '.join(examples)}"
         ) from None
     return text
-
-
-_MULTITEST_EXAMPLES = ["holm", "bonferroni", "sidak", "hommel"] + [
-    m for m in multitest_methods_names if m.startswith("fdr_")
-]
 
 
 def _fit_options():
@@ -381,8 +439,16 @@ def _fit_options():
         help="level of the confidence intervals (default: 0.05)",
     )
     group.add_argument(
+        "--metric",
+        default="f1",
+        metavar="METRIC",
+        help="the compared metric: f1 (default) or fbeta (with --beta), or any "
+        "key of fmtest.metrics.METRICS, e.g. gmean, mcc, kappa, balanced_accuracy "
+        "(the Wong and interval options then do not apply)",
+    )
+    group.add_argument(
         "--method",
-        choices=list(METHODS),
+        choices=list(METHOD_CHOICES),
         default="delta",
         help="variance method leading the summary (default: delta; jvesr = delta)",
     )
@@ -428,6 +494,24 @@ def _fit_options():
         help="random-effects test across data sets: Hartung-Knapp-Sidik-Jonkman "
         "t(M-1) (hksj, default) or the classical z",
     )
+    group.add_argument(
+        "--ci-method",
+        choices=list(CI_METHOD_CHOICES),
+        default="binomial",
+        help="intervals of F and of the differences: Wilson and MOVER-Jeffreys "
+        "(binomial, default), wald, logit or a parametric bootstrap",
+    )
+    group.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of --ci-method bootstrap (default: none)",
+    )
+    group.add_argument(
+        "--wong",
+        action="store_true",
+        help="show Wong's columns and notes in the summary",
+    )
     return parser
 
 
@@ -443,13 +527,20 @@ def _output_options():
     )
     group.add_argument(
         "--table",
-        choices=(*TABLES, PAPER_TABLE),
+        choices=(*TABLES, "estimates", *OPTIONAL_TABLES, PAPER_TABLE),
         nargs="?",
         const=PAPER_TABLE,
         default=None,
-        help="the table written by --format csv (default: pairwise); "
+        help="the table written by --format csv (default: pairwise; tango, "
+        "paired_errors and roc where the data allow them); "
         "--table alone (or 'paper'): data sets x algorithms with CIs, best in "
         "bold, mean ranks, as text, latex, html or csv",
+    )
+    group.add_argument(
+        "--misclassification",
+        action="store_true",
+        help="add the misclassification-balance tables (Tango's delta, paired "
+        "error rates, confident ROC segment) to the text, LaTeX or HTML summary",
     )
     group.add_argument(
         "--output",
@@ -605,9 +696,16 @@ def main(argv=None):
         parser.error("--table NAME is used only with --format csv")
     if args.table == PAPER_TABLE and args.format == "json":
         parser.error("--table (the paper table) is written as text, latex, html or csv")
+    if args.metric not in F_METRICS and (args.wong or args.method == "wong"):
+        parser.error("--wong and --method wong apply to F-measures only (--metric f1)")
     try:
         res = args.run(args)
-        text = render_results(res, args.format, args.table or "pairwise")
+        text = render_results(
+            res,
+            args.format,
+            args.table or "pairwise",
+            misclassification=args.misclassification,
+        )
         _emit(text, args.output)
     except BrokenPipeError:
         # The reader went away (``fmtest example | head``): stop quietly.

@@ -470,6 +470,7 @@ class FMeasureComparison(MetricComparison):
         ci_method="binomial",
         n_boot=2000,
         seed=None,
+        wong=False,
     ):
         """Estimate the F-measures, their covariance, and the tests.
 
@@ -522,6 +523,10 @@ class FMeasureComparison(MetricComparison):
             Resamples for ``ci_method="bootstrap"``.
         seed : int or None, default=None
             Seed for ``ci_method="bootstrap"``.
+        wong : bool, default=False
+            Show Wong's columns and notes in the summary (they are always in
+            the DataFrames where the data have folds). ``method="wong"``
+            shows them too.
 
         Returns
         -------
@@ -553,6 +558,7 @@ class FMeasureComparison(MetricComparison):
             ci_method=ci_method,
             n_boot=checked["n_boot"],
             seed=seed,
+            wong=wong,
         )
 
 

@@ -13,6 +13,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from fmtest import accessors
 from fmtest.bootstrap import bootstrap_intervals, difference_interval, fmeasure_interval
 from fmtest.delta_engine import DeltaMethodVariance
 from fmtest.fmeasure import divide, safe_sqrt
@@ -554,6 +555,21 @@ class MetricComparisonResults:
 
     # -- statsmodels-style accessors ----------------------------------------
 
+    @property
+    def params(self):
+        """Estimates per (data set, algorithm); see :func:`fmtest.accessors.params`."""
+        return accessors.params(self)
+
+    @property
+    def bse(self):
+        """Standard errors of ``params``; see :func:`fmtest.accessors.bse`."""
+        return accessors.bse(self)
+
+    @property
+    def pvalues(self):
+        """p-values of the pairwise differences; see :func:`fmtest.accessors.pvalues`."""
+        return accessors.pvalues(self)
+
     def conf_int(self, alpha=None, *, kind="estimate"):
         """Confidence intervals, recomputed at any level.
 
@@ -631,12 +647,16 @@ class MetricComparisonResults:
     @cached_property
     def notes(self):
         """Every remark and flag behind the numbers, as sentences."""
-        from fmtest.summary import collect_notes
+        from fmtest.notes import collect_notes
 
         return collect_notes(self)
 
-    def summary(self, *, misclassification=False):
+    def summary(self, *, misclassification=False, wong=None, full=False, pairs="auto"):
         """The results as a statsmodels ``Summary`` (``as_text``/``as_latex``/``as_html``).
+
+        At most 100 characters wide by default: the columns a paper reports,
+        a legend under each table, one conclusion per pair and the notes
+        grouped by kind (see :mod:`fmtest.summary`).
 
         Parameters
         ----------
@@ -644,10 +664,22 @@ class MetricComparisonResults:
             Add the misclassification-balance tables: Tango's δ per
             classifier, paired error rates (Tango and McNemar) and, with a
             score column, the confident ROC segment.
+        wong : bool, optional
+            Show Wong's columns and notes; by default when ``fit(wong=True)``
+            or ``method="wong"``.
+        full : bool, default=False
+            Every column of every table.
+        pairs : {"auto", "all", "best"}, default="auto"
+            ``"best"``: only the pairs that contain the best algorithm (per
+            data set, and across data sets the best on average); ``"auto"``
+            chooses it beyond 6 algorithms or 60 pairs. Every pair stays in
+            ``pairwise`` and ``across_datasets``.
         """
         from fmtest.summary import build_summary
 
-        return build_summary(self, misclassification=misclassification)
+        return build_summary(
+            self, misclassification=misclassification, wong=wong, full=full, pairs=pairs
+        )
 
     def __str__(self):
         return self.summary().as_text()
@@ -692,6 +724,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
         ci_method="binomial",
         n_boot=2000,
         seed=None,
+        wong=False,
     ):
         super().__init__(
             model,
@@ -717,6 +750,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
             ci_method=ci_method,
             n_boot=n_boot,
             seed=seed,
+            wong=bool(wong),
         )
         if self.counts.has_folds:
             self.wong = WongLinearVariance(

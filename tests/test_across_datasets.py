@@ -86,7 +86,8 @@ def test_high_i2_and_wilcoxon_floor_are_flagged(res):
     assert row["p_re"] > 0.5
     assert row["flags"].split(", ") == ["high_i2", "wilcoxon_exact_floor"]
     notes = " ".join(res.notes)
-    assert "knn1 vs nbc across data sets: I2 = 0.994 >= 0.5" in notes
+    assert "I2 >= 0.5: the difference varies between data sets" in notes
+    assert "knn1 vs nbc (I2 = 0.994, p FE " in notes
     assert "2^(1-M) = 0.0625" in notes
     low = res.across_datasets["i2"] < 0.5
     assert not res.across_datasets.loc[low, "flags"].str.contains("high_i2").any()
@@ -103,7 +104,8 @@ def test_re_test_z_is_dersimonian_laird(example_model, res):
     assert row["p_re"] == pytest.approx(
         2 * stats.norm.sf(abs(ce.mean_effect_re) / ce.sd_eff_w_re), rel=1e-10
     )
-    assert "random effects (dl, z," in str(z_res)
+    assert "random effects (dl, z," in str(z_res.summary(full=True))
+    assert "random-effects (dl, z) pooled difference" in str(z_res)
     with pytest.raises(ValueError, match="`re_test` must be one of"):
         example_model.fit(re_test="knha")
 
@@ -168,9 +170,9 @@ def test_degenerate_learner_variance_from_interval(degenerate):
     assert np.isfinite(row["p_re"]) and np.isnan(row["p_wong"])
     assert "variance_from_interval" in row["flags"]
     assert row["variance_from_interval"] == "d0"
-    assert "the variance of the difference in d0 is NaN or 0" in " ".join(
-        degenerate.notes
-    )
+    notes = " ".join(degenerate.notes)
+    assert "The variance of the difference is NaN or 0" in notes
+    assert "good vs weak (d0)" in notes
 
 
 def test_identical_predictions_are_not_pooled_and_not_counted(degenerate):

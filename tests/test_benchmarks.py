@@ -67,3 +67,29 @@ def test_quick_fit_benchmark_routes_agree(bench_fit, capsys):
     first = df[(df["dataset"] == 0) & (df["algorithm"] == sorted(df["algorithm"])[0])]
     want = f1_score(first["truth"], pred[first.index])
     assert abs(f1["fmtest"][0, 0] - want) < 1e-12
+
+
+def test_many_algorithms_benchmark_runs(monkeypatch, capsys):
+    """The quick run prints every step; its summary shows the pairs against
+    the best (19 per data set, not 190) within 100 columns."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_many_algorithms
+
+    try:
+        seconds, text = bench_many_algorithms.main(["--quick"])
+    finally:
+        sys.modules.pop("bench_many_algorithms", None)
+        sys.modules.pop("bench_counts", None)
+    assert set(seconds) == {
+        "from_formula",
+        "fit",
+        "fmeasures",
+        "pairwise",
+        "omnibus",
+        "across_datasets",
+        "notes",
+        "summary",
+    }
+    assert "x goal" in capsys.readouterr().out
+    assert max(map(len, text.splitlines())) <= 100
+    assert text.count(" higher") + text.count("no evidence") == 2 * 19 + 19

@@ -12,13 +12,15 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-from fmtest import FMeasureComparison
+from fmtest import FMeasureComparison, MetricComparison
 from fmtest.cli import main
 from fmtest.datasets import load_example
+from tests.summary_text import table_rows
 
 FORMULA = "correct ~ algorithm + dataset"
 SUBSET_DATASETS = ["synth_easy", "synth_medium"]
 SUBSET_ALGORITHMS = ["knn1", "logit", "rf"]
+PAIRWISE_TITLE = "Pairwise differences F(algorithm_1) \u2212 F(algorithm_2)"
 
 
 # -- fixtures ----------------------------------------------------------------
@@ -73,16 +75,6 @@ def assert_same_pairwise(text, res):
     assert_allclose(table["se_delta"], res.pairwise["se_delta"], rtol=1e-12)
 
 
-def row_line(text, label):
-    """The first line of ``text`` whose row label is exactly ``label``."""
-    for line in text.splitlines():
-        if line.startswith(label + " ") and not line[len(label) :].lstrip().startswith(
-            "/"
-        ):
-            return line
-    raise AssertionError(f"no row {label!r} in the output")
-
-
 # -- example -----------------------------------------------------------------
 
 
@@ -92,21 +84,22 @@ def test_example_prints_full_summary(capsys, example_res):
     assert err == ""
     for title in (
         "F-measure comparison",
-        "F-measures (95% CIs: Wilson)",
+        "F-measures",
         "Pairwise differences",
-        "Omnibus Wald test",
+        "Omnibus test",
         "Across data sets",
+        "Conclusions:",
         "Notes:",
     ):
         assert title in out
     assert out == example_res.summary().as_text() + "\n"
     f = example_res.fmeasures.loc[("synth_medium", "logit"), "f"]
     se = example_res.fmeasures.loc[("synth_medium", "logit"), "se_delta"]
-    line = row_line(out, "synth_medium / logit")
-    assert line.split()[3:5] == [f"{f:.4f}", f"{se:.4f}"]
+    rows = table_rows(out, "F-measures", 6)
+    assert rows["synth_medium / logit"][:2] == [f"{f:.4f}", f"{se:.4f}"]
     diff = example_res.pairwise.loc[("synth_medium", "logit", "rf"), "diff"]
-    line = row_line(out, "synth_medium / logit / rf")
-    assert line.split()[5] == f"{diff:.4f}"
+    rows = table_rows(out, PAIRWISE_TITLE, 6)
+    assert rows["synth_medium / logit \u2212 rf"][0] == f"{diff:.4f}"
 
 
 def test_example_fit_options_reach_the_fit(capsys, example):
@@ -163,7 +156,7 @@ def test_compare_text(capsys, subset_csv, subset_res):
     assert (status, err) == (0, "")
     assert out == subset_res.summary().as_text() + "\n"
     f = subset_res.fmeasures.loc[("synth_easy", "rf"), "f"]
-    assert row_line(out, "synth_easy / rf").split()[3] == f"{f:.4f}"
+    assert table_rows(out, "F-measures", 6)["synth_easy / rf"][0] == f"{f:.4f}"
 
 
 @pytest.mark.parametrize(
@@ -230,7 +223,13 @@ def test_compare_json(capsys, subset_csv, subset_res):
         "pairwise",
         "omnibus",
         "across_datasets",
+        "tango",
+        "paired_errors",
     ]
+    tango = pd.DataFrame(got["tango"]).set_index(["dataset", "algorithm"])
+    assert_allclose(tango["delta"], subset_res.tango["delta"], rtol=1e-12)
+    paired = pd.DataFrame(got["paired_errors"])
+    assert_allclose(paired["pvalue"], subset_res.paired_errors["pvalue"], rtol=1e-12)
     assert got["config"] == subset_res.config
     assert got["notes"] == list(subset_res.notes)
     pairwise = pd.DataFrame(got["pairwise"]).set_index(
@@ -559,3 +558,132 @@ def test_bad_output_folder(capsys, subset_csv, tmp_path):
     )
     assert (status, out) == (2, "")
     assert err.startswith("fmtest: error: ") and err.count("\n") == 1
+
+
+# -- parity with the API ----------------------------------------------------------
+
+
+def test_ci_method_seed_and_wong_reach_the_fit(capsys, subset_csv, subset):
+    argv = ["compare", subset_csv, "--formula", FORMULA, "--format", "json"]
+    status, out, _ = run(capsys, *argv, "--ci-method", "wald", "--wong")
+    assert status == 0
+    got = json.loads(out)
+    expected = FMeasureComparison.from_formula(FORMULA, subset).fit(
+        ci_method="wald", wong=True
+    )
+    assert got["config"] == expected.config and got["config"]["wong"] is True
+    assert_allclose(
+        [r["ci_lower"] for r in got["pairwise"]],
+        expected.pairwise["ci_lower"],
+        rtol=1e-12,
+    )
+    assert got["notes"] == list(expected.notes)
+    assert any("large-sample" in n for n in got["notes"])
+    boot = ["--ci-method", "bootstrap", "--seed", "5"]
+    _, first, _ = run(capsys, *argv, *boot)
+    _, again, _ = run(capsys, *argv, *boot)
+    assert first == again  # the seed fixes the bootstrap
+    boot_res = FMeasureComparison.from_formula(FORMULA, subset).fit(
+        ci_method="bootstrap", seed=5
+    )
+    assert_allclose(
+        [r["ci_upper"] for r in json.loads(first)["fmeasures"]],
+        boot_res.fmeasures["ci_upper"],
+        rtol=1e-12,
+    )
+
+
+def test_metric_option(capsys, subset_csv, subset):
+    status, out, _ = run(
+        capsys,
+        "compare",
+        subset_csv,
+        "--formula",
+        FORMULA,
+        "--metric",
+        "gmean",
+        "--format",
+        "json",
+    )
+    assert status == 0
+    got = json.loads(out)
+    expected = MetricComparison.from_formula(FORMULA, subset).fit(metric="gmean")
+    assert "estimates" in got and "fmeasures" not in got
+    assert_allclose(
+        [r["estimate"] for r in got["estimates"]],
+        expected.estimates["estimate"],
+        rtol=1e-12,
+    )
+    status, _, err = run(
+        capsys, "compare", subset_csv, "--formula", FORMULA, "--metric", "nope"
+    )
+    assert status == 2 and "nope" in err
+    with pytest.raises(SystemExit):
+        main(["example", "--metric", "gmean", "--wong"])
+
+
+def test_misclassification_option(capsys, subset_csv, subset_res):
+    status, out, _ = run(
+        capsys, "compare", subset_csv, "--formula", FORMULA, "--misclassification"
+    )
+    assert status == 0
+    assert out == subset_res.summary(misclassification=True).as_text() + "\n"
+    rows = table_rows(out, "Misclassification balance", 6)
+    row = subset_res.tango.loc[("synth_medium", "rf")]
+    assert rows["synth_medium / rf"][2] == f"{row['delta']:.4f}"
+    status, out, _ = run(
+        capsys,
+        "compare",
+        subset_csv,
+        "--formula",
+        FORMULA,
+        "--format",
+        "csv",
+        "--table",
+        "paired_errors",
+    )
+    assert status == 0
+    got = pd.read_csv(io.StringIO(out), index_col=[0, 1, 2])
+    assert_allclose(got["diff"], subset_res.paired_errors["diff"], rtol=1e-12)
+
+
+def test_choices_match_the_library():
+    from fmtest.cli import CI_METHOD_CHOICES, METHOD_CHOICES
+    from fmtest.model import METHODS
+    from fmtest.results import CI_METHODS
+
+    assert set(METHOD_CHOICES) == set(METHODS)
+    assert tuple(CI_METHOD_CHOICES) == tuple(CI_METHODS)
+
+
+@pytest.mark.parametrize("option", ["--version", "--help"])
+def test_version_and_help_do_not_import_the_numerics(option):
+    """``fmtest --version`` and ``--help`` import neither numpy nor pandas nor
+    statsmodels (checked in a fresh interpreter, not timed)."""
+    root = Path(__file__).resolve().parents[1]
+    code = (
+        "import sys\n"
+        "from fmtest.cli import main\n"
+        "try:\n"
+        f"    main([{option!r}])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = [m for m in ('numpy', 'pandas', 'statsmodels', 'scipy', 'patsy') "
+        "if m in sys.modules]\n"
+        "print('HEAVY', heavy)\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(root), env.get("PYTHONPATH")) if p
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=root,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "HEAVY []" in proc.stdout

@@ -191,7 +191,8 @@ def test_metric_comparison_by_gmean(example):
     assert "se_wong" not in res.pairwise.columns
     assert "se_wong" not in res.across_datasets.columns
     text = str(res)
-    assert "Comparison by G-mean" in text and "F-only" in text
+    assert "Comparison by G-mean" in text and "Wong" not in text
+    assert "defined for F-measures only" in res.summary(wong=True).as_text()
     assert res.omnibus.shape == (5, 4) and res.across_datasets.shape[0] == 6
 
 

@@ -173,5 +173,8 @@ def test_identical_predictions_are_in_the_notes():
     a = np.array([1, 0, 0, 1, 1, 0, 1, 0, 0, 0])
     b = np.array([1, 1, 0, 0, 0, 0, 1, 1, 0, 0])
     res = FMeasureComparison.from_arrays(truth, {"a": a, "a2": a, "b": b}).fit()
-    assert f"all / a vs a2: {REASON_IDENTICAL}." in res.notes
+    assert (
+        f"Pairs with identical predictions ({REASON_IDENTICAL}): all/a vs a2."
+        in res.notes
+    )
     assert not any("a vs b" in note for note in res.notes)
