@@ -292,6 +292,7 @@ class MetricComparison:
         alpha=0.05,
         multitest="holm",
         re_method="dl",
+        estimand="models",
         **metric_options,
     ):
         """Estimate the metric, its covariance across algorithms, and the tests.
@@ -310,6 +311,8 @@ class MetricComparison:
             pairwise p-values within each data set.
         re_method : {"dl", "pm"}, default="dl"
             τ² estimator of the random-effects pooling.
+        estimand : {"models", "algorithms"}, default="models"
+            The question answered; see :meth:`FMeasureComparison.fit`.
         **metric_options
             ``beta`` (fbeta), ``w`` (cwa), ``alpha_iba`` → passed as ``alpha``
             and ``squared`` (iba).
@@ -339,6 +342,7 @@ class MetricComparison:
             alpha=alpha,
             multitest=multitest,
             re_method=re_method,
+            estimand=estimand,
         )
 
 
@@ -383,6 +387,7 @@ class FMeasureComparison(MetricComparison):
         ci_method="binomial",
         n_boot=2000,
         seed=None,
+        estimand="models",
     ):
         """Estimate the F-measures, their covariance, and the tests.
 
@@ -427,6 +432,15 @@ class FMeasureComparison(MetricComparison):
             Resamples for ``ci_method="bootstrap"``.
         seed : int or None, default=None
             Seed for ``ci_method="bootstrap"``.
+        estimand : {"models", "algorithms"}, default="models"
+            Which question the pairwise tests answer. ``"models"``: are these
+            fitted models better on this population (the instances are the
+            only randomness; delta method and count-table intervals; with
+            repeated CV the instance is the independent unit). ``"algorithms"``:
+            is learning algorithm A better than B at this training size
+            (retraining variability included): the corrected repeated k-fold
+            t-test on the per-fold differences (needs folds). See
+            ``docs/methods.rst``.
 
         Returns
         -------
@@ -454,6 +468,7 @@ class FMeasureComparison(MetricComparison):
             ci_method=ci_method,
             n_boot=n_boot,
             seed=seed,
+            estimand=estimand,
         )
 
 

@@ -16,7 +16,6 @@ from statsmodels.iolib.table import SimpleTable
 
 from fmtest.results import (
     CI_METHOD_NAMES,
-    NOTE_NO_FOLDS,
     NOTE_WILCOXON,
     NOTE_WONG_F_ONLY,
     NOTE_WONG_INDEPENDENT,
@@ -176,7 +175,7 @@ def collect_notes(res):
     if not res.has_wong:
         notes.append(NOTE_WONG_F_ONLY)
     elif res.wong is None:
-        notes.append(NOTE_NO_FOLDS)
+        notes.append(res.no_wong_note)
     else:
         notes.append(NOTE_WONG_INDEPENDENT)
     table = res.fmeasures if res.wong is not None else res.estimates

@@ -1,0 +1,160 @@
+"""Repeated cross-validation: the repeat role, the instance-level covariance and
+the algorithm estimand."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fmtest import FMeasureComparison
+from fmtest.estimand import algorithm_pairwise, fold_metric, fold_size_ratio
+from fmtest.fmeasure import fbeta_gradient
+from fmtest.metrics import get_metric
+
+
+def repeated_cv(n=300, repeats=3, n_alg=3, seed=1, same_each_repeat=False):
+    """Long data of ``n_alg`` noisy classifiers under ``repeats`` × 5-fold CV."""
+    rng = np.random.default_rng(seed)
+    truth = (rng.random(n) < 0.2).astype(int)
+    first = [rng.random(n) for _ in range(n_alg)]
+    frames = []
+    for r in range(repeats):
+        folds = rng.permutation(n) % 5
+        for a in range(n_alg):
+            draw = first[a] if same_each_repeat else rng.random(n)
+            p = np.where(truth == 1, 0.55 + 0.1 * a, 0.1)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "repeat": r,
+                        "fold": folds,
+                        "instance": np.arange(n),
+                        "algorithm": f"alg{a}",
+                        "truth": truth,
+                        "predicted": (draw < p).astype(int),
+                    }
+                )
+            )
+    return pd.concat(frames, ignore_index=True)
+
+
+def fit(df, **kwargs):
+    model = FMeasureComparison.from_formula(
+        "predicted ~ algorithm", df, response="predicted"
+    )
+    return model.fit(**kwargs)
+
+
+def test_instance_level_covariance_equals_brute_force():
+    df = repeated_cv()
+    res = fit(df)
+    n, n_rep = 300, 3
+    share = df.pivot_table(
+        index="instance", columns="algorithm", values="predicted", aggfunc="mean"
+    ).to_numpy()
+    truth = df.groupby("instance")["truth"].first().to_numpy()
+    grad = fbeta_gradient(res.counts.totals[0] / n_rep)  # (A, z, l)
+    # each instance's linear term g·u_i, u_i its share of repeats in each cell
+    terms = np.stack(
+        [
+            grad[a, truth, 0] * (1 - share[:, a]) + grad[a, truth, 1] * share[:, a]
+            for a in range(share.shape[1])
+        ],
+        axis=1,
+    )
+    brute = np.cov(terms.T, bias=True) / n
+    np.testing.assert_allclose(res.delta.cov[0], brute, rtol=1e-10)
+
+
+def test_identical_repeats_give_the_single_run_covariance():
+    df = repeated_cv(same_each_repeat=True)
+    once = df[df["repeat"] == 0].drop(columns="repeat")
+    np.testing.assert_allclose(
+        fit(df).delta.cov, fit(once).delta.cov, rtol=1e-12, atol=1e-15
+    )
+
+
+def test_one_repeat_changes_nothing():
+    df = repeated_cv(repeats=1)
+    with_repeat, without = fit(df), fit(df.drop(columns="repeat"))
+    pd.testing.assert_frame_equal(with_repeat.pairwise, without.pairwise)
+    np.testing.assert_array_equal(with_repeat.delta.cov, without.delta.cov)
+
+
+def test_repeats_reduce_the_variance_of_noisy_predictions():
+    # independent noise in every repeat averages out: the instance-level
+    # variance lies below the single-run one
+    df = repeated_cv(repeats=5)
+    once = df[df["repeat"] == 0].drop(columns="repeat")
+    assert (fit(df).delta.variances < fit(once).delta.variances).all()
+
+
+def test_algorithm_tests_equal_a_pandas_computation():
+    df = repeated_cv()
+    res = fit(df, estimand="algorithms")
+    cells = df.assign(
+        tp=(df.truth == 1) & (df.predicted == 1),
+        fp=(df.truth == 0) & (df.predicted == 1),
+        fn=(df.truth == 1) & (df.predicted == 0),
+    )
+    sums = cells.groupby(["repeat", "fold", "algorithm"])[["tp", "fp", "fn"]].sum()
+    f = 2 * sums.tp / (2 * sums.tp + sums.fp + sums.fn)
+    d = (f.xs("alg0", level="algorithm") - f.xs("alg2", level="algorithm")).to_numpy()
+    se = np.sqrt(d.var(ddof=1) * (1 / d.size + 1 / 4))  # 5-fold: n_test/n_train = 1/4
+    row = res.algorithm_tests.loc[("all", "alg0", "alg2")]
+    assert row["diff"] == pytest.approx(d.mean(), rel=1e-12)
+    assert row["se"] == pytest.approx(se, rel=1e-10)
+    assert row["df"] == d.size - 1 == 14
+
+
+def test_fold_metric_and_ratio():
+    df = repeated_cv(repeats=2)
+    counts = fit(df).counts
+    scores = fold_metric(counts, get_metric("f1"))
+    assert scores.shape == (1, 3, 10)
+    assert fold_size_ratio(counts)[0] == pytest.approx(0.25)
+    out = algorithm_pairwise(counts, get_metric("f1"))
+    assert (out["n_folds"] == 10).all()
+
+
+def test_wong_is_not_computed_with_repeats():
+    res = fit(repeated_cv())
+    assert res.wong is None
+    assert "Repeated cross-validation" in res.fmeasures["reason_wong"].iloc[0]
+
+
+def test_algorithm_estimand_needs_folds():
+    df = repeated_cv(repeats=1).drop(columns=["repeat", "fold"])
+    with pytest.raises(ValueError, match="needs the cross-validation folds"):
+        fit(df, estimand="algorithms")
+    with pytest.raises(ValueError, match="`estimand` must be one of"):
+        fit(df, estimand="learners")
+
+
+def test_instance_missing_in_one_repeat_is_named():
+    df = repeated_cv()
+    bad = df.drop(df.index[(df.repeat == 1) & (df.instance == 7)])
+    with pytest.raises(ValueError, match=r"'repeat'.*not predicted in every repeat"):
+        fit(bad)
+
+
+def test_instance_missing_for_one_algorithm_in_a_repeat_is_named():
+    df = repeated_cv()
+    rows = (df.repeat == 2) & (df.instance == 7) & (df.algorithm == "alg1")
+    with pytest.raises(ValueError, match=r"instance 7.*not by \['alg1'\]"):
+        fit(df.drop(df.index[rows]))
+
+
+def test_folds_that_differ_between_algorithms_within_a_repeat():
+    df = repeated_cv()
+    rows = (df.repeat == 1) & (df.instance == 3) & (df.algorithm == "alg2")
+    df.loc[rows, "fold"] = (df.loc[rows, "fold"] + 1) % 5
+    with pytest.raises(ValueError, match=r"instance 3 is in different folds.*'fold'"):
+        fit(df)
+
+
+def test_truth_that_changes_between_repeats():
+    df = repeated_cv()
+    rows = (df.repeat == 1) & (df.instance == 4)
+    df.loc[rows, "truth"] = 1 - df.loc[rows, "truth"]
+    with pytest.raises(ValueError, match="different values in column 'truth'"):
+        fit(df)
