@@ -441,17 +441,20 @@ def _repeat_cross(long: LongData, n_ds, n_repeats):
     """``Σ_i x_ia x_ib`` per (data set, truth); x = share of repeats predicted positive.
 
     ``long.wide`` has one row per (instance, repeat) slot, repeat fastest; one
-    matrix product per (data set, truth) group, none per instance.
+    matrix product per (data set, truth) group, none per instance. The
+    products are taken of the integer numbers of positive repeats (exact in
+    float64) and divided by R² once, so that an engine summing the same
+    integers (:mod:`fmtest.scale`) gets the same bits.
     """
     n_alg = long.wide.shape[1]
     wide = long.wide.reshape(-1, n_repeats, n_alg)
     group = long.slot_group.reshape(-1, n_repeats)[:, 0]
-    share = (wide == 1).sum(axis=1, dtype=np.float64) / n_repeats
+    positive = (wide == 1).sum(axis=1, dtype=np.float64)
     cross = np.zeros((2 * n_ds, n_alg, n_alg))
     for g in range(2 * n_ds):  # a loop over (data set, truth) groups
-        rows = share[group == g]
+        rows = positive[group == g]
         cross[g] = rows.T @ rows
-    return cross.reshape(n_ds, 2, n_alg, n_alg)
+    return cross.reshape(n_ds, 2, n_alg, n_alg) / n_repeats**2
 
 
 def _nonnegative_integers(series, name):

@@ -208,7 +208,7 @@ def read_long_data(
         )
         if repeat_codes is not None:
             _check_repeats(
-                slot_group, len(repeat_levels), len(dataset_levels), data, roles
+                slot_group, len(repeat_levels), len(dataset_levels), slots, data, roles
             )
             if fold_codes is not None:
                 fold_codes, fold_levels = _repeat_folds(
@@ -493,7 +493,7 @@ def _repeat_slots(slots, n_slots, repeat_codes, n_repeats, data, roles):
     return out, n_slots * n_repeats
 
 
-def _check_repeats(slot_group, n_repeats, n_datasets, data, roles):
+def _check_repeats(slot_group, n_repeats, n_datasets, slots, data, roles):
     """Every repeat holds the same instances, with the same truth."""
     unused = 2 * n_datasets
     groups = slot_group.reshape(-1, n_repeats)
@@ -502,12 +502,12 @@ def _check_repeats(slot_group, n_repeats, n_datasets, data, roles):
     column = roles["repeat"]
     if partial.size:
         slot = int(partial[0])
-        have = np.flatnonzero(used[slot])
+        row = int(np.flatnonzero(slots // n_repeats == slot)[0])
         raise ValueError(
             f"Column {column!r} (the repeat column): {partial.size} instances are not "
-            f"predicted in every repeat (e.g. the instance of slot {slot} appears in "
-            f"{have.size} of {n_repeats} repeats). Every repeat of a repeated "
-            "cross-validation must hold the same instances."
+            f"predicted in every repeat (e.g. {_describe(data, roles, row)} appears in "
+            f"{int(used[slot].sum())} of {n_repeats} repeats). Every repeat of a "
+            "repeated cross-validation must hold the same instances."
         )
     differs = np.flatnonzero(used[:, 0] & (groups != groups[:, :1]).any(axis=1))
     if differs.size:
@@ -534,7 +534,7 @@ def _repeat_folds(
     seen[slots] = fold_codes
     clash = np.flatnonzero(seen[slots] != fold_codes)
     if clash.size:
-        row = int(clash[0])
+        row = int(clash[np.argmin(slots[clash])])  # the first (instance, repeat)
         raise ValueError(
             f"{_describe(data, roles, row)} is in different folds (column "
             f"{roles['fold']!r}) for different algorithms in repeat "

@@ -101,6 +101,7 @@ class MetricComparison:
         fold="fold",
         score=None,
         positive=1,
+        repeat="repeat",
     ):
         """Build the model from long data and a formula.
 
@@ -132,6 +133,10 @@ class MetricComparison:
         positive : object, default=1
             The positive class label in ``truth`` (``"minority"`` for the
             rarer label).
+        repeat : str or None, default="repeat"
+            Column numbering the repeats of a repeated cross-validation
+            (each instance predicted once per repeat and algorithm); used
+            when present, in pandas and in the other engines alike.
 
         Returns
         -------
@@ -153,6 +158,7 @@ class MetricComparison:
                 positive=positive,
                 response_kind=response,
                 score=score,
+                repeat=repeat,
             )
             model = cls(tables, notes=[] if tables.paired else [NOTE_NO_PAIRING])
             model.formula, model.data = formula, data
@@ -168,6 +174,7 @@ class MetricComparison:
             fold=fold,
             positive=positive,
             response_kind=response,
+            repeat=repeat,
         )
         if score is not None:
             check_score(data, score)
