@@ -200,7 +200,10 @@ CASES = {
     "repeats-labelled-named-column": lambda ex, rnd: (
         labelled(repeated_long(2, repeats=("r1", "r2")))
         .rename(columns={"repeat": "run"})
-        .assign(fold=lambda x: "k" + x["fold"].astype(str)),
+        .assign(
+            fold=lambda x: "k" + x["fold"].astype(str),
+            instance=lambda x: "id" + x["instance"].astype(str),
+        ),
         {
             "dataset": "dataset",
             "repeat": "run",
