@@ -23,13 +23,15 @@ import pandas as pd
 from scipy import stats
 
 from fmtest.cv_tests import bayesian_correlated_ttest, corrected_repeated_cv_ttest
-from fmtest.fmeasure import divide
+from fmtest.delta import cell_variance, pair_covariance
+from fmtest.fmeasure import divide, fbeta_gradient
 from fmtest.metrics import metric_value_and_gradient
 
 __all__ = [
     "ESTIMANDS",
     "algorithm_pairwise",
     "check_estimand",
+    "effective_tables",
     "fold_metric",
     "fold_size_ratio",
 ]
@@ -179,3 +181,63 @@ def algorithm_pairwise(counts, metric, alpha=0.05, rope=0.0):
             )
     names = ["dataset", "algorithm_1", "algorithm_2"]
     return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(index, names=names))
+
+
+def effective_tables(counts, beta=1.0):
+    """Count tables whose multinomial variance matches the repeated-CV variance.
+
+    The count-table intervals (score, MOVER, bootstrap) read a table as
+    multinomial counts of independent instances. With ``R`` repeats the
+    pooled table counts every instance ``R`` times, and its repeats are not
+    independent; the table averaged over repeats counts every instance once
+    but ignores that averaging over repeats reduces the variance. Between
+    the two lies the table with Kish's effective sample size: the averaged
+    table scaled by ``k = Var_multinomial(averaged) / Var_instance`` (the
+    design effect's inverse), with ``Var_instance`` the instance-level delta
+    variance of :meth:`CountTables.instance_joint`, and ``k`` kept in
+    ``[1, R]`` (1 where either variance is 0 or undefined). For a single F
+    the variance is that of F_β; for a pair, that of the difference.
+    Without repeats the tables are returned unchanged.
+
+    Parameters
+    ----------
+    counts : CountTables
+    beta : float, default=1.0
+
+    Returns
+    -------
+    totals : ndarray, shape (D, A, 2, 2)
+    joint : ndarray, shape (D, A, A, 2, 2, 2), or None
+        ``None`` for unpaired data.
+    """
+    if counts.n_repeats == 1:
+        return counts.totals, counts.joint
+    repeats = counts.n_repeats
+    totals = counts.instance_tables()
+    grad = fbeta_gradient(totals, beta)
+    naive = cell_variance(totals, grad)
+    if counts.joint is None:
+        return totals, None
+    robust_cov = pair_covariance(counts.instance_joint(), grad)
+    naive_cov = pair_covariance(counts.joint / repeats, grad)
+    robust = np.diagonal(robust_cov, axis1=-2, axis2=-1)
+    own_scale = _scale(naive, robust, repeats)
+
+    def diff_var(cov):
+        var = np.diagonal(cov, axis1=-2, axis2=-1)
+        return var[..., :, None] + var[..., None, :] - 2 * cov
+
+    pair_scale = _scale(diff_var(naive_cov), diff_var(robust_cov), repeats)
+    n_alg = len(counts.algorithms)
+    diag = np.arange(n_alg)
+    pair_scale[..., diag, diag] = own_scale
+    joint = counts.joint / repeats * pair_scale[..., None, None, None]
+    return totals * own_scale[..., None, None], joint
+
+
+def _scale(naive, robust, repeats):
+    """``naive / robust`` clipped to [1, R]; 1 where it is not a positive number."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = naive / robust
+    ok = np.isfinite(ratio) & (ratio > 0)
+    return np.clip(np.where(ok, ratio, 1.0), 1.0, float(repeats))

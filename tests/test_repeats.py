@@ -158,3 +158,23 @@ def test_truth_that_changes_between_repeats():
     df.loc[rows, "truth"] = 1 - df.loc[rows, "truth"]
     with pytest.raises(ValueError, match="different values in column 'truth'"):
         fit(df)
+
+
+def test_effective_tables_between_the_averaged_and_the_pooled_table():
+    from fmtest.estimand import effective_tables
+
+    noisy = fit(repeated_cv(repeats=4)).counts
+    totals, joint = effective_tables(noisy)
+    scale = totals.sum(axis=(-2, -1)) / noisy.instance_tables().sum(axis=(-2, -1))
+    assert ((scale >= 1) & (scale <= 4)).all() and (scale > 1.2).all()
+    # the effective table's multinomial variance is the instance-level variance
+    grad = fbeta_gradient(totals)
+    from fmtest.delta import cell_variance
+
+    np.testing.assert_allclose(
+        cell_variance(totals, grad), fit(repeated_cv(repeats=4)).delta.variances
+    )
+    same = fit(repeated_cv(repeats=4, same_each_repeat=True)).counts
+    totals, joint = effective_tables(same)
+    np.testing.assert_allclose(totals, same.totals / 4)
+    np.testing.assert_allclose(joint, same.joint / 4)
