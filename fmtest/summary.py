@@ -19,7 +19,6 @@ from fmtest.pooling import HIGH_I2
 from fmtest.rank_summary import rank_summary_table
 from fmtest.results import (
     CI_METHOD_NAMES,
-    NOTE_NO_FOLDS,
     NOTE_WILCOXON,
     NOTE_WONG_F_ONLY,
     NOTE_WONG_INDEPENDENT,
@@ -157,7 +156,11 @@ def _header(res):
     if not res.has_wong:
         also = "none (Wong's method is F-only)"
     elif res.wong is None:
-        also = "none (Wong needs folds)"
+        also = (
+            "none (Wong: one CV run only)"
+            if res.counts.n_repeats > 1
+            else "none (Wong needs folds)"
+        )
     metric = (
         ("beta:", f"{res.beta:g}") if res.has_wong else ("Metric:", res.metric.label())
     )
@@ -184,7 +187,7 @@ def collect_notes(res):
     if not res.has_wong:
         notes.append(NOTE_WONG_F_ONLY)
     elif res.wong is None:
-        notes.append(NOTE_NO_FOLDS)
+        notes.append(res.no_wong_note)
     else:
         notes.append(NOTE_WONG_INDEPENDENT)
     table = res.fmeasures if res.wong is not None else res.estimates
