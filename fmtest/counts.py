@@ -62,6 +62,18 @@ class CountTables:
     tn_known : bool
         ``False`` when built from counts without a ``tn`` column (TN is then
         stored as 0; F-measures do not depend on it).
+    repeats : pandas.Index or None
+        Repeat labels of a repeated cross-validation; ``None`` without
+        repeats. With repeats, ``folds`` is a MultiIndex (repeat, fold),
+        ``fold_counts`` holds each repeat's folds, and ``totals`` and
+        ``joint`` are summed over the repeats (each instance counted once per
+        repeat).
+    cross : ndarray of float, shape (D, 2, A, A), or None
+        With repeats and paired data: ``cross[d, z, a, b] = Σ_i x_ia x_ib``
+        over the instances ``i`` of data set ``d`` with truth ``z``, where
+        ``x_ia`` is the share of repeats in which algorithm ``a`` predicted
+        instance ``i`` positive. It gives the instance-level (cluster)
+        covariance of :meth:`instance_joint`.
     """
 
     datasets: pd.Index
@@ -72,12 +84,12 @@ class CountTables:
     joint: np.ndarray | None = None
     has_folds: bool = True
     tn_known: bool = True
+    repeats: pd.Index | None = None
+    cross: np.ndarray | None = None
 
     def __post_init__(self):
         if self.joint is not None:  # an algorithm not run on a data set pairs with none
-            absent = ~self.present
-            self.joint[absent] = 0
-            self.joint.swapaxes(1, 2)[absent] = 0
+            _zero_absent(self.joint, self.present)
 
     # -- constructors -------------------------------------------------------
 
@@ -134,17 +146,24 @@ class CountTables:
         fold_counts = np.bincount(code, minlength=size).reshape(
             n_ds, n_alg, n_fold, 2, 2
         )
-        joint = None
+        joint, cross = None, None
         if long.wide is not None:
             joint = _joint_tables(long, n_ds, n_alg)
+        repeats = long.repeat_levels
+        if repeats is not None and long.wide is not None:
+            cross = _repeat_cross(long, n_ds, len(repeats))
+        if not isinstance(folds, pd.MultiIndex):
+            folds = folds.rename("fold")
         return cls(
             datasets=long.dataset_levels,
             algorithms=long.algorithm_levels,
-            folds=folds.rename("fold"),
+            folds=folds,
             fold_counts=fold_counts,
             fold_present=fold_counts.sum(axis=(-2, -1)) > 0,
             joint=joint,
             has_folds=has_folds,
+            repeats=repeats,
+            cross=cross,
         )
 
     @classmethod
@@ -276,6 +295,60 @@ class CountTables:
         """Whether the joint pair tables (and so the covariance) are available."""
         return self.joint is not None
 
+    @property
+    def n_repeats(self):
+        """Number of repeats of the cross-validation (1 without repeats)."""
+        return 1 if self.repeats is None else len(self.repeats)
+
+    def instance_tables(self):
+        """Confusion tables averaged over the repeats, shape (D, A, 2, 2).
+
+        ``totals / R``: each instance counts once, with the share of the
+        repeats in which it fell in each cell. Without repeats, ``totals``.
+        """
+        return self.totals / self.n_repeats
+
+    def instance_joint(self):
+        """Pair tables for the instance-level covariance, shape (D, A, A, 2, 2, 2).
+
+        Without repeats this is :attr:`joint`. With ``R`` repeats an instance
+        contributes the vector ``u_i`` of the shares of repeats it spent in
+        each cell; the instances are independent, so the covariance of the
+        pooled proportions is ``(E[u uᵀ] − p pᵀ)/n``, the cluster-robust
+        delta method with the instance as cluster. For two algorithms whose
+        metrics depend on their own margins this needs only
+        ``Σ_i x_ia x_ib`` (:attr:`cross`); the table returned here has the
+        pooled margins divided by ``R`` and ``cross`` as its "both predicted
+        positive" cell, so that :func:`fmtest.delta.pair_covariance` applied
+        to it gives exactly that covariance. Its cells are not counts (the
+        diagonal pairs have mass off ``la == lb``); use it for covariances
+        only. As in :attr:`joint`, the tables of an algorithm not run on a
+        data set are zero.
+
+        Returns
+        -------
+        ndarray of float or None
+            ``None`` for unpaired data.
+        """
+        if self.joint is None:
+            return None
+        if self.cross is None:
+            return self.joint
+        repeats = self.n_repeats
+        own = self.totals / repeats  # (D, A, z, l)
+        size = own.sum(axis=-1)[:, 0, :]  # (D, z): instances with truth z
+        pos = np.moveaxis(own[..., 1], 1, 2)  # (D, z, A)
+        both = self.cross  # (D, z, A, A)
+        pa, pb = pos[..., :, None], pos[..., None, :]
+        table = np.empty((*both.shape, 2, 2))
+        table[..., 1, 1] = both
+        table[..., 1, 0] = pa - both
+        table[..., 0, 1] = pb - both
+        table[..., 0, 0] = size[..., None, None] - pa - pb + both
+        table = np.moveaxis(table, 1, 3)  # -> [d, a, b, z, la, lb]
+        _zero_absent(table, self.present)  # as in `joint`
+        return table
+
     def confusion(self, by_fold=False):
         """Tidy table of TP, FN, FP, TN.
 
@@ -396,6 +469,33 @@ def _positive_products(wide, group, n_groups):
             )
             both[g] += block.T @ block
     return both
+
+
+def _zero_absent(pair_tables, present):
+    """Zero, in place, the pair tables of an algorithm not run on a data set."""
+    absent = ~present
+    pair_tables[absent] = 0
+    pair_tables.swapaxes(1, 2)[absent] = 0
+
+
+def _repeat_cross(long: LongData, n_ds, n_repeats):
+    """``Σ_i x_ia x_ib`` per (data set, truth); x = share of repeats predicted positive.
+
+    ``long.wide`` has one row per (instance, repeat) slot, repeat fastest; one
+    matrix product per (data set, truth) group, none per instance. The
+    products are taken of the integer numbers of positive repeats (exact in
+    float64) and divided by R² once, so that an engine summing the same
+    integers (:mod:`fmtest.scale`) gets the same bits.
+    """
+    n_alg = long.wide.shape[1]
+    wide = long.wide.reshape(-1, n_repeats, n_alg)
+    group = long.slot_group.reshape(-1, n_repeats)[:, 0]
+    positive = (wide == 1).sum(axis=1, dtype=np.float64)
+    cross = np.zeros((2 * n_ds, n_alg, n_alg))
+    for g in range(2 * n_ds):  # a loop over (data set, truth) groups
+        rows = positive[group == g]
+        cross[g] = rows.T @ rows
+    return cross.reshape(n_ds, 2, n_alg, n_alg) / n_repeats**2
 
 
 INT64_MAX = np.iinfo(np.int64).max

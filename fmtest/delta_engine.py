@@ -39,6 +39,12 @@ class DeltaMethodVariance(VarianceEngine):
 
     Notes
     -----
+    With repeated cross-validation the proportions pool every repeat, and
+    the covariance treats the instance as the independent unit (a
+    cluster-robust delta method, :meth:`CountTables.instance_joint`): an
+    instance's repeats are not independent draws. Without repeats this is
+    the multinomial formula above.
+
     Without joint pair tables (unpaired long data, or counts only) the
     covariance between algorithms is not identifiable: it is set to 0 and
     ``independent`` is True. Where F_β is undefined, 0 or 1 the plug-in
@@ -77,7 +83,8 @@ class DeltaMethodVariance(VarianceEngine):
                 )
             self.estimates, grad, reasons = metric_value_and_gradient(metric, totals)
         if counts.paired:
-            cov = pair_covariance(counts.joint, grad)
+            # with repeats, the instance (not the repeat) is the independent unit
+            cov = pair_covariance(counts.instance_joint(), grad)
             self.independent = False
         else:
             var = cell_variance(totals, grad)

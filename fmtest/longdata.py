@@ -65,7 +65,15 @@ class LongData:
         Role name -> column name, for messages further down.
     fold_mismatch : str or None
         When some instances are in different folds for different algorithms,
-        a sentence saying how many (with an example); ``None`` otherwise.
+        a sentence saying how many (with an example); ``None`` otherwise
+        (always ``None`` with repeats, where such folds are an error).
+    repeat : ndarray of int64 or None
+        Codes into ``repeat_levels`` (repeated cross-validation); ``None``
+        without a repeat column. With repeats, ``wide`` has one row per
+        (data set, instance, repeat) slot, in that order (repeat fastest), and
+        ``fold`` codes number the (repeat, fold) combinations.
+    repeat_levels : pandas.Index or None
+        The repeat labels.
     """
 
     dataset: np.ndarray
@@ -81,6 +89,8 @@ class LongData:
     positive: object
     columns: dict
     fold_mismatch: str | None = None
+    repeat: np.ndarray | None = None
+    repeat_levels: pd.Index | None = None
 
 
 def read_long_data(
@@ -94,6 +104,7 @@ def read_long_data(
     fold="fold",
     positive=1,
     response_kind="correct",
+    repeat="repeat",
 ):
     """Check long data and encode every role as integer codes.
 
@@ -125,6 +136,11 @@ def read_long_data(
     response_kind : {"correct", "predicted"}, default="correct"
         ``"correct"``: the response is 1/True when the prediction equals the
         truth. ``"predicted"``: the response is the predicted class label.
+    repeat : str or None, default="repeat"
+        Column numbering the repetitions of a repeated cross-validation. Used
+        when present (like ``fold``). Each instance must then be predicted
+        once per (repeat, algorithm), every repeat must hold the same
+        instances, and within a repeat the algorithms must share the folds.
 
     Returns
     -------
@@ -138,16 +154,20 @@ def read_long_data(
         by the same algorithm, an instance missing for some algorithm, an
         instance whose truth differs between algorithms (with a hint at the
         data-set column when ``dataset`` is not given and a column named
-        like one exists), or another column named like a response
-        (``correct`` beside ``predicted``) that implies other predictions.
+        like one exists), another column named like a response
+        (``correct`` beside ``predicted``) that implies other predictions,
+        or, with repeats, a repeat column without an instance column, an
+        instance missing from some repeat or whose truth differs between
+        repeats, or an instance in different folds for different
+        algorithms within a repeat.
     TypeError
         When ``data`` is not a pandas DataFrame.
 
     Warns
     -----
     FoldMismatchWarning
-        When some instances are in different folds for different algorithms
-        (allowed; see ``LongData.fold_mismatch``).
+        Without repeats, when some instances are in different folds for
+        different algorithms (allowed; see ``LongData.fold_mismatch``).
     """
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
@@ -159,6 +179,13 @@ def read_long_data(
         )
     if fold == "fold" and "fold" not in data.columns:
         fold = None
+    if repeat == "repeat" and "repeat" not in data.columns:
+        repeat = None
+    if repeat is not None and instance is None:
+        raise ValueError(
+            f"Column {repeat!r} (the repeat column) needs an instance column: the "
+            "repeats of an instance are paired through it."
+        )
     roles = {
         "response": response,
         "truth": truth,
@@ -166,6 +193,7 @@ def read_long_data(
         "dataset": dataset,
         "instance": instance,
         "fold": fold,
+        "repeat": repeat,
     }
     roles = {role: col for role, col in roles.items() if col is not None}
     _check_columns(data, roles)
@@ -193,10 +221,17 @@ def read_long_data(
     else:
         dataset_codes, dataset_levels = _factorize(data[dataset])
     fold_codes, fold_levels = (None, None) if fold is None else _factorize(data[fold])
+    repeat_codes, repeat_levels = None, None
+    if repeat is not None:
+        repeat_codes, repeat_levels = _factorize(data[repeat])
 
     wide, slot_group, fold_mismatch = None, None, None
     if instance is not None:
         slots, n_slots = _encode_instances(data[instance], dataset_codes)
+        if repeat_codes is not None:
+            slots, n_slots = _repeat_slots(
+                slots, n_slots, repeat_codes, len(repeat_levels), data, roles
+            )
         try:
             wide, slot_group, fold_mismatch = _pair_predictions(
                 slots,
@@ -208,7 +243,9 @@ def read_long_data(
                 data,
                 roles,
                 algorithm_levels,
-                fold_codes,
+                # with repeats, folds that differ within a repeat are an error
+                # (_repeat_folds), not a warning
+                fold_codes if repeat_codes is None else None,
             )
         except ValueError as err:
             hint = _dataset_hint(data, roles) if dataset is None else ""
@@ -217,6 +254,20 @@ def read_long_data(
             raise ValueError(f"{err} {hint}") from None
         if fold_mismatch is not None:  # at the line that called from_formula/from_long
             warnings.warn(fold_mismatch, FoldMismatchWarning, stacklevel=3)
+        if repeat_codes is not None:
+            _check_repeats(
+                slot_group, len(repeat_levels), len(dataset_levels), slots, data, roles
+            )
+            if fold_codes is not None:
+                fold_codes, fold_levels = _repeat_folds(
+                    fold_codes,
+                    fold_levels,
+                    repeat_codes,
+                    repeat_levels,
+                    slots,
+                    data,
+                    roles,
+                )
 
     return LongData(
         dataset=dataset_codes,
@@ -228,10 +279,14 @@ def read_long_data(
         predicted=predicted,
         dataset_levels=dataset_levels.rename("dataset"),
         algorithm_levels=algorithm_levels.rename("algorithm"),
-        fold_levels=None if fold_levels is None else fold_levels.rename("fold"),
+        fold_levels=fold_levels
+        if fold_levels is None or isinstance(fold_levels, pd.MultiIndex)
+        else fold_levels.rename("fold"),
         positive=positive_label,
         columns=roles,
         fold_mismatch=fold_mismatch,
+        repeat=repeat_codes,
+        repeat_levels=None if repeat_levels is None else repeat_levels.rename("repeat"),
     )
 
 
@@ -638,3 +693,66 @@ def _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels, expect
             "must be predicted by every algorithm (drop incomplete instances), or "
             "pass `instance=None` to treat the algorithms as independent."
         )
+
+
+def _repeat_slots(slots, n_slots, repeat_codes, n_repeats, data, roles):
+    """One slot per (data set, instance, repeat): ``slot * R + repeat``."""
+    del data, roles  # the pairing checks downstream name the rows
+    out = slots * n_repeats
+    out += repeat_codes
+    return out, n_slots * n_repeats
+
+
+def _check_repeats(slot_group, n_repeats, n_datasets, slots, data, roles):
+    """Every repeat holds the same instances, with the same truth."""
+    unused = 2 * n_datasets
+    groups = slot_group.reshape(-1, n_repeats)
+    used = groups != unused
+    partial = np.flatnonzero(used.any(axis=1) & ~used.all(axis=1))
+    column = roles["repeat"]
+    if partial.size:
+        slot = int(partial[0])
+        row = int(np.flatnonzero(slots // n_repeats == slot)[0])
+        raise ValueError(
+            f"Column {column!r} (the repeat column): {partial.size} instances are not "
+            f"predicted in every repeat (e.g. {_describe(data, roles, row)} appears in "
+            f"{int(used[slot].sum())} of {n_repeats} repeats). Every repeat of a "
+            "repeated cross-validation must hold the same instances."
+        )
+    differs = np.flatnonzero(used[:, 0] & (groups != groups[:, :1]).any(axis=1))
+    if differs.size:
+        raise ValueError(
+            f"Column {column!r} (the repeat column): {differs.size} instances have "
+            f"different values in column {roles['truth']!r} in different repeats; the "
+            "truth of an instance must not depend on the repeat."
+        )
+
+
+def _repeat_folds(
+    fold_codes, fold_levels, repeat_codes, repeat_levels, slots, data, roles
+):
+    """Fold codes of the (repeat, fold) combinations; folds shared by algorithms.
+
+    Within a repeat every algorithm must put an instance in the same fold: the
+    per-fold differences of the algorithm estimand pair the algorithms fold by
+    fold.
+    """
+    n_folds = len(fold_levels)
+    # the fold some algorithm gave each (instance, repeat) slot; any row that
+    # disagrees with it shows that the algorithms' folds differ
+    seen = np.full(int(slots.max()) + 1 if len(slots) else 0, -1, dtype=np.int64)
+    seen[slots] = fold_codes
+    clash = np.flatnonzero(seen[slots] != fold_codes)
+    if clash.size:
+        row = int(clash[np.argmin(slots[clash])])  # the first (instance, repeat)
+        raise ValueError(
+            f"{_describe(data, roles, row)} is in different folds (column "
+            f"{roles['fold']!r}) for different algorithms in repeat "
+            f"{plain(data[roles['repeat']].iloc[row])!r}; within a repeat every "
+            "algorithm must use the same folds."
+        )
+    combined = repeat_codes * n_folds + fold_codes
+    levels = pd.MultiIndex.from_product(
+        [repeat_levels, fold_levels], names=["repeat", "fold"]
+    )
+    return combined, levels

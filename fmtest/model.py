@@ -113,6 +113,7 @@ class MetricComparison:
         positive=None,
         algorithm=None,
         dataset=None,
+        repeat="repeat",
     ):
         """Build the model from long data and a formula.
 
@@ -164,6 +165,12 @@ class MetricComparison:
             decide (the block must nest the instances: each (block, instance)
             predicted once by every level of the other term, with one truth),
             and an error asks for ``algorithm=`` when they cannot.
+        repeat : str or None, default="repeat"
+            Column numbering the repeats of a repeated cross-validation
+            (each instance predicted once per repeat and algorithm); used
+            when present, in pandas and in the other engines alike. With
+            repeats, an instance in different folds for different algorithms
+            within a repeat is an error (not a warning).
 
         Returns
         -------
@@ -204,6 +211,7 @@ class MetricComparison:
                 positive=positive,
                 response_kind=kind,
                 score=score,
+                repeat=repeat,
             )
             model = cls(tables, notes=[] if tables.paired else [NOTE_NO_PAIRING])
             model.formula, model.data = formula, data
@@ -217,6 +225,7 @@ class MetricComparison:
             data=data,
             truth=truth,
             instance=instance,
+            repeat=repeat,
         )
         long = read_long_data(
             data,
@@ -228,6 +237,7 @@ class MetricComparison:
             fold=fold,
             positive=positive,
             response_kind=kind,
+            repeat=repeat,
         )
         if score is not None:
             check_score(data, score)
@@ -371,6 +381,7 @@ class MetricComparison:
         multitest="holm",
         re_method="dl",
         re_test="hksj",
+        estimand="models",
         **metric_options,
     ):
         """Estimate the metric, its covariance across algorithms, and the tests.
@@ -394,6 +405,8 @@ class MetricComparison:
             Random-effects test across data sets: Hartung–Knapp–Sidik–Jonkman
             with t(M − 1), or the classical z-test (too liberal with few data
             sets).
+        estimand : {"models", "algorithms"}, default="models"
+            The question answered; see :meth:`FMeasureComparison.fit`.
         **metric_options
             ``beta`` (fbeta), ``w`` (cwa), ``alpha_iba`` → passed as ``alpha``
             and ``squared`` (iba).
@@ -425,6 +438,7 @@ class MetricComparison:
             multitest=multitest,
             re_method=re_method,
             re_test=re_test,
+            estimand=estimand,
         )
 
 
@@ -471,6 +485,7 @@ class FMeasureComparison(MetricComparison):
         n_boot=2000,
         seed=None,
         wong=False,
+        estimand="models",
     ):
         """Estimate the F-measures, their covariance, and the tests.
 
@@ -527,6 +542,15 @@ class FMeasureComparison(MetricComparison):
             Show Wong's columns and notes in the summary (they are always in
             the DataFrames where the data have folds). ``method="wong"``
             shows them too.
+        estimand : {"models", "algorithms"}, default="models"
+            Which question the pairwise tests answer. ``"models"``: are these
+            fitted models better on this population (the instances are the
+            only randomness; delta method and count-table intervals; with
+            repeated CV the instance is the independent unit). ``"algorithms"``:
+            is learning algorithm A better than B at this training size
+            (retraining variability included): the corrected repeated k-fold
+            t-test on the per-fold differences (needs folds). See
+            ``docs/methods.rst``.
 
         Returns
         -------
@@ -559,6 +583,7 @@ class FMeasureComparison(MetricComparison):
             n_boot=checked["n_boot"],
             seed=seed,
             wong=wong,
+            estimand=estimand,
         )
 
 

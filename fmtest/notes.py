@@ -16,7 +16,6 @@ import pandas as pd
 from fmtest.pair_notes import REASON_IDENTICAL
 from fmtest.pooling import HIGH_I2
 from fmtest.results import (
-    NOTE_NO_FOLDS,
     NOTE_WILCOXON,
     NOTE_WONG_F_ONLY,
     NOTE_WONG_INDEPENDENT,
@@ -84,7 +83,7 @@ def collect_notes(res, *, wong=None):
         if not res.has_wong:
             notes.append(NOTE_WONG_F_ONLY)
         elif res.wong is None:
-            notes.append(NOTE_NO_FOLDS)
+            notes.append(res.no_wong_note)
         else:
             notes.append(NOTE_WONG_INDEPENDENT)
     with_wong = res.wong is not None

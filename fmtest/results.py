@@ -16,6 +16,7 @@ import pandas as pd
 from fmtest import accessors
 from fmtest.bootstrap import bootstrap_intervals, difference_interval, fmeasure_interval
 from fmtest.delta_engine import DeltaMethodVariance
+from fmtest.estimand import algorithm_pairwise, check_estimand
 from fmtest.fmeasure import divide, safe_sqrt
 from fmtest.inference import (
     bounded_interval,
@@ -44,6 +45,10 @@ NOTE_WONG_INDEPENDENT = (
     "between algorithms tested on the same instances that the delta method estimates."
 )
 NOTE_NO_FOLDS = "No folds: Wong's method (which needs them) was not computed."
+NOTE_WONG_REPEATS = (
+    "Repeated cross-validation: Wong's method (defined for one cross-validation "
+    "run) was not computed."
+)
 NOTE_WILCOXON = (
     "Wilcoxon: zero differences are dropped, tied absolute differences get average ranks; "
     "the exact p is given only without zeros and ties; the normal approximation has "
@@ -108,10 +113,12 @@ class MetricComparisonResults:
         re_test="hksj",
         method="delta",
         min_count=5,
+        estimand="models",
     ):
         check_alpha(alpha)
         self.model = model
         self.counts = model.counts
+        self.estimand = check_estimand(estimand, self.counts)
         self.metric = metric
         self.method = method
         self.alpha = float(alpha)
@@ -124,6 +131,7 @@ class MetricComparisonResults:
             "multitest": multitest,
             "re_method": re_method,
             "re_test": re_test,
+            "estimand": self.estimand,
         }
         self.delta = DeltaMethodVariance(self.counts, metric=metric)
         self.wong = None
@@ -338,6 +346,25 @@ class MetricComparisonResults:
         large = self._pair_large_sample(pairs).all(axis=0)
         frame.insert(1, "large_sample", large)
         return frame
+
+    @cached_property
+    def algorithm_tests(self):
+        """Tests of the algorithm estimand: is learning algorithm 1 better than 2?
+
+        The corrected repeated k-fold t-test and the Bayesian correlated
+        t-test on the per-fold differences of the metric
+        (:func:`fmtest.estimand.algorithm_pairwise`); needs folds.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index (``dataset``, ``algorithm_1``, ``algorithm_2``); columns
+            ``diff``, ``se``, ``statistic``, ``df``, ``pvalue``,
+            ``ci_lower``, ``ci_upper``, ``p_1_better``, ``p_rope``,
+            ``p_2_better``, ``n_folds``, ``n_dropped``, ``reason``.
+        """
+        check_estimand("algorithms", self.counts)
+        return algorithm_pairwise(self.counts, self.metric, alpha=self.alpha)
 
     # -- misclassification balance (Tango) --------------------------------
 
@@ -725,6 +752,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
         n_boot=2000,
         seed=None,
         wong=False,
+        estimand="models",
     ):
         super().__init__(
             model,
@@ -735,6 +763,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
             re_test=re_test,
             method=method,
             min_count=min_count,
+            estimand=estimand,
         )
         mean_difference_test([0.0], [1.0], divisor=wong_divisor)
         if ci_method not in CI_METHODS:
@@ -752,10 +781,17 @@ class FMeasureComparisonResults(MetricComparisonResults):
             seed=seed,
             wong=bool(wong),
         )
-        if self.counts.has_folds:
+        if self.counts.has_folds and self.counts.n_repeats == 1:
             self.wong = WongLinearVariance(
                 self.counts, beta=beta, min_count=min_count, rho_fallback=rho_fallback
             )
+
+    @property
+    def no_wong_note(self):
+        """Why Wong's method was not computed ("" when it was)."""
+        if self.wong is not None:
+            return ""
+        return NOTE_WONG_REPEATS if self.counts.n_repeats > 1 else NOTE_NO_FOLDS
 
     def _bootstrap(self, alpha):
         if alpha not in self._bootstraps:
@@ -832,7 +868,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
             frame["small_counts"] = blank
             frame["rho_status"] = blank
             frame["reason_delta"] = est["reason_delta"]
-            frame["reason_wong"] = np.full(len(frame), NOTE_NO_FOLDS, dtype=object)
+            frame["reason_wong"] = np.full(len(frame), self.no_wong_note, dtype=object)
             return frame
         for col in ("large_sample", "small_counts", "rho_status"):
             frame[col] = wong[col].to_numpy()

@@ -131,6 +131,7 @@ def assign_terms(
     data=None,
     truth=None,
     instance=None,
+    repeat=None,
 ):
     """The compared factor and the block among the formula's right-hand terms.
 
@@ -146,6 +147,9 @@ def assign_terms(
         The long data, used only when the names leave the roles open.
     truth, instance : str or None
         The truth and instance columns, for that check.
+    repeat : str or None
+        The repeat column of a repeated cross-validation, if any: the check
+        then asks the same of each (block, instance, repeat).
 
     Returns
     -------
@@ -199,7 +203,7 @@ def assign_terms(
     fits = [
         (compare, block)
         for compare, block in ((first, second), (second, first))
-        if _nests_instances(data, compare, block, truth, instance)
+        if _nests_instances(data, compare, block, truth, instance, repeat)
     ]
     if len(fits) == 1:
         return fits[0]
@@ -211,13 +215,14 @@ def assign_terms(
     )
 
 
-def _nests_instances(data, compare, block, truth, instance):
+def _nests_instances(data, compare, block, truth, instance, repeat=None):
     """Whether each (block, instance) holds every compared level once, one truth.
 
     That is what a data-set block means: an instance belongs to one data set
-    and is predicted by every algorithm. With the terms the other way round
-    the same instance id in different data sets would be one "instance"
-    with several truths, or instances would lack "algorithms".
+    and is predicted by every algorithm (once per repeat, with a ``repeat``
+    column). With the terms the other way round the same instance id in
+    different data sets would be one "instance" with several truths, or
+    instances would lack "algorithms".
     """
     if (
         not isinstance(data, pd.DataFrame)
@@ -225,7 +230,10 @@ def _nests_instances(data, compare, block, truth, instance):
         or not {compare, block, truth, instance} <= set(data.columns)
     ):
         return False
-    groups = data.groupby([block, instance], sort=False, observed=True, dropna=False)
+    keys = [block, instance]
+    if repeat is not None and repeat in data.columns:
+        keys.append(repeat)
+    groups = data.groupby(keys, sort=False, observed=True, dropna=False)
     n_levels = data[compare].nunique()
     per_group = groups[compare].agg(["nunique", "size"])
     return bool(

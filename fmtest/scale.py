@@ -19,9 +19,21 @@ Python (SPEC §9). Three queries run:
    pattern) and its positive truths; then the number of instances per
    (data set, those four numbers). From these at most D·2^(A+1) rows (clean
    data) come every pair's joint table and the pairing checks: an instance
-   predicted twice, one that lacks an algorithm, and a truth that depends on
-   the algorithm. With more than ten algorithms the engine sums each
-   algorithm's positive predictions and each pair's product instead.
+   predicted twice, one that lacks an algorithm run on its data set, and a
+   truth that depends on the algorithm. With a fold column each instance
+   also gets its smallest and largest fold: instances in different folds for
+   different algorithms are counted for a
+   :class:`~fmtest.warnings.FoldMismatchWarning`. With more than ten
+   algorithms the engine sums each algorithm's positive predictions and
+   each pair's product instead.
+
+With a repeat column the pairing unit is the (data set, instance, repeat),
+folds are (repeat, fold) combinations, and a fourth query pairs the repeats
+of each instance: per (data set, instance) the number of repeats in which
+each algorithm predicted it positive, then per (data set, truth) the sums of
+the products of those numbers (``CountTables.cross``), with the checks that
+every repeat holds every instance with the same truth. Folds that differ
+between algorithms within a repeat are then an error, not a warning.
 
 Only when a check fails is a fourth query run, to name the first offending
 instance. The error messages are those of :mod:`fmtest.longdata`; an engine
@@ -170,6 +182,7 @@ def count_tables(
     positive=1,
     response_kind="correct",
     score=None,
+    repeat="repeat",
 ):
     """Reduce long data to count tables in the engine that holds them.
 
@@ -196,6 +209,13 @@ def count_tables(
         (as :meth:`FMeasureComparison.from_formula
         <fmtest.model.FMeasureComparison.from_formula>` does); it does not
         enter the tables.
+    repeat : str or None, default="repeat"
+        Column numbering the repeats of a repeated cross-validation, used
+        when present (as in :func:`fmtest.longdata.read_long_data`): each
+        instance is predicted once per (repeat, algorithm), every repeat
+        holds the same instances, and within a repeat the algorithms share
+        the folds. The tables then carry ``repeats``, ``cross`` and folds
+        indexed by (repeat, fold).
 
     Returns
     -------
@@ -225,9 +245,11 @@ def count_tables(
     joint prediction pattern (as sums of powers of two), counted again per
     (data set, truth, pattern) into the joint pair tables. Only these small
     results are collected. A fourth query runs only to name the instance in
-    a pairing error. A frame that is reduced lazily (DuckDB, Polars
-    LazyFrame, Dask, Spark) is read three times; cache or persist it first
-    when reading it is expensive.
+    a pairing error. With repeats the pairing is per (instance, repeat) and
+    one more query pairs each instance's repeats into ``cross`` (sums of
+    A(A+1)/2 products per (data set, truth)). A frame that is reduced
+    lazily (DuckDB, Polars LazyFrame, Dask, Spark) is read three times (four
+    with repeats); cache or persist it first when reading it is expensive.
 
     Examples
     --------
@@ -263,6 +285,7 @@ def count_tables(
             fold=fold,
             positive=positive,
             response_kind=response_kind,
+            repeat=repeat,
         )
         if score is not None:
             check_score(frame, score)
@@ -278,6 +301,7 @@ def count_tables(
         positive=positive,
         response_kind=response_kind,
         score=score,
+        repeat=repeat,
     )
 
 
@@ -345,6 +369,7 @@ class _Reduction:
         positive,
         response_kind,
         score,
+        repeat,
     ):
         if response_kind not in RESPONSE_KINDS:
             raise ValueError(
@@ -352,8 +377,16 @@ class _Reduction:
             )
         if fold == "fold" and "fold" not in self.names:
             fold = None
+        if repeat == "repeat" and "repeat" not in self.names:
+            repeat = None
+        if repeat is not None and instance is None:
+            raise ValueError(
+                f"Column {repeat!r} (the repeat column) needs an instance column: the "
+                "repeats of an instance are paired through it."
+            )
         self.response, self.truth, self.algorithm = response, truth, algorithm
         self.dataset, self.instance, self.fold = dataset, instance, fold
+        self.repeat = repeat
         self.kind, self.score = response_kind, score
         roles = {
             "response": response,
@@ -362,6 +395,7 @@ class _Reduction:
             "dataset": dataset,
             "instance": instance,
             "fold": fold,
+            "repeat": repeat,
         }
         self.roles = {role: col for role, col in roles.items() if col is not None}
         for role, col in self.roles.items():
@@ -401,25 +435,34 @@ class _Reduction:
         folds = (
             pd.Index([SINGLE_DATASET_LABEL]) if fold is None else _levels(cells, fold)
         )
-        fold_counts = self.tabulate(cells, datasets, algorithms, folds)
-        joint = None
+        repeats = None if repeat is None else _levels(cells, repeat)
+        fold_counts = self.tabulate(cells, datasets, algorithms, folds, repeats)
+        joint, cross = None, None
         if instance is not None:
             z, pred = self.code_expressions(truth_labels, response_labels)
             # An algorithm with no rows in a data set is missing there, not a gap.
             self.present = fold_counts.sum(axis=(2, 3, 4)) > 0
             self.dataset_levels = datasets
             self.dataset_codes = {label: i for i, label in enumerate(datasets)}
-            joint = self.pair(z, pred, datasets, algorithms)
+            joint, cross = self.pair(z, pred, datasets, algorithms, repeats)
         if score is not None:
             self.check_score(profile)
+        if repeats is not None and fold is not None:
+            folds = pd.MultiIndex.from_product(
+                [repeats, folds], names=["repeat", "fold"]
+            )
+        else:
+            folds = folds.rename("fold")
         return CountTables(
             datasets=datasets.rename("dataset"),
             algorithms=algorithms.rename("algorithm"),
-            folds=folds.rename("fold"),
+            folds=folds,
             fold_counts=fold_counts,
             fold_present=fold_counts.sum(axis=(-2, -1)) > 0,
             joint=joint,
             has_folds=fold is not None,
+            repeats=None if repeats is None else repeats.rename("repeat"),
+            cross=cross,
         )
 
     # -- query 1: the profile and the checks that need no pairing --------------
@@ -555,7 +598,7 @@ class _Reduction:
         """Rows per (data set, algorithm, fold, truth, response) label."""
         keys = [
             self.roles[r]
-            for r in ("dataset", "algorithm", "fold", "truth", "response")
+            for r in ("dataset", "algorithm", "fold", "repeat", "truth", "response")
             if r in self.roles
         ]
         query = self.lazy.group_by(*dict.fromkeys(keys)).agg(
@@ -569,9 +612,16 @@ class _Reduction:
             return z if response_label == 1 else 1 - z
         return int(_same_label(self.positive, response_label))
 
-    def tabulate(self, cells, datasets, algorithms, folds):
-        """``fold_counts[d, a, k, z, l]`` from the collected cells."""
-        shape = (len(datasets), len(algorithms), len(folds), 2, 2)
+    def tabulate(self, cells, datasets, algorithms, folds, repeats=None):
+        """``fold_counts[d, a, k, z, l]`` from the collected cells.
+
+        With repeats and folds, ``k`` numbers the (repeat, fold) combinations,
+        repeat slowest; with repeats but no folds the repeats share one slot.
+        """
+        n_folds = len(folds)
+        by_repeat = repeats is not None and self.fold is not None
+        n_slots = n_folds * len(repeats) if by_repeat else n_folds
+        shape = (len(datasets), len(algorithms), n_slots, 2, 2)
         fold_counts = np.zeros(shape, dtype=np.int64)
         code = {
             col: {label: i for i, label in enumerate(levels)}
@@ -579,6 +629,7 @@ class _Reduction:
                 (self.dataset, datasets),
                 (self.algorithm, algorithms),
                 (self.fold, folds),
+                (self.repeat, repeats),
             )
             if col is not None
         }
@@ -586,6 +637,8 @@ class _Reduction:
             z = int(_same_label(self.positive, row[self.truth]))
             d = 0 if self.dataset is None else code[self.dataset][row[self.dataset]]
             k = 0 if self.fold is None else code[self.fold][row[self.fold]]
+            if by_repeat:
+                k += n_folds * code[self.repeat][row[self.repeat]]
             a = code[self.algorithm][row[self.algorithm]]
             pred = self.predicted(row[self.response], z)
             fold_counts[d, a, k, z, pred] += row[self.tmp("n")]
@@ -613,26 +666,48 @@ class _Reduction:
             pred = nw.col(self.response) == hit[0] if hit else nw.lit(False)
         return z, pred.cast(nw.Int8)
 
-    def pair(self, z, pred, datasets, algorithms):
+    def pair(self, z, pred, datasets, algorithms, repeats=None):
         """Pair the predictions by instance in the engine; check; joint tables.
 
-        Up to ``MAX_PATTERN_ALGORITHMS`` algorithms, each instance gets four
+        Returns ``(joint, cross)``; ``cross`` is ``None`` without repeats. The
+        pairing unit is the (data set, instance), or the (data set, instance,
+        repeat) with repeats: the joint tables then count each instance once
+        per repeat, as :class:`~fmtest.counts.CountTables` does. With repeats
+        one more query (:meth:`repeat_cross`) pairs the repeats of each
+        instance.
+        """
+        tmp = self.tmp
+        rows = self.lazy.with_columns(z.alias(tmp("z")), pred.alias(tmp("pred")))
+        if len(algorithms) > MAX_PATTERN_ALGORITHMS:
+            joint, n_clash = self.pair_by_sums(rows, datasets, algorithms)
+        else:
+            joint, n_clash = self.pair_by_patterns(rows, datasets, algorithms)
+        if repeats is None:
+            if n_clash:  # allowed without repeats (Wong), but warned
+                self.warn_fold_mismatch(rows, algorithms, n_clash)
+            return joint, None
+        cross = self.repeat_cross(rows, datasets, algorithms, len(repeats))
+        if n_clash:  # within a repeat the algorithm estimand pairs the folds
+            self.report_fold_clash(rows, algorithms)
+        return joint, cross
+
+    def pair_by_patterns(self, rows, datasets, algorithms):
+        """Joint tables from each pairing unit's prediction pattern.
+
+        Up to ``MAX_PATTERN_ALGORITHMS`` algorithms, each unit gets four
         aggregates: its rows ``n``, ``bits`` = Σ 2^a over its rows' algorithms
         a, ``pattern`` = the same sum over the rows predicted positive, and
-        ``zsum`` = its positive truths. The instance is paired exactly when
+        ``zsum`` = its positive truths. The unit is paired exactly when
         ``n == A`` and ``bits == 2^A - 1``; a sum of n powers of two has fewer
         than n one-bits exactly when two are equal, so ``bits`` also tells a
         duplicate from a missing algorithm. The second group-by counts
-        instances per (data set, n, bits, zsum, pattern), at most D·2^(A+1)
-        rows when the data are clean. With more algorithms the engine sums
-        each algorithm's predictions and each pair's product instead.
+        units per (data set, n, bits, zsum, pattern), at most D·2^(A+1)
+        rows when the data are clean. Returns the joint tables and how many
+        units lie in several folds (see :meth:`per_unit`).
         """
         nw, tmp = self.nw, self.tmp
         n_alg = len(algorithms)
         dkeys = [] if self.dataset is None else [self.dataset]
-        rows = self.lazy.with_columns(z.alias(tmp("z")), pred.alias(tmp("pred")))
-        if n_alg > MAX_PATTERN_ALGORITHMS:
-            return self.pair_by_sums(rows, datasets, algorithms)
         n, bits, zsum, pattern, size = map(
             tmp, ("rows", "bits", "zsum", "pattern", "n")
         )
@@ -642,25 +717,19 @@ class _Reduction:
                 for a, label in enumerate(algorithms)
             )
         ).cast(nw.Int16)
-        fold_keys, fold_aggs, fold_flag = self.fold_spread()
-        per_instance = (
-            rows.with_columns(bit.alias(bits))
-            .with_columns((nw.col(bits) * nw.col(tmp("pred"))).alias(pattern))
-            .group_by(*dkeys, self.instance)
-            .agg(
+        units = rows.with_columns(bit.alias(bits)).with_columns(
+            (nw.col(bits) * nw.col(tmp("pred"))).alias(pattern)
+        )
+        summary = self.collect(
+            self.per_unit(
+                units,
                 nw.len().alias(n),
                 nw.col(bits).sum(),
                 nw.col(pattern).sum(),
                 nw.col(tmp("z")).sum().alias(zsum),
-                *fold_aggs,
             )
-        )
-        if fold_flag:
-            per_instance = per_instance.with_columns(*fold_flag)
-        summary = self.collect(
-            per_instance.group_by(*dkeys, n, bits, zsum, pattern, *fold_keys).agg(
-                nw.len().alias(size)
-            )
+            .group_by(*dkeys, n, bits, zsum, pattern, *self.clash_keys())
+            .agg(nw.len().alias(size))
         )
         d_code = self.dataset_codes
         run = [sum(1 << a for a in np.flatnonzero(p)) for p in self.present]
@@ -672,7 +741,6 @@ class _Reduction:
         gaps = sum(row[size] for row in summary if row[bits] != run_on(row))
         differs = any(row[zsum] not in (0, row[n]) for row in summary)
         self.check_pairing(rows, algorithms, twice, 0 if twice else gaps, differs)
-        self.warn_fold_mismatch(rows, algorithms, summary, size)
 
         dist = np.zeros((len(datasets), 2, 1 << n_alg), dtype=np.int64)
         for row in summary:
@@ -682,12 +750,64 @@ class _Reduction:
         sizes = dist.sum(axis=-1)
         positives = dist @ on
         both_pos = np.einsum("dzp,pa,pb->dzab", dist, on, on)
-        return _joint(sizes, positives, both_pos)
+        return _joint(sizes, positives, both_pos), self.clashes(summary)
 
-    def per_instance_counts(self, rows, algorithms):
-        """One row per instance: each algorithm's rows and positive predictions."""
+    # -- the pairing unit and, with repeats, the folds within it ---------------
+
+    def instance_keys(self):
+        """The columns naming an instance: (data set, instance)."""
+        return [*([] if self.dataset is None else [self.dataset]), self.instance]
+
+    def unit_keys(self):
+        """The pairing unit: the instance, and its repeat when there are repeats."""
+        return [*self.instance_keys(), *([] if self.repeat is None else [self.repeat])]
+
+    def checks_folds(self):
+        """Whether each unit gets the fold-clash flag (a fold column is given)."""
+        return self.fold is not None
+
+    def clash_keys(self):
+        """The fold-clash flag column of :meth:`per_unit`, when it exists."""
+        return [self.tmp("fclash")] if self.checks_folds() else []
+
+    def clashes(self, summary):
+        """How many units of a collected summary lie in several folds."""
+        if not self.checks_folds():
+            return 0
+        flag, size = self.tmp("fclash"), self.tmp("n")
+        return sum(row[size] for row in summary if row[flag])
+
+    def per_unit(self, query, *aggregations):
+        """``query`` grouped by pairing unit into ``aggregations``.
+
+        With folds also the flag ``fclash`` (1 when the unit's rows, one per
+        algorithm, lie in more than one fold). Without repeats such folds are
+        allowed and warned about (:meth:`warn_fold_mismatch`); with repeats
+        they are an error (:meth:`report_fold_clash`): within a repeat every
+        algorithm must put an instance in the same fold.
+        """
         nw, tmp = self.nw, self.tmp
-        keys = [*([] if self.dataset is None else [self.dataset]), self.instance]
+        grouped = query.group_by(*self.unit_keys())
+        if not self.checks_folds():
+            return grouped.agg(*aggregations)
+        # min != max rather than n_unique: narwhals' Dask n_unique adds up
+        # the partitions' counts
+        fold = nw.col(self.fold)
+        if self.schema[self.fold] in (nw.Categorical, nw.Enum):
+            fold = fold.cast(nw.String)
+        low, high = tmp("fold_min"), tmp("fold_max")
+        return grouped.agg(
+            *aggregations, fold.min().alias(low), fold.max().alias(high)
+        ).with_columns((nw.col(low) != nw.col(high)).cast(nw.Int8).alias(tmp("fclash")))
+
+    def per_instance_counts(self, rows, algorithms, across_repeats=False):
+        """One row per pairing unit: each algorithm's rows and positive predictions.
+
+        ``across_repeats=True`` groups by instance instead, summing over its
+        repeats: ``c{a}`` is then the number of repeats in which algorithm a
+        predicted the instance and ``p{a}`` that of its positive predictions.
+        """
+        nw, tmp = self.nw, self.tmp
         count = [tmp(f"c{a}") for a in range(len(algorithms))]
         pos = [tmp(f"p{a}") for a in range(len(algorithms))]
         indicators = []
@@ -697,45 +817,67 @@ class _Reduction:
                 is_a.alias(count[a]),
                 (is_a * nw.col(tmp("pred"))).alias(pos[a]),
             ]
-        return (
-            rows.with_columns(*indicators)
-            .group_by(*keys)
-            .agg(
-                *(nw.col(c).sum() for c in count + pos),
-                nw.col(tmp("z")).min().alias(tmp("zmin")),
-                nw.col(tmp("z")).max().alias(tmp("zmax")),
-                *self.fold_spread()[1],
-            )
-            .with_columns(
-                *(nw.col(c).cast(nw.Int64) for c in count + pos),
-                *self.fold_spread()[2],
-            )
-            .with_columns(
-                nw.max_horizontal(*count).alias(tmp("maxc")),
-                nw.sum_horizontal(
-                    *((nw.col(c) > 0).cast(nw.Int64) for c in count)
-                ).alias(tmp("nalg")),
-            )
+        aggregations = (
+            *(nw.col(c).sum() for c in count + pos),
+            nw.col(tmp("z")).min().alias(tmp("zmin")),
+            nw.col(tmp("z")).max().alias(tmp("zmax")),
         )
+        rows = rows.with_columns(*indicators)
+        if across_repeats:
+            grouped = rows.group_by(*self.instance_keys()).agg(*aggregations)
+        else:
+            grouped = self.per_unit(rows, *aggregations)
+        return grouped.with_columns(
+            *(nw.col(c).cast(nw.Int64) for c in count + pos)
+        ).with_columns(
+            nw.max_horizontal(*count).alias(tmp("maxc")),
+            nw.sum_horizontal(*((nw.col(c) > 0).cast(nw.Int64) for c in count)).alias(
+                tmp("nalg")
+            ),
+        )
+
+    def product_sums(self, per_instance, n_alg, keys, diagonal):
+        """Sum ``p{a}`` and the products ``p{a}·p{b}`` of per-instance counts.
+
+        Grouped by ``keys``; the products are taken for b > a, and also b = a
+        with ``diagonal``: A(A±1)/2 expressions, the cost of every pair of
+        algorithms. Each collected row gains ``psum`` (the A sums) and
+        ``pmat`` (the symmetric A × A matrix of product sums; its diagonal is
+        0 without ``diagonal``) as int64 arrays, under temporary names.
+        """
+        nw, tmp = self.nw, self.tmp
+        pos = [tmp(f"p{a}") for a in range(n_alg)]
+        start = 0 if diagonal else 1
+        pairs = [(a, b) for a in range(n_alg) for b in range(a + start, n_alg)]
+        names = [tmp(f"pp{a}_{b}") for a, b in pairs]
+        products = (
+            (nw.col(pos[a]) * nw.col(pos[b])).alias(c)
+            for (a, b), c in zip(pairs, names, strict=True)
+        )
+        summary = self.collect(
+            per_instance.with_columns(*products)
+            .group_by(*keys)
+            .agg(nw.len().alias(tmp("n")), *(nw.col(c).sum() for c in pos + names))
+        )
+        for row in summary:
+            both = np.zeros((n_alg, n_alg), dtype=np.int64)
+            for (a, b), c in zip(pairs, names, strict=True):
+                both[a, b] = both[b, a] = row[c]
+            row[tmp("psum")] = np.array([row[c] for c in pos], dtype=np.int64)
+            row[tmp("pmat")] = both
+        return summary
 
     def pair_by_sums(self, rows, datasets, algorithms):
         """Joint tables from per-algorithm and per-pair sums (many algorithms)."""
-        nw, tmp = self.nw, self.tmp
+        tmp = self.tmp
         n_alg = len(algorithms)
-        pos = [tmp(f"p{a}") for a in range(n_alg)]
-        pairs = [(a, b) for a in range(n_alg) for b in range(a + 1, n_alg)]
-        both = [tmp(f"pp{a}_{b}") for a, b in pairs]
         dkeys = [] if self.dataset is None else [self.dataset]
         zmin, zmax, maxc, nalg, size = map(tmp, ("zmin", "zmax", "maxc", "nalg", "n"))
-        products = (
-            (nw.col(pos[a]) * nw.col(pos[b])).alias(c)
-            for (a, b), c in zip(pairs, both, strict=True)
-        )
-        summary = self.collect(
-            self.per_instance_counts(rows, algorithms)
-            .with_columns(*products)
-            .group_by(*dkeys, zmin, zmax, maxc, nalg, *self.fold_spread()[0])
-            .agg(nw.len().alias(size), *(nw.col(c).sum() for c in pos + both))
+        summary = self.product_sums(
+            self.per_instance_counts(rows, algorithms),
+            n_alg,
+            [*dkeys, zmin, zmax, maxc, nalg, *self.clash_keys()],
+            diagonal=False,
         )
         twice = any(row[maxc] > 1 for row in summary)
         d_code = self.dataset_codes
@@ -748,57 +890,87 @@ class _Reduction:
         )
         differs = any(row[zmin] != row[zmax] for row in summary)
         self.check_pairing(rows, algorithms, twice, gaps, differs)
-        self.warn_fold_mismatch(rows, algorithms, summary, size)
 
         sizes = np.zeros((len(datasets), 2), dtype=np.int64)
         positives = np.zeros((len(datasets), 2, n_alg), dtype=np.int64)
         both_pos = np.zeros((len(datasets), 2, n_alg, n_alg), dtype=np.int64)
+        diagonal = np.arange(n_alg)
         for row in summary:
             d = 0 if self.dataset is None else d_code[row[self.dataset]]
             z = row[zmin]
             sizes[d, z] += row[size]
-            for a in range(n_alg):
-                positives[d, z, a] += row[pos[a]]
-                both_pos[d, z, a, a] += row[pos[a]]
-            for (a, b), c in zip(pairs, both, strict=True):
-                both_pos[d, z, a, b] += row[c]
-                both_pos[d, z, b, a] += row[c]
-        return _joint(sizes, positives, both_pos)
+            positives[d, z] += row[tmp("psum")]
+            both_pos[d, z] += row[tmp("pmat")]
+            both_pos[d, z, diagonal, diagonal] += row[tmp("psum")]  # p² = p for 0/1
+        return _joint(sizes, positives, both_pos), self.clashes(summary)
 
-    def fold_spread(self):
-        """Group keys, per-instance aggregates and flag of a fold that differs.
+    def repeat_cross(self, rows, datasets, algorithms, n_repeats):
+        """``cross[d, z, a, b]`` of :class:`~fmtest.counts.CountTables`; checks repeats.
 
-        Each instance gets its smallest and largest fold; the flag says they
-        differ. Without a fold column all three are empty.
+        One group-by per (data set, instance) counts the repeats in which each
+        algorithm predicted it positive (``p{a}``, an integer from 0 to R);
+        a second sums the products ``p{a}·p{b}`` per (data set, truth).
+        ``cross`` is these integer sums divided by R², as in
+        :mod:`fmtest.counts`. The same query checks, as
+        :mod:`fmtest.longdata` does, that every repeat holds every instance
+        (the pairing checks have made the count of repeats the same for all
+        algorithms) and that the truth does not change between repeats.
         """
-        if self.fold is None:
-            return [], [], []
         nw, tmp = self.nw, self.tmp
-        flag = tmp("fold_differs")
-        return (
-            [flag],
-            [
-                nw.col(self.fold).min().alias(tmp("fold_min")),
-                nw.col(self.fold).max().alias(tmp("fold_max")),
-            ],
-            [(nw.col(tmp("fold_min")) != nw.col(tmp("fold_max"))).alias(flag)],
+        n_alg = len(algorithms)
+        dkeys = [] if self.dataset is None else [self.dataset]
+        zmin, zmax, maxc, size = map(tmp, ("zmin", "zmax", "maxc", "n"))
+        per_instance = self.per_instance_counts(rows, algorithms, across_repeats=True)
+        summary = self.product_sums(
+            per_instance, n_alg, [*dkeys, zmin, zmax, maxc], diagonal=True
+        )
+        partial = sum(row[size] for row in summary if row[maxc] < n_repeats)
+        column = self.repeat
+        if partial:
+            first = self.first(
+                per_instance, nw.col(maxc) < n_repeats, self.instance_keys()
+            )
+            raise ValueError(
+                f"Column {column!r} (the repeat column): {partial} instances are not "
+                f"predicted in every repeat (e.g. {self.describe(first)} appears in "
+                f"{first[maxc]} of {n_repeats} repeats). Every repeat of a "
+                "repeated cross-validation must hold the same instances."
+            )
+        differs = sum(row[size] for row in summary if row[zmin] != row[zmax])
+        if differs:
+            raise ValueError(
+                f"Column {column!r} (the repeat column): {differs} instances have "
+                f"different values in column {self.truth!r} in different repeats; the "
+                "truth of an instance must not depend on the repeat."
+            )
+        d_code = {label: i for i, label in enumerate(datasets)}
+        both = np.zeros((len(datasets), 2, n_alg, n_alg), dtype=np.int64)
+        for row in summary:
+            d = 0 if self.dataset is None else d_code[row[self.dataset]]
+            both[d, row[zmin]] += row[tmp("pmat")]
+        return both / n_repeats**2
+
+    def report_fold_clash(self, rows, algorithms):
+        """Raise fmtest.longdata's error for the first unit in several folds."""
+        per_unit = self.per_instance_counts(rows, algorithms)
+        first = self.first(per_unit, self.nw.col(self.tmp("fclash")) == 1)
+        raise ValueError(
+            f"{self.describe(first)} is in different folds (column {self.fold!r}) "
+            f"for different algorithms in repeat {first[self.repeat]!r}; within a "
+            "repeat every algorithm must use the same folds."
         )
 
-    def warn_fold_mismatch(self, rows, algorithms, summary, size):
-        """Warn as fmtest.longdata does when instances' folds differ."""
-        if self.fold is None:
-            return
-        flag = self.tmp("fold_differs")
-        n_differ = sum(row[size] for row in summary if row[flag])
-        if n_differ:
-            first = self.first(
-                self.per_instance_counts(rows, algorithms), self.nw.col(flag)
-            )
-            warnings.warn(
-                fold_mismatch_message(n_differ, self.fold, self.describe(first)),
-                FoldMismatchWarning,
-                stacklevel=5,
-            )
+    def warn_fold_mismatch(self, rows, algorithms, n_differ):
+        """Warn as fmtest.longdata does when instances' folds differ (no repeats)."""
+        first = self.first(
+            self.per_instance_counts(rows, algorithms),
+            self.nw.col(self.tmp("fclash")) == 1,
+        )
+        warnings.warn(
+            fold_mismatch_message(n_differ, self.fold, self.describe(first)),
+            FoldMismatchWarning,
+            stacklevel=4,  # the line that called count_tables' reduction
+        )
 
     def check_pairing(self, rows, algorithms, twice, gaps, differs):
         """Raise fmtest.longdata's error for the first instance that fails.
@@ -863,9 +1035,9 @@ class _Reduction:
             parts.append(lacks)
         return nw.any_horizontal(*parts, ignore_nulls=True)
 
-    def first(self, per_instance, condition):
-        """The offending instance with the smallest (data set, instance) key."""
-        keys = [*([] if self.dataset is None else [self.dataset]), self.instance]
+    def first(self, per_instance, condition, keys=None):
+        """The offending unit with the smallest key (by default the pairing unit)."""
+        keys = self.unit_keys() if keys is None else keys
         query = per_instance.filter(condition).sort(*keys).head(1)
         return self.collect(query)[0]
 

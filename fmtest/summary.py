@@ -291,14 +291,19 @@ def _grouped_section(title, cells, groups, labels, legend, n_groups):
 
 def _header_section(res, mode, wong, width):
     counts = res.counts
+    repeats = counts.n_repeats
     n_instances = (
-        str(int(counts.totals[:, 0].sum())) if counts.tn_known else "unknown (no TN)"
+        str(int(counts.totals[:, 0].sum()) // repeats)
+        if counts.tn_known
+        else "unknown (no TN)"
     )
-    used = counts.fold_present.sum(axis=-1)
+    used = counts.fold_present.sum(axis=-1) // repeats
     folds = "none"
     if counts.has_folds:
         low, high = int(used.min()), int(used.max())
         folds = str(low) if low == high else f"{low} to {high}"
+    if repeats > 1:
+        folds += f" x {repeats} repeats"
     algs = [str(a) for a in counts.algorithms]
     value_width = (width - 2 * 13 - 4) // 2
     metric = (
@@ -310,6 +315,7 @@ def _header_section(res, mode, wong, width):
         se += ", Wong shown" if res.method == "delta" else ", delta shown"
     n_pairs = len(res.pairwise)
     items = {
+        "Estimand:": ESTIMAND_LABELS[res.estimand],
         "Data sets:": str(len(counts.datasets)),
         "Algorithms:": _listing(algs, value_width),
         "Instances:": n_instances,
@@ -336,6 +342,12 @@ def _header_section(res, mode, wong, width):
     else:
         title = f"Comparison by {res.metric.label()}"
     return Section(title, [], [], rows)
+
+
+ESTIMAND_LABELS = {
+    "models": "these fitted models",
+    "algorithms": "learning algorithms",
+}
 
 
 def _clip(text, width):

@@ -8,6 +8,7 @@ results and the error messages must be the same. Each engine is skipped when
 its package (or narwhals) is missing.
 """
 
+import functools
 import re
 import warnings
 
@@ -132,6 +133,38 @@ def labelled(df):
     return df.assign(truth=df["truth"].map(names), predicted=df["predicted"].map(names))
 
 
+@functools.cache
+def repeated_long(seed=0, algorithms=("svm", "knn", "tree"), repeats=(1, 2, 3)):
+    """Shuffled repeated 4-fold cross-validation on two data sets of uneven
+    size: every repeat holds every instance, with its own folds shared by the
+    algorithms, and the predictions vary between repeats."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for d, n in enumerate((90, 60)):
+        truth = (rng.random(n) < 0.25).astype(np.int64)
+        latent = rng.random(n)
+        for rep in repeats:
+            folds = rng.permutation(n) % 4
+            for k, alg in enumerate(algorithms):
+                wrong = rng.random(n) < np.where(latent < 0.3, 0.4, 0.05 + 0.02 * k)
+                frames.append(
+                    pd.DataFrame(
+                        {
+                            "dataset": f"set{d}",
+                            "repeat": rep,
+                            "fold": folds,
+                            "instance": np.arange(n) * 3 + d,
+                            "algorithm": alg,
+                            "truth": truth,
+                            "correct": (~wrong).astype(np.int64),
+                        }
+                    )
+                )
+    df = pd.concat(frames, ignore_index=True)
+    df["predicted"] = np.where(df["correct"] == 1, df["truth"], 1 - df["truth"])
+    return df.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
 # Each case: data -> (data, reduction keywords).
 CASES = {
     "example": lambda ex, rnd: (ex, {"dataset": "dataset"}),
@@ -160,6 +193,46 @@ CASES = {
         random_long(1, 2, tuple(f"m{a:02d}" for a in range(11))),
         {"dataset": "dataset"},
     ),
+    # repeated cross-validation: folds indexed by (repeat, fold), `cross`
+    "repeats": lambda ex, rnd: (repeated_long(), {"dataset": "dataset"}),
+    "repeats-no-folds-one-dataset": lambda ex, rnd: (
+        repeated_long().query("dataset == 'set1'").drop(columns=["fold", "dataset"]),
+        {},
+    ),
+    "repeats-labelled-named-column": lambda ex, rnd: (
+        labelled(repeated_long(2, repeats=("r1", "r2")))
+        .rename(columns={"repeat": "run"})
+        .assign(
+            fold=lambda x: "k" + x["fold"].astype(str),
+            instance=lambda x: "id" + x["instance"].astype(str),
+        ),
+        {
+            "dataset": "dataset",
+            "repeat": "run",
+            "response": "predicted",
+            "response_kind": "predicted",
+            "positive": "minority",
+        },
+    ),
+    "repeats-eleven-algorithms": lambda ex, rnd: (
+        repeated_long(3, tuple(f"m{a:02d}" for a in range(11)), (0, 1)),
+        {"dataset": "dataset"},
+    ),
+    "repeats-only-one": lambda ex, rnd: (
+        repeated_long(4, repeats=(5,)),
+        {"dataset": "dataset"},
+    ),
+    # repeats with an algorithm not run on one data set (CountTables.present)
+    "repeats-algorithm-missing": lambda ex, rnd: (
+        repeated_long(6).query("not (dataset == 'set1' and algorithm == 'knn')"),
+        {"dataset": "dataset"},
+    ),
+    "repeats-eleven-algorithms-one-missing": lambda ex, rnd: (
+        repeated_long(7, tuple(f"m{a:02d}" for a in range(11)), (0, 1)).query(
+            "not (dataset == 'set0' and algorithm == 'm03')"
+        ),
+        {"dataset": "dataset"},
+    ),
 }
 
 
@@ -182,11 +255,19 @@ def assert_same_tables(got, want):
         a, b = getattr(got, name), getattr(want, name)
         assert a.dtype == b.dtype, name
         np.testing.assert_array_equal(a, b, err_msg=name)
+    assert list(got.folds.names) == list(want.folds.names)
     assert (got.joint is None) == (want.joint is None)
     if want.joint is not None:
         assert got.joint.dtype == np.int64
         np.testing.assert_array_equal(got.joint, want.joint)
     assert (got.has_folds, got.tn_known) == (want.has_folds, want.tn_known)
+    assert (got.repeats is None) == (want.repeats is None)
+    if want.repeats is not None:
+        pd.testing.assert_index_equal(got.repeats, want.repeats, exact="equiv")
+    assert (got.cross is None) == (want.cross is None)
+    if want.cross is not None:
+        assert got.cross.dtype == want.cross.dtype == np.float64
+        np.testing.assert_array_equal(got.cross, want.cross)  # the same bits
 
 
 def scale_tables(frame, **kwargs):
@@ -251,6 +332,26 @@ def test_same_fold_warning(engine, random_data, monkeypatch, many):
         )
 
 
+@pytest.mark.parametrize("many", [False, True], ids=["patterns", "sums"])
+def test_no_fold_warning_with_repeats(engine, monkeypatch, many):
+    """Folds that differ between repeats are no mismatch; within a repeat they
+    are an error, without the warning, in pandas and in the engine."""
+    if many:
+        monkeypatch.setattr("fmtest.scale.MAX_PATTERN_ALGORITHMS", 2)
+    df = repeated_long()
+    kwargs = {"response": "correct", "dataset": "dataset"}
+    change = BAD_REPEATS["folds-differ-within-a-repeat"][0]
+    broken = change(df).reset_index(drop=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        want = CountTables.from_long(df, **kwargs)
+        got = scale_tables(native(engine, df), **kwargs)
+        message = assert_same_error(native(engine, broken), broken, {}, "fold")
+    assert not [w for w in caught if issubclass(w.category, FoldMismatchWarning)]
+    assert_same_tables(got, want)
+    assert "for different algorithms in repeat 2; within a repeat" in message
+
+
 @pytest.mark.parametrize("which", ["example", "random"])
 def test_same_results(engine, which, pandas_results):
     df, want = pandas_results[which]
@@ -298,6 +399,67 @@ def test_polars_categorical_and_name_clash(example_subset):
     assert_same_tables(
         got, CountTables.from_long(df, response="correct", dataset="dataset")
     )
+
+
+def test_repeat_cross_equals_brute_force(engine):
+    # cross[d, z, a, b] = Σ_i x_ia x_ib, x_ia = share of repeats in which
+    # algorithm a predicted instance i positive: here from a pandas pivot
+    df = repeated_long()
+    got = scale_tables(native(engine, df), response="correct", dataset="dataset")
+    share = df.pivot_table(
+        index=["dataset", "instance"],
+        columns="algorithm",
+        values="predicted",
+        aggfunc="mean",
+    )
+    truth = df.groupby(["dataset", "instance"])["truth"].first()
+    assert list(got.algorithms) == list(share.columns)
+    for d, dataset in enumerate(got.datasets):
+        for z in (0, 1):
+            x = share[(truth == z).to_numpy()].loc[dataset].to_numpy()
+            np.testing.assert_allclose(got.cross[d, z], x.T @ x, rtol=1e-13)
+    assert got.n_repeats == 3 and got.fold_counts.shape == (2, 3, 12, 2, 2)
+    # every (repeat, fold) holds its share of rows: 4 folds over 90 and 60
+    per_fold = got.fold_counts.sum(axis=(-2, -1))
+    assert per_fold.sum() == len(df)
+    assert list(got.folds[:5]) == [(1, 0), (1, 1), (1, 2), (1, 3), (2, 0)]
+
+
+@pytest.fixture(scope="module")
+def repeated_results():
+    df = repeated_long()
+    model = FMeasureComparison.from_formula(FORMULA, df)
+    return df, model.fit(), model.fit(estimand="algorithms")
+
+
+def test_repeats_same_results(engine, repeated_results):
+    df, models, algorithms = repeated_results
+    model = FMeasureComparison.from_formula(FORMULA, native(engine, df))
+    assert model.counts.n_repeats == 3
+    pd.testing.assert_frame_equal(
+        model.fit().pairwise, models.pairwise, check_exact=False, rtol=1e-12
+    )
+    pd.testing.assert_frame_equal(
+        model.fit(estimand="algorithms").algorithm_tests,
+        algorithms.algorithm_tests,
+        check_exact=False,
+        rtol=1e-12,
+    )
+
+
+def test_polars_categorical_folds_with_repeats():
+    pl = _needs("polars")
+    df = repeated_long().assign(fold=lambda x: "k" + x["fold"].astype(str))
+    frame = pl.from_pandas(df).with_columns(
+        pl.col("fold").cast(pl.Categorical), pl.col("repeat").cast(pl.String)
+    )
+    kwargs = {"response": "correct", "dataset": "dataset"}
+    want = CountTables.from_long(df.assign(repeat=df["repeat"].astype(str)), **kwargs)
+    assert_same_tables(scale_tables(frame.lazy(), **kwargs), want)
+    clash = _in_repeat(df, 2, 15, algorithm="tree")
+    bad = df.assign(fold=np.where(clash, "k9", df["fold"]))
+    frame = pl.from_pandas(bad).with_columns(pl.col("fold").cast(pl.Categorical))
+    assert_same_error(frame, bad, {}, "fold")
 
 
 # -- bad input: the same messages ------------------------------------------------
@@ -446,6 +608,117 @@ def test_pairing_errors_with_many_algorithms(engine, bad):
     with pytest.raises(ValueError) as got:
         scale_tables(native(engine, df), **kwargs)
     assert str(got.value) == str(want.value)
+
+
+def _in_repeat(d, rep, instance, dataset="set0", algorithm=None):
+    hit = (d["repeat"] == rep) & (d["instance"] == instance) & (d["dataset"] == dataset)
+    return hit if algorithm is None else hit & (d["algorithm"] == algorithm)
+
+
+def _flip_truth_where(d, hit):
+    """Flip the truth and ``correct`` together: the predictions stay the same,
+    so the ``predicted`` column still agrees with ``correct``."""
+    return d.assign(
+        truth=np.where(hit, 1 - d["truth"], d["truth"]),
+        correct=np.where(hit, 1 - d["correct"], d["correct"]),
+    )
+
+
+def _flip_truth_in_repeat(d):
+    # every algorithm: only the repeats disagree
+    return _flip_truth_where(d, _in_repeat(d, 2, 6))
+
+
+# Each bad repeated CV: change, reduction keywords, the column the error names.
+BAD_REPEATS = {
+    "lacks-algorithm-in-a-repeat": (
+        lambda d: d[~_in_repeat(d, 2, 9, algorithm="knn")],
+        {},
+        "instance",
+    ),
+    "missing-from-a-repeat": (
+        lambda d: d[~_in_repeat(d, 3, 13, dataset="set1")],
+        {},
+        "repeat",
+    ),
+    "truth-changes-between-repeats": (_flip_truth_in_repeat, {}, "repeat"),
+    "folds-differ-within-a-repeat": (
+        lambda d: d.assign(
+            fold=np.where(
+                _in_repeat(d, 2, 15, algorithm="tree"), (d["fold"] + 1) % 4, d["fold"]
+            )
+        ),
+        {},
+        "fold",
+    ),
+    "predicted-twice-in-a-repeat": (
+        lambda d: pd.concat([d, d[_in_repeat(d, 1, 3, algorithm="svm")]]),
+        {},
+        "instance",
+    ),
+    "truth-differs-within-a-repeat": (
+        lambda d: _flip_truth_where(d, _in_repeat(d, 1, 3, algorithm="svm")),
+        {},
+        "truth",
+    ),
+    "missing-repeat": (
+        lambda d: d.assign(repeat=d["repeat"].where(d.index != 5)),
+        {},
+        "repeat",
+    ),
+    "no-repeat-column": (lambda d: d, {"repeat": "run"}, "run"),
+    "repeat-without-instance": (lambda d: d, {"instance": None}, "repeat"),
+}
+
+
+def assert_same_error(frame, df, kwargs, column=None):
+    kwargs = {"response": "correct", "dataset": "dataset", **kwargs}
+    with pytest.raises(ValueError) as want:
+        CountTables.from_long(df, **kwargs)
+    with pytest.raises(ValueError) as got:
+        scale_tables(frame, **kwargs)
+    if column is not None:
+        assert repr(column) in str(got.value)
+    assert normalise(str(got.value)) == normalise(str(want.value))
+    return str(got.value)
+
+
+@pytest.mark.parametrize("bad", list(BAD_REPEATS))
+def test_bad_repeats_same_message(engine, bad):
+    change, kwargs, column = BAD_REPEATS[bad]
+    df = change(repeated_long()).reset_index(drop=True)
+    message = assert_same_error(native(engine, df), df, kwargs, column)
+    expected = {
+        "lacks-algorithm-in-a-repeat": "instance 9 of data set 'set0' (column "
+        "'instance') is predicted by ['svm', 'tree'] but not by ['knn']; 1 "
+        "instances lack some algorithm.",
+        "missing-from-a-repeat": "1 instances are not predicted in every repeat "
+        "(e.g. instance 13 of data set 'set1' appears in 2 of 3 repeats)",
+        "truth-changes-between-repeats": "1 instances have different values in "
+        "column 'truth' in different repeats",
+        "folds-differ-within-a-repeat": "instance 15 of data set 'set0' is in "
+        "different folds (column 'fold') for different algorithms in repeat 2;",
+        "predicted-twice-in-a-repeat": "instance 3 of data set 'set0' (column "
+        "'instance') is predicted 2 times by algorithm 'svm'",
+    }
+    assert expected.get(bad, "") in message
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "lacks-algorithm-in-a-repeat",
+        "missing-from-a-repeat",
+        "truth-changes-between-repeats",
+        "folds-differ-within-a-repeat",
+        "predicted-twice-in-a-repeat",
+    ],
+)
+def test_bad_repeats_with_many_algorithms(engine, bad):
+    change, kwargs, column = BAD_REPEATS[bad]
+    algorithms = ("knn", "svm", "tree", *(f"x{i}" for i in range(9)))
+    df = change(repeated_long(5, algorithms)).reset_index(drop=True)
+    assert_same_error(native(engine, df), df, kwargs, column)
 
 
 @pytest.mark.parametrize(
@@ -615,6 +888,22 @@ def test_spark_bad_input_same_message(spark, bad):
     with pytest.raises(ValueError) as got:
         scale_tables(to_spark(spark, df), **kwargs)
     assert normalise(str(got.value)) == normalise(str(want.value))
+
+
+@pytest.mark.spark
+def test_spark_repeats_same_tables_and_messages(spark):
+    df = repeated_long()
+    kwargs = {"response": "correct", "dataset": "dataset"}
+    want = CountTables.from_long(df, **kwargs)
+    assert_same_tables(scale_tables(to_spark(spark, df), **kwargs), want)
+    for bad in (
+        "missing-from-a-repeat",
+        "truth-changes-between-repeats",
+        "folds-differ-within-a-repeat",
+    ):
+        change, extra, column = BAD_REPEATS[bad]
+        broken = change(df).reset_index(drop=True)
+        assert_same_error(to_spark(spark, broken), broken, extra, column)
 
 
 # -- the out-of-core benchmark still runs ------------------------------------------
