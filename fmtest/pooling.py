@@ -15,7 +15,9 @@ sets", each from the M per-data-set differences d_m and their variances v_m:
 * :func:`wilcoxon_signed_rank` — a rank test of the d_m, no variances used.
 
 :func:`across_datasets_table` assembles them for every pair of algorithms.
-The fixed and random effects come from statsmodels' ``combine_effects``.
+The fixed and random effects come from statsmodels' ``combine_effects``; the
+table computes the same numbers for all pairs at once on arrays
+(:mod:`fmtest.pooling_arrays`), since one call per pair costs about 1 ms.
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ from statsmodels.stats.meta_analysis import combine_effects
 
 from fmtest.inference import DifferenceTest, check_alpha, z_test
 from fmtest.multitest import adjust_pvalues
+from fmtest.pooling_arrays import (
+    POOLED_COLUMNS,
+    mean_difference_arrays,
+    pooled_arrays,
+    wilcoxon_arrays,
+)
 
 __all__ = [
     "HIGH_I2",
@@ -53,6 +61,22 @@ HIGH_I2 = 0.5
 MEAN_DIFFERENCE_DIVISORS = ("theorem", "printed")
 RE_METHODS = {"dl": "chi2", "pm": "iterated", "chi2": "chi2", "iterated": "iterated"}
 RE_TESTS = ("hksj", "z")
+
+# The reasons, shared by the per-pair functions and the table.
+_NO_DATA_SETS = "no data sets"
+_MISSING = "{} of {} data sets have no difference or variance"
+_ZERO_VARIANCE = "zero variance"
+_NEEDS_TWO = "needs at least 2 data sets"
+_NO_POSITIVE_VARIANCE = "a data set has no difference or no positive variance"
+_HKSJ_EQUAL = (
+    "HKSJ: the differences are all equal, so the HKSJ variance is 0 and "
+    "there is no t-test (see the fixed-effect and z tests)"
+)
+_NO_DIFFERENCES = "no differences"
+_NAN_DIFFERENCE = "a difference is NaN"
+_ALL_ZERO = "all differences are 0"
+_NO_EXACT_TIES = "no exact p-value with tied or zero differences"
+_NO_EXACT_MANY = "no exact p-value for more than {} differences"
 
 
 def mean_difference_test(differences, variances, *, divisor="theorem"):
@@ -99,16 +123,12 @@ def mean_difference_test(differences, variances, *, divisor="theorem"):
     method = "Wong formula (7) as printed: sum/M" if divisor == "printed" else "sum/M^2"
     bad = np.isnan(differences) | np.isnan(variances)
     if m == 0 or bad.any():
-        reason = (
-            "no data sets"
-            if m == 0
-            else f"{int(bad.sum())} of {m} data sets have no difference or variance"
-        )
+        reason = _NO_DATA_SETS if m == 0 else _MISSING.format(int(bad.sum()), m)
         return DifferenceTest(np.nan, np.nan, np.nan, np.nan, method, reason)
     mean = float(differences.mean())
     variance = float(variances.sum()) / (m if divisor == "printed" else m * m)
     z, p = z_test(mean, variance)
-    reason = "" if variance > 0 else "zero variance"
+    reason = "" if variance > 0 else _ZERO_VARIANCE
     return DifferenceTest(
         mean, float(np.sqrt(variance)), float(z), float(p), method, reason
     )
@@ -267,11 +287,9 @@ def combine_differences(
     v = np.asarray(variances, dtype=float)
     m = d.size
     if m < 2:
-        return _nan_result(re_method, re_test, "needs at least 2 data sets")
+        return _nan_result(re_method, re_test, _NEEDS_TWO)
     if not (np.isfinite(d).all() and np.isfinite(v).all() and (v > 0).all()):
-        return _nan_result(
-            re_method, re_test, "a data set has no difference or no positive variance"
-        )
+        return _nan_result(re_method, re_test, _NO_POSITIVE_VARIANCE)
     # The fixed-effect part, with τ² held at 0 (Paule-Mandel start, no
     # iteration). statsmodels computes I² = 1 - (M - 1)/Q on construction,
     # which divides by zero when Q = 0 (all differences equal); that value
@@ -301,10 +319,7 @@ def combine_differences(
         # 1 ulp off the common value, which would give t = 1e16
         if np.ptp(d) == 0 or se == 0:
             se = 0.0
-            reason = (
-                "HKSJ: the differences are all equal, so the HKSJ variance is 0 and "
-                "there is no t-test (see the fixed-effect and z tests)"
-            )
+            reason = _HKSJ_EQUAL
     else:
         se, t_df = float(fit.sd_eff_w_re), np.inf
     stat, pvalue, half = np.nan, np.nan, np.nan
@@ -447,14 +462,14 @@ def wilcoxon_signed_rank(differences, *, exact_max=50):
     """
     d = np.asarray(differences, dtype=float)
     if d.size == 0 or np.isnan(d).any():
-        reason = "no differences" if d.size == 0 else "a difference is NaN"
+        reason = _NO_DIFFERENCES if d.size == 0 else _NAN_DIFFERENCE
         return WilcoxonResult(np.nan, 0, 0, False, np.nan, np.nan, np.nan, reason)
     nonzero = d[d != 0]
     m = nonzero.size
     n_zero = int(d.size - m)
     if m == 0:
         return WilcoxonResult(
-            np.nan, 0, n_zero, False, np.nan, np.nan, np.nan, "all differences are 0"
+            np.nan, 0, n_zero, False, np.nan, np.nan, np.nan, _ALL_ZERO
         )
     magnitude = np.abs(nonzero)
     ranks = stats.rankdata(magnitude)
@@ -467,9 +482,9 @@ def wilcoxon_signed_rank(differences, *, exact_max=50):
     reasons = []
     p_exact = np.nan
     if ties or n_zero:
-        reasons.append("no exact p-value with tied or zero differences")
+        reasons.append(_NO_EXACT_TIES)
     elif m > exact_max:
-        reasons.append(f"no exact p-value for more than {exact_max} differences")
+        reasons.append(_NO_EXACT_MANY.format(exact_max))
     else:
         p_exact = float(stats.wilcoxon(nonzero, method="exact").pvalue)
     return WilcoxonResult(
@@ -522,76 +537,38 @@ def variance_from_interval(variance, lower, upper, alpha=0.05, *, difference=Non
     return np.where(recovered, from_width, variance), recovered
 
 
-def _row(d, var_fixed, var_lead, var_wong, *, options, with_wong):
-    """Every across-data-set test of one pair, as a dict of columns."""
-    wong = mean_difference_test(d, var_wong, divisor=options["wong_divisor"])
-    mean = mean_difference_test(d, var_fixed)
-    pooled = combine_differences(
-        d,
-        var_lead,
-        re_method=options["re_method"],
-        re_test=options["re_test"],
-        alpha=options["alpha"],
+def _labelled(name, reasons):
+    return np.array([f"{name}: {r}" if r else "" for r in reasons], dtype=object)
+
+
+def _mean_reasons(res, m):
+    reasons = np.where(res["variance"] > 0, "", _ZERO_VARIANCE).astype(object)
+    for p in np.flatnonzero(res["n_missing"]):
+        reasons[p] = _MISSING.format(int(res["n_missing"][p]), m)
+    return reasons
+
+
+def _pooled_reasons(pooled, m):
+    reasons = np.full(pooled["invalid"].shape, "", dtype=object)
+    reasons[pooled["invalid"]] = "fixed and random effects: " + (
+        _NEEDS_TWO if m < 2 else _NO_POSITIVE_VARIANCE
     )
-    fixed, re = pooled.fixed, pooled.random
-    wil = wilcoxon_signed_rank(d)
-    tests = [
-        ("unweighted mean", mean),
-        ("fixed effect", fixed),
-        ("random effects", re),
-        ("Wilcoxon", wil),
-    ]
-    if with_wong:
-        tests.insert(0, ("Wong", wong))
-    reasons = []
-    if fixed.reason and fixed.reason == re.reason:  # one sentence for both
-        tests = [t for t in tests if t[0] != "fixed effect"]
-        tests = [
-            (n if n != "random effects" else "fixed and random effects", r)
-            for n, r in tests
-        ]
-    for name, res in tests:
-        if res.reason:
-            reasons.append(f"{name}: {res.reason}")
-    flags = []
-    if re.i2 >= HIGH_I2 and np.isfinite(fixed.pvalue):
-        flags.append("high_i2")
-    if 0 < wil.n_used <= 5:
-        flags.append("wilcoxon_exact_floor")
-    p_wilcoxon = wil.p_exact if np.isfinite(wil.p_exact) else wil.p_normal
-    return {
-        "n_datasets": len(d),
-        "mean_diff": float(np.mean(d)),
-        "se_wong": wong.std_error,
-        "z_wong": wong.statistic,
-        "p_wong": wong.pvalue,
-        "se_delta": mean.std_error,
-        "z_delta": mean.statistic,
-        "p_delta": mean.pvalue,
-        "fe_diff": fixed.estimate,
-        "fe_se": fixed.std_error,
-        "z_fe": fixed.statistic,
-        "p_fe": fixed.pvalue,
-        "re_diff": re.estimate,
-        "re_se": re.std_error,
-        "re_stat": re.statistic,
-        "re_df": re.df,
-        "p_re": re.pvalue,
-        "re_ci_lower": re.ci_lower,
-        "re_ci_upper": re.ci_upper,
-        "tau2": re.tau2,
-        "i2": re.i2,
-        "q": re.q,
-        "p_q": re.q_pvalue,
-        "t_plus": wil.t_plus,
-        "n_nonzero": wil.n_used,
-        "p_exact": wil.p_exact,
-        "z_normal": wil.z_normal,
-        "p_normal": wil.p_normal,
-        "p_wilcoxon": p_wilcoxon,
-        "flags": flags,
-        "reason": "; ".join(reasons),
-    }
+    reasons[pooled["hksj_equal"]] = f"random effects: {_HKSJ_EQUAL}"
+    return reasons
+
+
+def _wilcoxon_reasons(wil, m, exact_max=50):
+    reasons = np.full(wil["has_nan"].shape, "", dtype=object)
+    reasons[wil["ties"] | (wil["n_zero"] > 0)] = _NO_EXACT_TIES
+    if m > exact_max:
+        reasons[reasons == ""] = _NO_EXACT_MANY.format(exact_max)
+    reasons[wil["n_used"] == 0] = _ALL_ZERO
+    reasons[wil["has_nan"]] = _NAN_DIFFERENCE
+    return _labelled("Wilcoxon", reasons)
+
+
+def _joined(separator, columns):
+    return [separator.join(filter(None, parts)) for parts in zip(*columns, strict=True)]
 
 
 def across_datasets_table(
@@ -612,11 +589,15 @@ def across_datasets_table(
 ):
     """Every across-data-set test for every pair of algorithms.
 
+    The numbers are those of :func:`mean_difference_test`,
+    :func:`combine_differences` and :func:`wilcoxon_signed_rank` applied to
+    each pair, computed for all pairs at once.
+
     Parameters
     ----------
     diff, var_delta, var_wong : ndarray, shape (M, P)
         Per data set and pair: the difference, its delta-method variance and
-        Wong's variance (NaN without folds).
+        Wong's variance (NaN without folds). M ≥ 1.
     index : pandas.Index
         P labels of the pairs.
     datasets : sequence
@@ -638,12 +619,13 @@ def across_datasets_table(
         Indexed by ``index``; the columns of
         ``MetricComparisonResults.across_datasets``.
     """
-    options = {
-        "alpha": alpha,
-        "re_method": re_method,
-        "re_test": re_test,
-        "wong_divisor": wong_divisor,
-    }
+    check_pooling_options(re_method, re_test, alpha)
+    if wong_divisor not in MEAN_DIFFERENCE_DIVISORS:
+        raise ValueError(
+            f"`wong_divisor` must be one of {set(MEAN_DIFFERENCE_DIVISORS)}; "
+            f"got {wong_divisor!r}."
+        )
+    diff = np.asarray(diff, dtype=float)
     var_delta = np.asarray(var_delta, dtype=float)
     var_wong = np.asarray(var_wong, dtype=float)
     var_lead = var_wong if lead == "wong" else var_delta
@@ -664,37 +646,69 @@ def across_datasets_table(
             else (var_delta, rec_delta)
         )
         recovered = rec_delta | rec_lead
-    datasets = list(datasets)
-    rows = []
-    for p in range(diff.shape[1]):
-        row = _row(
-            diff[:, p],
-            var_delta[:, p],
-            var_lead[:, p],
-            var_wong[:, p],
-            options=options,
-            with_wong=with_wong,
+    m, n_pairs = diff.shape
+    datasets = [str(name) for name in datasets]
+    d = np.ascontiguousarray(diff.T)  # (P, M): see fmtest.pooling_arrays
+    wong = mean_difference_arrays(
+        d, var_wong.T, m if wong_divisor == "printed" else m * m
+    )
+    mean = mean_difference_arrays(d, var_delta.T, m * m)
+    pooled = pooled_arrays(
+        d, var_lead.T, re_method=re_method, re_test=re_test, alpha=alpha
+    )
+    wil = wilcoxon_arrays(d)
+    reasons = [
+        _labelled("unweighted mean", _mean_reasons(mean, m)),
+        _pooled_reasons(pooled, m),
+        _wilcoxon_reasons(wil, m),
+    ]
+    if with_wong:
+        reasons.insert(0, _labelled("Wong", _mean_reasons(wong, m)))
+    same = ((diff == 0) & (var_lead == 0)).T
+    identical = np.full(n_pairs, "", dtype=object)
+    for p in np.flatnonzero(same.any(axis=1)):
+        where = ", ".join(datasets[k] for k in np.flatnonzero(same[p]))
+        identical[p] = (
+            f"identical predictions in {where} "
+            "(difference and variance 0): no inverse-variance pooling"
         )
-        names = [str(datasets[m]) for m in np.flatnonzero(recovered[:, p])]
-        if names:
-            row["flags"].append("variance_from_interval")
-        row["variance_from_interval"] = ", ".join(names)
-        same = (diff[:, p] == 0) & (var_lead[:, p] == 0)
-        if same.any():
-            where = ", ".join(str(datasets[m]) for m in np.flatnonzero(same))
-            row["reason"] = "; ".join(
-                filter(
-                    None,
-                    [
-                        row["reason"],
-                        f"identical predictions in {where} "
-                        "(difference and variance 0): no inverse-variance pooling",
-                    ],
-                )
-            )
-        row["flags"] = ", ".join(row["flags"])
-        rows.append(row)
-    frame = pd.DataFrame(rows, index=index)
+    reasons.append(identical)
+    from_interval = np.full(n_pairs, "", dtype=object)
+    for p in np.flatnonzero(recovered.any(axis=0)):
+        from_interval[p] = ", ".join(
+            datasets[k] for k in np.flatnonzero(recovered[:, p])
+        )
+    flags = [
+        np.where(
+            (pooled["i2"] >= HIGH_I2) & np.isfinite(pooled["p_fe"]), "high_i2", ""
+        ),
+        np.where(
+            (wil["n_used"] > 0) & (wil["n_used"] <= 5), "wilcoxon_exact_floor", ""
+        ),
+        np.where(from_interval != "", "variance_from_interval", ""),
+    ]
+    p_exact = wil["p_exact"]
+    columns = {
+        "n_datasets": np.full(n_pairs, m, dtype=np.int64),
+        "mean_diff": d.mean(axis=-1),
+        "se_wong": wong["std_error"],
+        "z_wong": wong["statistic"],
+        "p_wong": wong["pvalue"],
+        "se_delta": mean["std_error"],
+        "z_delta": mean["statistic"],
+        "p_delta": mean["pvalue"],
+        **{name: pooled[name] for name in POOLED_COLUMNS},
+        "t_plus": wil["t_plus"],
+        "n_nonzero": wil["n_used"].astype(np.int64),
+        "p_exact": p_exact,
+        "z_normal": wil["z_normal"],
+        "p_normal": wil["p_normal"],
+        "p_wilcoxon": np.where(np.isfinite(p_exact), p_exact, wil["p_normal"]),
+        "flags": _joined(", ", flags),
+        "variance_from_interval": list(from_interval),
+        "reason": _joined("; ", reasons),
+    }
+    frame = pd.DataFrame(columns, index=index)
     frame.insert(
         frame.columns.get_loc("tau2"),
         "p_re_adjusted",
@@ -705,6 +719,4 @@ def across_datasets_table(
         "p_wilcoxon_adjusted",
         adjust_pvalues(frame["p_wilcoxon"].to_numpy(), multitest),
     )
-    reason = frame.pop("reason")
-    frame["reason"] = reason
     return frame
