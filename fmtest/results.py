@@ -207,7 +207,7 @@ class MetricComparisonResults:
             ``reason``: why the pair has no test (an algorithm not run on the
             data set; identical predictions), empty otherwise.
         """
-        algs = self.counts.algorithms
+        algs = list(self.counts.algorithms)  # indexing a pandas Index is slow
         pairs, diff, var_d, corr_d = self._contrasts(self.delta)
         index = pd.MultiIndex.from_tuples(
             [(ds, algs[a], algs[b]) for ds in self.counts.datasets for a, b in pairs],
@@ -312,7 +312,7 @@ class MetricComparisonResults:
               difference was NaN or 0 and was taken from the width of the
               pairwise interval); ``reason`` (why values are NaN).
         """
-        algs = self.counts.algorithms
+        algs = list(self.counts.algorithms)  # indexing a pandas Index is slow
         pairs, diff, var_d, _ = self._contrasts(self.delta)
         shape = diff.shape
 

@@ -93,3 +93,19 @@ def test_many_algorithms_benchmark_runs(monkeypatch, capsys):
     assert "x goal" in capsys.readouterr().out
     assert max(map(len, text.splitlines())) <= 100
     assert text.count(" higher") + text.count("no evidence") == 2 * 19 + 19
+
+
+def test_across_datasets_benchmark_runs(monkeypatch, capsys):
+    """The quick run compares the array table with the per-pair route on a
+    subset (it raises when they differ by more than 1e-10) and prints the
+    ratio."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_across_datasets
+
+    try:
+        seconds = bench_across_datasets.main(["--quick"])
+    finally:
+        sys.modules.pop("bench_across_datasets", None)
+        sys.modules.pop("bench_counts", None)
+    assert set(seconds) == {"through_results", "arrays", "per_pair_extrapolated"}
+    assert "per-pair / arrays" in capsys.readouterr().out
