@@ -72,7 +72,7 @@ def _default_cv(cv, repeats, random_state):
         return RepeatedStratifiedKFold(
             n_splits=int(cv), n_repeats=int(repeats), random_state=random_state
         )
-    if not hasattr(cv, "split"):
+    if isinstance(cv, str) or not hasattr(cv, "split"):
         raise TypeError(
             "`cv` must be None, a number of folds or a scikit-learn splitter with a "
             f"split method; got {type(cv).__name__}."

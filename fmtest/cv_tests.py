@@ -107,8 +107,8 @@ class BayesianCVResult:
     rope : float
         Half-width of the region of practical equivalence ``[−rope, rope]``.
     p_a_better, p_rope, p_b_better : float
-        Posterior probabilities of A − B > rope, |A − B| ≤ rope and
-        A − B < −rope (they sum to 1).
+        Posterior probabilities of ``A − B > rope``, ``|A − B| <= rope`` and
+        ``A − B < −rope`` (they sum to 1).
     cred_int : tuple of float
         Equal-tailed credible interval at level 1 − alpha.
     n_folds, n_dropped : int
