@@ -15,6 +15,10 @@ any other source), and compare A − B (positive: A scores higher):
   freedom, and the matching t interval;
 * :func:`paired_ttest_5x2cv` — Dietterich's (1998) 5×2cv paired t-test;
 * :func:`combined_ftest_5x2cv` — Alpaydin's (1999) combined 5×2cv F-test;
+* :func:`repeat_pooled_interval` — the mean over repeats of a pooled value
+  (F of each repeat's pooled table, or a difference of two) with the
+  delta-method variance plus the between-repeat variance; a heuristic
+  measured in ``docs/estimand.rst``;
 * :func:`bayesian_correlated_ttest` — Corani & Benavoli's (2015) Bayesian
   correlated t-test: a Student posterior for the mean difference with the
   correlation ρ = n_test/(n_test + n_train) between folds, giving P(A better),
@@ -54,6 +58,7 @@ __all__ = [
     "corrected_repeated_cv_ttest",
     "fold_differences",
     "paired_ttest_5x2cv",
+    "repeat_pooled_interval",
 ]
 
 
@@ -432,4 +437,72 @@ def bayesian_correlated_ttest(
         ci = tuple(float(x) for x in post.ppf([alpha / 2, 1 - alpha / 2]))
     return BayesianCVResult(
         mean, scale, df, rope, p_a, p_r, p_b, ci, n_used, n_dropped, reason
+    )
+
+
+def repeat_pooled_interval(pooled, delta_variance, *, alpha=0.05):
+    """Normal interval for the mean over repeats of a per-repeat pooled value.
+
+    ``pooled`` holds, per repeat, the metric of the counts pooled over that
+    repeat's folds (or a difference of two algorithms'). The variance adds
+    the delta-method variance of the value pooled over all repeats (``n``
+    instances: the test-set noise) and the sample variance of the per-repeat
+    values (the variability of retraining on other partitions of the same
+    data): ``V = V_delta + s²_between``, ``z = mean / sqrt(V)``. No
+    published method; the retraining study in ``docs/estimand.rst`` measures
+    it. It misses the part of the training variability that comes from new
+    samples rather than new partitions, and under-covers a single learner's
+    F where that part is large.
+
+    Parameters
+    ----------
+    pooled : array_like, shape (repeats,)
+        Per-repeat pooled values; NaN repeats are dropped (counted).
+    delta_variance : float
+        Delta-method variance of the value pooled over the repeats.
+    alpha : float, default=0.05
+
+    Returns
+    -------
+    CVTestResult
+        ``df`` is ``(inf,)`` (normal reference); ``n_folds`` counts repeats.
+
+    Examples
+    --------
+    >>> res = repeat_pooled_interval([0.41, 0.44, 0.40, 0.43], 0.0009)
+    >>> round(res.estimate, 3), [round(x, 4) for x in res.conf_int]
+    (0.42, [0.3512, 0.4888])
+    """
+    alpha = check_alpha(alpha)
+    values = np.asarray(pooled, dtype=float).ravel()
+    finite = values[np.isfinite(values)]
+    n_used, n_dropped = finite.size, values.size - finite.size
+    reasons = [f"{n_dropped} of {values.size} repeats dropped"] if n_dropped else []
+    var_delta = float(delta_variance)
+    estimate = float(finite.mean()) if n_used else np.nan
+    var = var_delta + float(finite.var(ddof=1)) if n_used >= 2 else np.nan
+    if n_used < 2:
+        reasons.append("fewer than two usable repeats")
+    elif not np.isfinite(var_delta):
+        reasons.append("delta-method variance undefined")
+    elif var <= 0:
+        reasons.append("zero variance")
+    if np.isfinite(var) and var > 0:
+        se = np.sqrt(var)
+        z = estimate / se
+        p = float(2 * stats.norm.sf(abs(z)))
+        half = float(stats.norm.isf(alpha / 2)) * se
+        ci = (float(estimate - half), float(estimate + half))
+    else:
+        z, p, ci = np.nan, np.nan, (np.nan, np.nan)
+    return CVTestResult(
+        "delta + between-repeat",
+        estimate,
+        float(z),
+        (np.inf,),
+        p,
+        ci,
+        n_used,
+        n_dropped,
+        "; ".join(reasons),
     )

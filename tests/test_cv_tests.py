@@ -10,6 +10,7 @@ from fmtest.cv_tests import (
     corrected_repeated_cv_ttest,
     fold_differences,
     paired_ttest_5x2cv,
+    repeat_pooled_interval,
 )
 
 RNG = np.random.default_rng(13)
@@ -193,3 +194,20 @@ def test_bad_input():
         corrected_repeated_cv_ttest([["x", "y"]])
     with pytest.raises(ValueError, match="alpha"):
         corrected_repeated_cv_ttest(A, B, alpha=1.5)
+
+
+def test_repeat_pooled_interval_by_hand():
+    pooled = np.array([0.41, 0.44, np.nan, 0.40, 0.43])
+    res = repeat_pooled_interval(pooled, 0.0009, alpha=0.1)
+    finite = pooled[np.isfinite(pooled)]
+    se = np.sqrt(0.0009 + finite.var(ddof=1))
+    assert res.estimate == pytest.approx(0.42)
+    assert res.statistic == pytest.approx(0.42 / se, rel=1e-12)
+    assert res.pvalue == pytest.approx(2 * stats.norm.sf(0.42 / se), rel=1e-9)
+    half = stats.norm.isf(0.05) * se
+    assert res.conf_int == pytest.approx((0.42 - half, 0.42 + half), rel=1e-12)
+    assert (res.n_folds, res.n_dropped) == (4, 1) and "1 of 5 repeats" in res.reason
+    one = repeat_pooled_interval([0.4], 0.001)
+    assert np.isnan(one.conf_int).all() and "fewer than two" in one.reason
+    undefined = repeat_pooled_interval([0.4, 0.5], np.nan)
+    assert np.isnan(undefined.statistic) and "undefined" in undefined.reason

@@ -71,3 +71,27 @@ def test_algorithm_truth_is_the_mean_of_pool_scores():
     f = np.array(f)
     np.testing.assert_allclose(truth["f"], f.mean(axis=0), rtol=1e-12)
     assert truth["diff"] == pytest.approx((f[:, 0] - f[:, 1]).mean(), rel=1e-12)
+
+
+def test_merge_runs_weights_rates_by_defined_replicates():
+    import pandas as pd
+
+    base = {
+        "dataset": "d",
+        "n": 300,
+        "estimand": "algorithms",
+        "method": "corrected t",
+        "target": "diff",
+        "replicates": 10,
+        "skipped": 0,
+        "tp_per_repeat": 20.0,
+        "mean_dropped_folds": 0.0,
+        "truth_diff": 0.01,
+        "truth_mcse": 0.003,
+    }
+    first = pd.DataFrame([{**base, "rate": 0.9, "defined": 10}])
+    second = pd.DataFrame([{**base, "rate": 0.6, "defined": 5, "skipped": 5}])
+    merged = retraining.merge_runs([first, second])
+    assert merged["rate"].item() == pytest.approx((9 + 3) / 15)
+    assert merged[["defined", "replicates", "skipped"]].values.tolist() == [[15, 20, 5]]
+    assert merged["truth_mcse"].item() == pytest.approx(0.003 / np.sqrt(2))

@@ -33,10 +33,10 @@ Algorithm estimand
     - the uncorrected repeated-CV t interval (variance s²/J), for contrast;
     - Dietterich's 5×2cv t interval and Alpaydin's combined F-test (size at
       the true difference);
-    - "delta + between": the mean over repeats of the pooled F (or
-      difference) with variance = delta-method variance of the F pooled over
-      repeats (n instances) + the sample variance of the per-repeat pooled
-      values, and a normal interval;
+    - "delta + between" (:func:`fmtest.cv_tests.repeat_pooled_interval`):
+      the mean over repeats of the pooled F (or difference) with variance =
+      delta-method variance of the F pooled over repeats (n instances) + the
+      sample variance of the per-repeat pooled values, and a normal interval;
     - today's default intervals (repeat 1), held against this truth.
 
 The size of a 5 % test is the rejection rate of H0: Δ = Δ_true with the true
@@ -71,6 +71,7 @@ from fmtest.cv_tests import (
     combined_ftest_5x2cv,
     corrected_repeated_cv_ttest,
     paired_ttest_5x2cv,
+    repeat_pooled_interval,
 )
 from fmtest.fmeasure import fbeta
 from validation._common import REPO_ROOT, Z95, covers, ensure_dir, pair_stats
@@ -312,12 +313,8 @@ def analyse(rep, n, truth_alg, truth_52):
     deltas = {f"F {name}": var_d[j] for j, name in enumerate(LEARNERS)}
     deltas["diff"] = var_diff
     for key, values in rep_values.items():
-        between = values.var(ddof=1) if repeats > 1 else np.nan
-        half = Z95 * np.sqrt(deltas[key] + between)
-        centre = values.mean()
-        row[f"algorithms|delta + between|{key}"] = covers(
-            centre - half, centre + half, targets[key]
-        )
+        res = repeat_pooled_interval(values, deltas[key])
+        row[f"algorithms|delta + between|{key}"] = covers(*res.conf_int, targets[key])
     # 5x2cv (training size n/2)
     f52 = rep["f52"]
     d52 = f52[..., 0] - f52[..., 1]
@@ -468,6 +465,29 @@ def _run(quick, data, out, seed, verbose, design):
     return result
 
 
+def merge_runs(frames):
+    """Pool independent runs (different seeds) of the same design.
+
+    Rates are weighted by the replicates each run had defined; truths and
+    expected TP are averaged, Monte Carlo errors of the truth combined.
+    """
+    both = pd.concat(frames, ignore_index=True)
+    both["_hits"] = both["rate"] * both["defined"]
+    keys = ["dataset", "n", "estimand", "method", "target"]
+    out = both.groupby(keys, sort=False).agg(
+        _hits=("_hits", "sum"),
+        defined=("defined", "sum"),
+        replicates=("replicates", "sum"),
+        skipped=("skipped", "sum"),
+        tp_per_repeat=("tp_per_repeat", "mean"),
+        mean_dropped_folds=("mean_dropped_folds", "mean"),
+        truth_diff=("truth_diff", "mean"),
+        truth_mcse=("truth_mcse", lambda s: np.sqrt((s**2).sum()) / len(s)),
+    )
+    out.insert(0, "rate", out.pop("_hits") / out["defined"])
+    return out.reset_index()
+
+
 def display(result):
     """Wide table: one row per (estimand, method, target), one column per cell."""
     frame = result.copy()
@@ -516,7 +536,21 @@ def main(argv=None):
     parser.add_argument("--replicates", type=int, default=None)
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--truth-draws", type=int, default=None)
+    parser.add_argument(
+        "--merge",
+        nargs="+",
+        default=None,
+        help="pool the retraining.csv files of runs with different seeds into --out",
+    )
     args = parser.parse_args(argv)
+    if args.merge:
+        result = merge_runs([pd.read_csv(path) for path in args.merge])
+        plan = {**DESIGN_FULL, "replicates": int(result["replicates"].max())}
+        target = ensure_dir(args.out or DOCS_OUT)
+        result.to_csv(target / "retraining.csv", index=False)
+        (target / "retraining.rst").write_text(rst_table(result, plan))
+        print((100 * display(result)).round(1).to_string())
+        return 0
     design = {
         k: v
         for k, v in {
