@@ -46,9 +46,10 @@ pool so that sampling without replacement is close to sampling from an
 infinite population (the finite-population correction is ≥ 2/3 in the
 worst cell; it makes every interval slightly conservative there).
 
-Run: ``python -m validation.retraining [--quick] [--data DIR] [--out DIR]``.
-The full run writes ``retraining.csv`` and ``retraining.rst`` to
-``docs/_static/retraining/``; ``--quick`` (one data set, n = 300, a few
+Run: ``python -m validation.retraining [--quick] [--data DIR] [--out DIR]
+[--seed S]``. The full run writes ``retraining.csv`` and ``retraining.rst`` to
+``docs/_static/retraining/``; ``--merge CSV …`` pools runs with different
+seeds (the published table pools seeds 2026–2030); ``--quick`` (one data set, n = 300, a few
 replicates) writes to a temporary folder and is run by the tests.
 """
 
