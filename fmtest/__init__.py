@@ -18,6 +18,7 @@ import importlib
 # numpy, pandas and statsmodels.
 _LAZY = {
     "CountTables": "fmtest.counts",
+    "cross_validate": "fmtest.crossval",
     "DeltaMethodVariance": "fmtest.delta_engine",
     "panel": "fmtest.metrics",
     "FMeasureComparison": "fmtest.model",
@@ -78,6 +79,7 @@ __all__ = [
     "compare_fmeasures",
     "compare_metrics",
     "confident_roc",
+    "cross_validate",
     "misclassification_balance",
     "paired_error_comparison",
     "paired_error_comparison_from_counts",

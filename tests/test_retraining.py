@@ -1,0 +1,97 @@
+"""The retraining study (validation/retraining.py) in its quick mode."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip(
+    "sklearn", reason="the retraining study trains scikit-learn learners"
+)
+
+from validation import retraining
+
+DATA = retraining._data_folder(None)
+needs_data = pytest.mark.skipif(
+    not (Path(DATA) / "phoneme.csv").is_file(),
+    reason=f"the real data sets are not in {DATA} (../shared/data from the "
+    "repository or its parent folder)",
+)
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("retraining")
+    return retraining.run(quick=True, out=out, verbose=False), out
+
+
+@needs_data
+def test_quick_run_writes_its_tables(quick):
+    result, out = quick
+    assert (out / "retraining.csv").is_file()
+    text = (out / "retraining.rst").read_text()
+    assert text.startswith(".. list-table::") and "corrected t" in text
+    plan = retraining.DESIGN_QUICK
+    assert set(result["dataset"]) == {c[0] for c in plan["cells"]}
+    assert ((result["rate"] >= 0) & (result["rate"] <= 1)).all()
+    assert (result["defined"] <= plan["replicates"]).all()
+
+
+@needs_data
+def test_quick_run_structural_relations(quick):
+    """Relations that hold replicate by replicate, whatever the data."""
+    result, _ = quick
+    rate = result.set_index(["estimand", "method", "target"])["rate"]
+    for target in ("F logit", "F tree5", "diff"):
+        corrected = rate["algorithms", "corrected t", target]
+        # the Bayesian credible interval is the corrected t interval
+        assert rate["algorithms", "bayesian correlated t", target] == corrected
+        # same centre and df, larger variance: covers whenever the naive one does
+        assert corrected >= rate["algorithms", "uncorrected t", target]
+
+
+def test_algorithm_truth_is_the_mean_of_pool_scores():
+    """The Monte Carlo truth, recomputed by an explicit loop on toy data."""
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2))
+    y = (X[:, 0] + rng.normal(size=400) > 1).astype(int)
+    truth = retraining.algorithm_truth(X, y, 100, 4, np.random.default_rng(9))
+    check = np.random.default_rng(9)
+    f = []
+    for _ in range(4):
+        idx = check.permutation(400)
+        train, rest = idx[:100], idx[100:]
+        row = []
+        for name in retraining.LEARNERS:
+            model = retraining.make_learner(name).fit(X[train], y[train])
+            row.append(f1_score(y[rest], model.predict(X[rest])))
+        f.append(row)
+    f = np.array(f)
+    np.testing.assert_allclose(truth["f"], f.mean(axis=0), rtol=1e-12)
+    assert truth["diff"] == pytest.approx((f[:, 0] - f[:, 1]).mean(), rel=1e-12)
+
+
+def test_merge_runs_weights_rates_by_defined_replicates():
+    import pandas as pd
+
+    base = {
+        "dataset": "d",
+        "n": 300,
+        "estimand": "algorithms",
+        "method": "corrected t",
+        "target": "diff",
+        "replicates": 10,
+        "skipped": 0,
+        "tp_per_repeat": 20.0,
+        "mean_dropped_folds": 0.0,
+        "truth_diff": 0.01,
+        "truth_mcse": 0.003,
+    }
+    first = pd.DataFrame([{**base, "rate": 0.9, "defined": 10}])
+    second = pd.DataFrame([{**base, "rate": 0.6, "defined": 5, "skipped": 5}])
+    merged = retraining.merge_runs([first, second])
+    assert merged["rate"].item() == pytest.approx((9 + 3) / 15)
+    assert merged[["defined", "replicates", "skipped"]].values.tolist() == [[15, 20, 5]]
+    assert merged["truth_mcse"].item() == pytest.approx(0.003 / np.sqrt(2))
