@@ -354,6 +354,80 @@ class MetricComparison:
         return cls(tables)
 
     @classmethod
+    def from_estimators(
+        cls,
+        estimators,
+        X,
+        y,
+        *,
+        cv=None,
+        repeats=10,
+        groups=None,
+        n_jobs=None,
+        random_state=None,
+        positive=1,
+        progress=None,
+    ):
+        """Cross-validate scikit-learn estimators and build the model on their predictions.
+
+        A shortcut for :func:`fmtest.cross_validate` (the same splits for every
+        estimator, by default repeated stratified 5-fold) followed by
+        :meth:`from_formula` on the long predictions, with the ``repeat``,
+        ``fold``, ``instance`` and (where every estimator has one) ``score``
+        columns in their roles. Needs scikit-learn (``pip install
+        'fmtest[sklearn]'``).
+
+        Parameters
+        ----------
+        estimators : dict
+            Name → unfitted scikit-learn classifier.
+        X, y, cv, repeats, groups, n_jobs, random_state, progress
+            As in :func:`fmtest.crossval.cross_validate`.
+        positive : object, default=1
+            The positive (minority) label of ``y``.
+
+        Returns
+        -------
+        MetricComparison or FMeasureComparison
+            ``model.data`` holds the long predictions; fit with
+            ``estimand="algorithms"`` to ask whether the learning algorithms
+            differ (see ``docs/estimand.rst``).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_classification
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> X, y = make_classification(n_samples=300, weights=[0.8], random_state=0)
+        >>> model = FMeasureComparison.from_estimators(
+        ...     {"logit": LogisticRegression(), "tree": DecisionTreeClassifier(max_depth=3)},
+        ...     X, y, repeats=2, random_state=0)
+        >>> model.counts.n_repeats, len(model.counts.folds)
+        (2, 10)
+        """
+        from fmtest.crossval import cross_validate
+
+        data = cross_validate(
+            estimators,
+            X,
+            y,
+            cv=cv,
+            repeats=repeats,
+            groups=groups,
+            n_jobs=n_jobs,
+            random_state=random_state,
+            positive=positive,
+            progress=progress,
+        )
+        return cls.from_formula(
+            "predicted ~ algorithm",
+            data,
+            response="predicted",
+            positive=positive,
+            score="score" if "score" in data.columns else None,
+        )
+
+    @classmethod
     def from_counts(cls, table, **columns):
         """Build the model from per-(data set, algorithm, fold) TP/FN/FP(/TN) counts.
 
