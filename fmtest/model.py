@@ -555,7 +555,7 @@ class FMeasureComparison(MetricComparison):
         wong_divisor="theorem",
         re_method="dl",
         re_test="hksj",
-        ci_method="binomial",
+        ci_method="score",
         n_boot=2000,
         seed=None,
         wong=False,
@@ -596,18 +596,23 @@ class FMeasureComparison(MetricComparison):
             (variance q/Σw*, t with M − 1 df), which holds its level with few
             data sets, or the classical z-test (1/Σw*, normal), whose size is
             about 12 % at M = 5.
-        ci_method : {"binomial", "wald", "logit", "bootstrap"}, default="binomial"
-            Confidence intervals in ``fmeasures`` and ``pairwise`` (tests and
-            p-values are not affected). ``"binomial"``: the Wilson interval for
-            each F (a binomial interval on the Jaccard scale J = F/(2 − F),
-            whose variance is the JVESR variance) and MOVER-Jeffreys with the
-            delta correlation for differences; the calibration study in
-            ``docs/accuracy.rst`` found these within one percentage point of
-            nominal coverage far more often than Wald, also with few true
-            positives and at F̂ = 0 or 1. ``"wald"``: F̂ ± z·SE of ``method``.
-            ``"logit"``: Wald on the logit scale for F (Wald for differences).
-            ``"bootstrap"``: percentile intervals from multinomial resamples
-            of the count tables (``n_boot``, ``seed``).
+        ci_method : {"score", "mover", "wald", "logit", "bootstrap"}, default="score"
+            Confidence intervals in ``fmeasures`` and ``pairwise``, and the
+            test in ``pairwise["pvalue"]`` that matches them (named in
+            ``config["test"]``; ``p_adjusted`` adjusts it). ``"score"``: the
+            F_β score interval for each F (conditional trinomial of TP, FP, FN;
+            at β = 1 the Wilson interval on the Jaccard scale) and MOVER
+            from those intervals with the delta correlation for differences,
+            with the p-value of the inverted MOVER interval (exists also at
+            F̂ = 0). ``"mover"`` (alias ``"binomial"``, the earlier
+            default): Wilson intervals with the effective number of
+            trials for each F and MOVER-Jeffreys for differences, with its
+            inverted p-value. ``"wald"``: F̂ ± z·SE of ``method`` and its z-test.
+            ``"logit"``: Wald on the logit scale for F (Wald and its z-test for
+            differences). ``"bootstrap"``: percentile intervals from
+            multinomial resamples of the count tables (``n_boot``, ``seed``)
+            and the percentile interval inverted at 0. See
+            ``docs/accuracy.rst`` for their coverage.
         n_boot : int, default=2000
             Resamples for ``ci_method="bootstrap"``.
         seed : int or None, default=None

@@ -117,7 +117,9 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
     """Forest plot of the per-data-set differences F₁ − F₂ with their CIs.
 
     One row per data set with the difference of the two algorithms' F and its
-    Wald interval (of the results' ``method``), then, with at least two data
+    interval from ``res.pairwise`` (``ci_lower``/``ci_upper``: by the fit's
+    ``ci_method``, MOVER-score by default, Wald with ``ci_method="wald"``;
+    the summary names it), then, with at least two data
     sets, two pooled rows drawn as diamonds spanning their intervals: the
     inverse-variance fixed-effect mean (``fe_diff ± z·fe_se`` of
     ``res.across_datasets``, with ``method``'s variances) and the

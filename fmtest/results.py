@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from fmtest import accessors
-from fmtest.bootstrap import bootstrap_intervals, difference_interval, fmeasure_interval
+from fmtest.bootstrap import bootstrap_intervals
 from fmtest.delta_engine import DeltaMethodVariance
 from fmtest.estimand import algorithm_pairwise, check_estimand
 from fmtest.fmeasure import divide, safe_sqrt
@@ -26,6 +26,7 @@ from fmtest.inference import (
     wald_interval,
     z_test,
 )
+from fmtest.intervals import difference_test, fmeasure_interval
 from fmtest.metrics import get_metric
 from fmtest.multitest import adjust_pvalues, check_multitest
 from fmtest.pair_notes import pair_reasons
@@ -54,8 +55,11 @@ NOTE_WILCOXON = (
     "the exact p is given only without zeros and ties; the normal approximation has "
     "no tie or continuity correction."
 )
-CI_METHODS = ("binomial", "wald", "logit", "bootstrap")
+CI_METHODS = ("score", "mover", "binomial", "wald", "logit", "bootstrap")
+CI_ALIASES = {"binomial": "mover"}  # the earlier name of "mover"
 CI_METHOD_NAMES = {
+    "score": ("score", "MOVER-score"),
+    "mover": ("Wilson", "MOVER-Jeffreys"),
     "binomial": ("Wilson", "MOVER-Jeffreys"),
     "wald": ("Wald", "Wald"),
     "logit": ("logit", "Wald"),
@@ -75,6 +79,8 @@ PAIRED_ERROR_COLUMNS = {  # paired_error_comparisons column -> paired_errors col
     "mcnemar_chi2_pvalue": "mcnemar_chi2_p",
     "reason": "reason",
 }
+# the single-F interval that MOVER combines, per ci_method
+MOVER_BASE = {"score": "score", "mover": "jeffreys"}
 NOTE_WONG_F_ONLY = (
     "Wong's linear approximation is defined for F-measures only; this comparison "
     "uses the delta method."
@@ -132,6 +138,7 @@ class MetricComparisonResults:
             "re_method": re_method,
             "re_test": re_test,
             "estimand": self.estimand,
+            "test": f"z test, {'Wong' if method == 'wong' else 'delta method'} SE",
         }
         self.delta = DeltaMethodVariance(self.counts, metric=metric)
         self.wong = None
@@ -198,14 +205,19 @@ class MetricComparisonResults:
             ``diff``; ``se_delta``, ``corr_delta`` (delta-method correlation
             of the two estimates), ``z_delta``, ``p_delta``; for F-measures
             ``se_wong``, ``z_wong``, ``p_wong`` (independence assumed);
-            ``ci_lower``, ``ci_upper`` (Wald,
-            of ``method``); ``p_adjusted`` (``method``'s p adjusted by
-            ``multitest`` within each data set; a pair whose p is NaN is a
-            test that does not exist and is not counted in the family); for
-            F-measures ``large_sample`` (both algorithms meet Wong's
-            large-sample condition TP, FN, FP ≥ ``min_count``);
-            ``reason``: why the pair has no test (an algorithm not run on the
-            data set; identical predictions), empty otherwise.
+            ``ci_lower``, ``ci_upper`` (Wald of ``method``; for F-measures as
+            chosen by ``ci_method``); ``pvalue``, the p-value of the test that
+            matches ``ci_lower``/``ci_upper`` (named in ``config["test"]``:
+            the inverted interval for ``ci_method`` "score", "mover" and
+            "bootstrap", the Wald z-test of ``method`` otherwise), so
+            ``pvalue < alpha`` exactly when the interval excludes 0;
+            ``p_adjusted`` (``pvalue`` adjusted by ``multitest`` within each
+            data set; a pair whose p is NaN is a test that does not exist and
+            is not counted in the family); for F-measures ``large_sample``
+            (both algorithms meet Wong's large-sample condition TP, FN,
+            FP ≥ ``min_count``); ``reason``: why the pair has no test (an
+            algorithm not run on the data set; identical predictions), empty
+            otherwise.
         """
         algs = list(self.counts.algorithms)  # indexing a pandas Index is slow
         pairs, diff, var_d, corr_d = self._contrasts(self.delta)
@@ -223,8 +235,9 @@ class MetricComparisonResults:
             frame["se_wong"] = safe_sqrt(var_w.ravel())
             frame["z_wong"], frame["p_wong"] = z_test(diff.ravel(), var_w.ravel())
         frame["ci_lower"], frame["ci_upper"] = self._difference_interval(self.alpha)
-        p_lead = frame["p_wong" if self.method == "wong" else "p_delta"]
-        families = p_lead.to_numpy(dtype=float).reshape(diff.shape)  # (D, P)
+        wald_p = frame["p_wong" if self.method == "wong" else "p_delta"].to_numpy()
+        frame["pvalue"] = self._difference_pvalue(wald_p)
+        families = frame["pvalue"].to_numpy(dtype=float).reshape(diff.shape)  # (D, P)
         frame["p_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
         if self.has_wong:
             frame["large_sample"] = self._pair_large_sample(pairs).ravel()
@@ -646,6 +659,10 @@ class MetricComparisonResults:
         _, diff, var, _ = self._contrasts(self.lead)
         return wald_interval(diff.ravel(), var.ravel(), alpha)
 
+    def _difference_pvalue(self, wald_p):
+        """The p-value matching the pairwise interval, per (data set, pair)."""
+        return wald_p
+
     def cov_params(self, dataset=None):
         """Labelled A × A covariance matrix of the estimates in one data set (``method``).
 
@@ -748,7 +765,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
         wong_divisor,
         re_method,
         re_test="hksj",
-        ci_method="binomial",
+        ci_method="score",
         n_boot=2000,
         seed=None,
         wong=False,
@@ -770,9 +787,11 @@ class FMeasureComparisonResults(MetricComparisonResults):
             raise ValueError(
                 f"`ci_method` must be one of {set(CI_METHODS)}; got {ci_method!r}."
             )
+        ci_method = CI_ALIASES.get(ci_method, ci_method)
         self.beta = float(beta)
         self._wong_divisor = wong_divisor
         self._bootstraps = {}
+        self._differences = {}
         self.config.update(
             rho_fallback=rho_fallback,
             wong_divisor=wong_divisor,
@@ -781,6 +800,10 @@ class FMeasureComparisonResults(MetricComparisonResults):
             seed=seed,
             wong=bool(wong),
         )
+        if ci_method in MOVER_BASE:
+            self.config["test"] = f"{CI_METHOD_NAMES[ci_method][1]} (inverted interval)"
+        elif ci_method == "bootstrap":
+            self.config["test"] = "bootstrap percentile (inverted interval)"
         if self.counts.has_folds and self.counts.n_repeats == 1:
             self.wong = WongLinearVariance(
                 self.counts, beta=beta, min_count=min_count, rho_fallback=rho_fallback
@@ -804,11 +827,24 @@ class FMeasureComparisonResults(MetricComparisonResults):
             )
         return self._bootstraps[alpha]
 
+    def _difference_test(self, alpha):
+        if alpha not in self._differences:
+            self._differences[alpha] = difference_test(
+                self.counts,
+                beta=self.beta,
+                alpha=alpha,
+                method=MOVER_BASE[self.config["ci_method"]],
+            )
+        return self._differences[alpha]
+
     def _estimate_interval(self, alpha):
         ci_method = self.config["ci_method"]
-        if ci_method == "binomial":
+        if ci_method in MOVER_BASE:
+            # "mover" shows Wilson intervals and combines Jeffreys ones (the
+            # earlier default; the summary names both)
+            method = "score" if ci_method == "score" else "wilson"
             low, high = fmeasure_interval(
-                self.counts.totals, beta=self.beta, alpha=alpha
+                self.counts.totals, beta=self.beta, alpha=alpha, method=method
             )
             return low.ravel(), high.ravel()
         if ci_method == "bootstrap":
@@ -821,13 +857,21 @@ class FMeasureComparisonResults(MetricComparisonResults):
 
     def _difference_interval(self, alpha):
         ci_method = self.config["ci_method"]
-        if ci_method == "binomial":
-            _, low, high = difference_interval(self.counts, beta=self.beta, alpha=alpha)
-            return low.ravel(), high.ravel()
+        if ci_method in MOVER_BASE:
+            res = self._difference_test(alpha)
+            return res.lower.ravel(), res.upper.ravel()
         if ci_method == "bootstrap":
             boot = self._bootstrap(alpha)
             return boot.diff_lower.ravel(), boot.diff_upper.ravel()
         return super()._difference_interval(alpha)
+
+    def _difference_pvalue(self, wald_p):
+        ci_method = self.config["ci_method"]
+        if ci_method in MOVER_BASE:
+            return self._difference_test(self.alpha).pvalue.ravel()
+        if ci_method == "bootstrap":
+            return self._bootstrap(self.alpha).diff_pvalue.ravel()
+        return wald_p
 
     @cached_property
     def fmeasures(self):
@@ -840,7 +884,8 @@ class FMeasureComparisonResults(MetricComparisonResults):
             ``precision``, ``recall_weight`` (Wong's w̄), ``tp``, ``fn``,
             ``fp``, ``tn``, ``se_delta``, ``se_wong``, ``rho_wong`` (fold
             correlation used by Wong), ``ci_lower``, ``ci_upper`` (by
-            ``ci_method``: Wilson binomial by default), ``ci_logit_lower``,
+            ``ci_method``: the F_β score interval by default, the one the
+            default MOVER difference interval combines), ``ci_logit_lower``,
             ``ci_logit_upper`` (the Wald interval of ``method`` on the logit
             scale: stays inside [0, 1]), ``large_sample`` (Wong's
             TP, FN, FP ≥ ``min_count``), ``small_counts``, ``rho_status``,

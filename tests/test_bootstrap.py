@@ -1,25 +1,22 @@
-"""Small-sample intervals: score-type (Wilson/Jeffreys + MOVER) and the count-table bootstrap."""
+"""The count-table bootstrap (fmtest.bootstrap)."""
 
 import time
 
 import numpy as np
 import pytest
 from scipy import stats
-from statsmodels.stats.proportion import proportion_confint
 
 from fmtest import CountTables, FMeasureComparison
 from fmtest.bootstrap import (
     bootstrap_intervals,
-    difference_interval,
-    fmeasure_interval,
-    jaccard_trials,
-    mover_interval,
-    pair_correlation,
-    pair_joint,
+    bootstrap_rows,
+    diff_of_cells8,
+    f_of_cells4,
 )
 from fmtest.delta import cell_variance, pair_covariance
 from fmtest.fmeasure import fbeta, fbeta_gradient
 from fmtest.inference import wald_interval
+from fmtest.intervals import pair_joint
 
 Z = stats.norm.isf(0.025)
 
@@ -33,177 +30,12 @@ def random_joint(rng, n, p=None, size=()):
     return rng.multinomial(n, p, size=size).reshape(*size, 2, 2, 2)
 
 
-# -- the Jaccard reduction -----------------------------------------------------------
-
-
-@pytest.mark.parametrize("beta", [1.0, 2.0, 0.5])
-def test_effective_trials_reproduce_the_delta_variance(beta):
-    """J(1 − J)/m carried to the F scale is the JVESR variance, for any β."""
-    rng = np.random.default_rng(0)
-    t = rng.integers(1, 80, size=(50, 2, 2)).astype(float)
-    f = fbeta(t, beta)
-    j, m = jaccard_trials(t, beta)
-    dj_df = 2 / (2 - f) ** 2
-    var_f = j * (1 - j) / m / dj_df**2
-    np.testing.assert_allclose(
-        var_f, cell_variance(t, fbeta_gradient(t, beta)), rtol=1e-12
-    )
-    np.testing.assert_allclose(2 * j / (1 + j), f, rtol=1e-12)
-
-
-def test_f1_trials_are_tp_fp_fn():
-    t = cells(tp=7, fn=11, fp=5, tn=900)
-    j, m = jaccard_trials(t)
-    assert float(m) == 23 and float(j) == pytest.approx(7 / 23)
-    # finite at the boundaries where the delta variance degenerates
-    assert float(jaccard_trials(cells(0, 3, 4, 10))[1]) == 7
-    assert float(jaccard_trials(cells(9, 0, 0, 10))[1]) == 9
-
-
-@pytest.mark.parametrize(
-    ("method", "statsmodels_method"),
-    [("wilson", "wilson"), ("jeffreys", "jeffreys"), ("clopper-pearson", "beta")],
-)
-@pytest.mark.parametrize(
-    ("tp", "fn", "fp"), [(107, 284, 306), (0, 20, 30), (12, 0, 0), (3, 1, 2)]
-)
-def test_f1_interval_is_a_binomial_interval_for_jaccard(
-    method, statsmodels_method, tp, fn, fp
-):
-    """For F₁ the interval is statsmodels' interval for TP out of TP + FP + FN, mapped.
-
-    Jeffreys: fmtest uses Brown, Cai & DasGupta's boundary rule (lower bound 0
-    at TP = 0, upper bound 1 at FP = FN = 0), which statsmodels does not.
-    """
-    lo, hi = fmeasure_interval(cells(tp, fn, fp, 500), method=method)
-    j_lo, j_hi = proportion_confint(
-        tp, tp + fn + fp, alpha=0.05, method=statsmodels_method
-    )
-    expected = [2 * j_lo / (1 + j_lo), 2 * j_hi / (1 + j_hi)]
-    if method == "jeffreys" and tp == 0:
-        expected[0] = 0.0
-    if method == "jeffreys" and fn + fp == 0:
-        expected[1] = 1.0
-    np.testing.assert_allclose([lo, hi], expected, atol=1e-10)
-
-
-def test_f_interval_bounds_and_undefined():
-    lo, hi = fmeasure_interval(
-        np.stack(
-            [
-                cells(0, 5, 5, 10),
-                cells(5, 0, 0, 10),
-                cells(0, 0, 0, 10),
-                cells(4, 4, 4, 0),
-            ]
-        )
-    )
-    assert lo[0] == 0 and 0 < hi[0] < 1  # F̂ = 0: the Wald interval has no width here
-    assert 0 < lo[1] < 1 and hi[1] == 1  # F̂ = 1
-    assert np.isnan(lo[2]) and np.isnan(hi[2])  # F undefined
-    assert 0 < lo[3] < 0.5 < hi[3] < 1
-
-
-def test_f_interval_agrees_with_wald_for_large_counts():
-    t = cells(tp=40_000, fn=15_000, fp=25_000, tn=10**6)
-    wlo, whi = wald_interval(fbeta(t), cell_variance(t, fbeta_gradient(t)))
-    for method in ("wilson", "jeffreys"):
-        lo, hi = fmeasure_interval(t, method=method)
-        se = (whi - wlo) / (2 * Z)
-        assert abs(lo - wlo) < 0.02 * se and abs(hi - whi) < 0.02 * se
-
-
 def test_bad_arguments():
     t = cells(1, 2, 3, 4)
-    with pytest.raises(ValueError, match="alpha"):
-        fmeasure_interval(t, alpha=1.5)
-    with pytest.raises(ValueError, match="method"):
-        fmeasure_interval(t, method="wald")
-    with pytest.raises(ValueError, match=r"shape \(\.\.\., 2, 2\)"):
-        fmeasure_interval(np.ones(3))
-    with pytest.raises(ValueError, match="non-negative"):
-        fmeasure_interval(-t)
     with pytest.raises(ValueError, match="kind"):
         bootstrap_intervals(t[None], kind="basic")
     with pytest.raises(ValueError, match="n_boot"):
         bootstrap_intervals(t[None], n_boot=1)
-
-
-# -- MOVER for differences -----------------------------------------------------------
-
-
-def test_mover_reduces_to_wald_with_symmetric_intervals():
-    e1, e2, s1, s2, r = 0.6, 0.5, 0.03, 0.04, 0.4
-    lo, hi = mover_interval(
-        e1, e2, (e1 - Z * s1, e1 + Z * s1), (e2 - Z * s2, e2 + Z * s2), r
-    )
-    se = np.sqrt(s1**2 + s2**2 - 2 * r * s1 * s2)
-    np.testing.assert_allclose([lo, hi], [0.1 - Z * se, 0.1 + Z * se], rtol=1e-12)
-
-
-def test_pair_joint_matches_count_tables():
-    rng = np.random.default_rng(3)
-    truth = rng.integers(0, 2, 300)
-    preds = {"a": rng.integers(0, 2, 300), "b": rng.integers(0, 2, 300)}
-    joint = FMeasureComparison.from_arrays(truth, preds).counts.joint[0]
-    np.testing.assert_array_equal(pair_joint(joint[0, 1]), joint)
-
-
-def test_pair_correlation_is_the_delta_correlation():
-    rng = np.random.default_rng(4)
-    joint = pair_joint(random_joint(rng, 5000))
-    own = np.stack([joint[0, 0].sum(-1), joint[1, 1].sum(-1)])
-    cov = pair_covariance(joint, fbeta_gradient(own))
-    expected = cov[0, 1] / np.sqrt(cov[0, 0] * cov[1, 1])
-    assert float(pair_correlation(joint)[0]) == pytest.approx(expected, rel=1e-12)
-
-
-def test_difference_interval_agrees_with_delta_wald_for_large_counts():
-    rng = np.random.default_rng(5)
-    p = np.array([0.80, 0.02, 0.03, 0.01, 0.02, 0.01, 0.03, 0.08])
-    joint = pair_joint(random_joint(rng, 10**6, p))
-    own = np.stack([joint[0, 0].sum(-1), joint[1, 1].sum(-1)])
-    f = fbeta(own)
-    cov = pair_covariance(joint, fbeta_gradient(own))
-    var = cov[0, 0] + cov[1, 1] - 2 * cov[0, 1]
-    wlo, whi = wald_interval(f[0] - f[1], var)
-    for method in ("jeffreys", "wilson"):
-        _, lo, hi = difference_interval(joint, method=method)
-        se = np.sqrt(var)
-        assert abs(lo[0] - wlo) < 0.02 * se and abs(hi[0] - whi) < 0.02 * se
-
-
-def test_difference_interval_inputs_and_range():
-    rng = np.random.default_rng(6)
-    tables = random_joint(rng, 40, size=(200,))  # small counts, some F̂ = 0 or undefined
-    joint = pair_joint(tables)
-    pairs, lo, hi = difference_interval(joint)
-    assert pairs == [(0, 1)] and lo.shape == (200, 1)
-    f = fbeta(np.stack([tables.sum(-1), tables.sum(-2)], axis=1))
-    d = f[:, 0] - f[:, 1]
-    ok = ~np.isnan(d)
-    assert np.isnan(lo[~ok, 0]).all()
-    assert (
-        (-1 <= lo[ok, 0])
-        & (lo[ok, 0] <= d[ok])
-        & (d[ok] <= hi[ok, 0])
-        & (hi[ok, 0] <= 1)
-    ).all()
-    assert (hi[ok, 0] > lo[ok, 0]).all()  # positive width also where Wald has none
-    # a CountTables gives the same; totals alone mean independence (correlation 0)
-    counts = FMeasureComparison.from_arrays(
-        rng.integers(0, 2, 500),
-        {"a": rng.integers(0, 2, 500), "b": rng.integers(0, 2, 500)},
-    ).counts
-    np.testing.assert_allclose(
-        difference_interval(counts)[1], difference_interval(counts.joint)[1]
-    )
-    _, lo_ind, hi_ind = difference_interval(counts.totals)
-    own = counts.totals[0]
-    f_ind = fbeta(own)
-    l1, u1 = fmeasure_interval(own, method="jeffreys")
-    exp = mover_interval(f_ind[0], f_ind[1], (l1[0], u1[0]), (l1[1], u1[1]), 0.0)
-    np.testing.assert_allclose([lo_ind[0, 0], hi_ind[0, 0]], exp)
 
 
 # -- the parametric bootstrap --------------------------------------------------------
@@ -326,3 +158,44 @@ def test_bootstrap_cost_does_not_depend_on_n():
             best = min(best, time.perf_counter() - t0)
         times[n] = best
     assert times[10**9] < 3 * times[10**3] + 0.05
+
+
+def test_statistics_of_rows_are_f_and_difference():
+    rng = np.random.default_rng(10)
+    t8 = random_joint(rng, 300, size=(20,)).astype(float)
+    own_a, own_b = t8.sum(axis=-1), t8.sum(axis=-2)
+    np.testing.assert_allclose(
+        f_of_cells4(2.0)(own_a.reshape(-1, 4)), fbeta(own_a, 2.0), rtol=1e-14
+    )
+    np.testing.assert_allclose(
+        diff_of_cells8(2.0)(t8.reshape(-1, 8)),
+        fbeta(own_a, 2.0) - fbeta(own_b, 2.0),
+        rtol=1e-14,
+    )
+
+
+def test_bootstrap_pvalue_is_the_inverted_percentile_interval():
+    """p = 2 min(P*(d* <= 0), P*(d* >= 0)) agrees with the percentile interval:
+    p < α exactly when 0 is outside it, except where 0 falls within one
+    resample's spacing of a bound (the interval interpolates between draws)."""
+    rng = np.random.default_rng(12)
+    rows = np.stack([random_joint(rng, 150) for _ in range(400)])  # a p per row
+    rows = rows.reshape(-1, 8).astype(float)
+    out = bootstrap_rows(
+        np.random.default_rng(0),
+        rows,
+        diff_of_cells8(1.0),
+        2000,
+        0.05,
+        ("percentile",),
+        pvalue=True,
+    )
+    lo, hi = out["percentile"]
+    p = out["pvalue"]
+    ok = ~np.isnan(p) & ~np.isnan(lo)
+    excluded = (lo > 0) | (hi < 0)
+    agree = (p < 0.05) == excluded
+    near = np.abs(p - 0.05) < 2 / 2000
+    assert (agree | near)[ok].all()
+    assert excluded[ok].any() and (~excluded[ok]).any()
+    assert (p[ok] >= 1 / 2000).all() and (p[ok] <= 1).all()

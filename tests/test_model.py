@@ -94,7 +94,7 @@ def test_pairwise_is_consistent_with_the_covariance(res):
 
 def test_p_adjusted_is_holm_within_each_dataset(res):
     for _ds, group in res.pairwise.groupby(level="dataset"):
-        expected = multipletests(group["p_delta"], method="holm")[1]
+        expected = multipletests(group["pvalue"], method="holm")[1]
         np.testing.assert_allclose(group["p_adjusted"], expected, rtol=1e-12)
 
 
@@ -103,7 +103,7 @@ def test_other_multitest_method(example):
     res = mod.fit(multitest="fdr_bh")
     group = res.pairwise.loc["synth_noisy"]
     np.testing.assert_allclose(
-        group["p_adjusted"], multipletests(group["p_delta"], method="fdr_bh")[1]
+        group["p_adjusted"], multipletests(group["pvalue"], method="fdr_bh")[1]
     )
     with pytest.raises(
         ValueError, match="`multitest` must be a statsmodels multipletests"
@@ -471,8 +471,9 @@ def test_latex_and_html_escape_notes_and_keep_titles(res):
 
 
 def test_nan_pairs_are_not_counted_in_the_holm_family():
-    """Three algorithms, one perfect (F = 1, no SE): the two pairs with it
-    have no test, so the one testable pair is a family of one."""
+    """Three algorithms, one perfect (F = 1, no SE): with the Wald test the two
+    pairs with it have no test, so the one testable pair is a family of one
+    (the default inverted-interval test has a p for every pair)."""
     rng = np.random.default_rng(11)
     n = 500
     truth = (rng.random(n) < 0.2).astype(int)
@@ -481,9 +482,16 @@ def test_nan_pairs_are_not_counted_in_the_holm_family():
         "a": np.where(rng.random(n) < 0.9, truth, 1 - truth),
         "b": np.where(rng.random(n) < 0.8, truth, 1 - truth),
     }
-    res = FMeasureComparison.from_arrays(truth, preds).fit()
+    res = FMeasureComparison.from_arrays(truth, preds).fit(ci_method="wald")
     pw = res.pairwise.loc["all"]
     assert pw["p_delta"].isna().sum() == 2
+    assert (
+        FMeasureComparison.from_arrays(truth, preds)
+        .fit()
+        .pairwise["pvalue"]
+        .notna()
+        .all()
+    )
     testable = pw["p_delta"].notna()
     assert pw.loc[testable, "p_adjusted"].iloc[0] == pw.loc[testable, "p_delta"].iloc[0]
     assert pw.loc[~testable, "p_adjusted"].isna().all()
@@ -514,9 +522,10 @@ def test_header_without_tn_says_so():
     assert re.search(r"Folds:\s+1 to 5", text)
 
 
-def test_default_intervals_are_binomial(res, example):
-    """Wilson for each F, MOVER-Jeffreys for differences (docs/accuracy.rst)."""
-    from fmtest.bootstrap import difference_interval, fmeasure_interval
+def test_default_intervals_are_score_and_mover_score(res, example):
+    """The F_β score interval for each F, MOVER from the same intervals for
+    differences (docs/accuracy.rst)."""
+    from fmtest.intervals import difference_interval, fmeasure_interval
 
     low, high = fmeasure_interval(res.counts.totals)
     np.testing.assert_allclose(res.fmeasures["ci_lower"], low.ravel(), rtol=1e-12)

@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from fmtest.bootstrap import pair_joint
 from fmtest.delta import pair_covariance
 from fmtest.fmeasure import fbeta, fbeta_gradient
+from fmtest.intervals import pair_joint
 from fmtest.wong import fold_correlation, wong_variance
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

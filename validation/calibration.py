@@ -64,15 +64,10 @@ if __package__ in (None, ""):  # run as a script: make the work tree importable
 import numpy as np
 import pandas as pd
 
-from fmtest.bootstrap import (
-    _bootstrap_rows,
-    _diff_of_cells8,
-    _f_of_cells4,
-    difference_interval,
-    fmeasure_interval,
-    pair_joint,
-)
+from fmtest.bootstrap import bootstrap_rows, diff_of_cells8, f_of_cells4
+from fmtest.fmeasure import fbeta_weights
 from fmtest.inference import logit_interval, wald_interval
+from fmtest.intervals import fmeasure_interval, mover_interval
 from validation._common import (
     Z95,
     covers,
@@ -88,19 +83,24 @@ N_FOLDS = 5
 NOMINAL = 0.95
 TOLERANCE = 0.01  # "within one percentage point"
 
+# The β = 1 grid crosses every factor; the β ≠ 1 grid (F_β of β = 0.5, 2, 3)
+# uses fewer correlations: an F interval does not depend on ρ, and the
+# difference methods are studied over ρ at β = 1.
 FULL = {
     "n": (200, 500, 1000, 2000, 5000, 10000),
-    "prevalence": (0.01, 0.02, 0.05, 0.1, 0.2),
-    "f": (0.1, 0.3, 0.5, 0.7, 0.9),
-    "rho": (0.0, 0.4, 0.8),
+    "prevalence": (0.01, 0.05, 0.2),
+    "f": (0.1, 0.3, 0.5, 0.7, 0.9, 0.95),
+    "rho": (0.0, 0.3, 0.6, 0.8, 0.9, 0.95, 0.99),
     "design": ("equal", "unequal"),
-    "reps": 10_000,
+    "beta": (1.0,),
+    "beta_grid": {"beta": (0.5, 2.0, 3.0), "rho": (0.0, 0.9)},
+    "reps": 2500,
     "boot": {
         "n": (200, 1000, 5000),
         "prevalence": (0.01, 0.05, 0.2),
         "f": (0.1, 0.5, 0.9),
-        "rho": (0.4,),
-        "reps": 2000,
+        "rho": (0.6,),
+        "reps": 1000,
         "n_boot": 1000,
     },
 }
@@ -110,6 +110,8 @@ QUICK = {
     "f": (0.1, 0.5, 0.9),
     "rho": (0.0, 0.8),
     "design": ("equal", "unequal"),
+    "beta": (1.0,),
+    "beta_grid": {"beta": (2.0,), "rho": (0.0,), "f": (0.9,)},
     "reps": 2000,
     "boot": {
         "n": (1000,),
@@ -121,6 +123,8 @@ QUICK = {
     },
 }
 
+# the methods behind each fit(ci_method=...) default, by target
+DEFAULTS = {"F": "score", "difference": "MOVER-score"}
 BOOT_METHODS = ("bootstrap percentile", "bootstrap BCa")
 
 
@@ -181,19 +185,33 @@ def joint_distribution(prevalence, alg_a, alg_b, rho):
     return np.clip(p, 0.0, 1.0), achieved
 
 
-def design_algorithms(design, f):
-    """(recall, precision) of algorithms a and b, and their true F₁."""
+def design_algorithms(design, f, beta=1.0):
+    """(recall, precision) of algorithms a and b, and their true F_β.
+
+    Algorithm a has recall = precision = ``f`` (so F_β = f for every β); in
+    the unequal design b has F₁ = 0.8 f with recall = 1.5 × precision.
+    """
+    a, b = fbeta_weights(beta)
     if design == "equal":
         return (f, f), (f, f), f, f
     if design == "unequal":
         fb = 0.8 * f
-        return (f, f), (1.25 * fb, fb / 1.2), f, fb  # recall = 1.5 × precision
+        rec, prec = 1.25 * fb, fb / 1.2  # recall = 1.5 × precision
+        return (f, f), (rec, prec), f, 1 / (a / prec + b / rec)
     raise ValueError(f"unknown design {design!r}")
 
 
 def _cell_seed(params):
-    n, prev, f, rho, design = params
-    return [SEED, n, round(prev * 1e4), round(f * 1e4), round(rho * 1e4), len(design)]
+    n, prev, f, rho, design, beta = params
+    return [
+        SEED,
+        n,
+        round(prev * 1e4),
+        round(f * 1e4),
+        round(rho * 1e4),
+        len(design),
+        round(beta * 100),
+    ]
 
 
 # -- one cell ------------------------------------------------------------------------
@@ -204,15 +222,43 @@ def _count(hits, usable):
     return int((hits & usable).sum()), int(usable.sum())
 
 
-def simulate_cell(n, prevalence, f, rho, design, reps, boot=None):
+def _unique_rows(tables, func):
+    """``func`` on the distinct tables only (replicates repeat when counts are
+    small), scattered back to every replicate."""
+    flat = tables.reshape(len(tables), -1)
+    uniq, inverse = np.unique(flat, axis=0, return_inverse=True)
+    out = func(uniq.reshape(-1, *tables.shape[1:]))
+    return tuple(np.asarray(x)[..., inverse.ravel()] for x in out)
+
+
+def _f_intervals(own, beta, method):
+    """(R, 2) bounds of both algorithms' F intervals, computed once per distinct table."""
+    flat = own.reshape(-1, 2, 2)
+    lo, hi = _unique_rows(
+        flat, lambda t: fmeasure_interval(t, beta=beta, method=method)
+    )
+    return lo.reshape(own.shape[:-2]), hi.reshape(own.shape[:-2])
+
+
+def _mover(est, bounds, corr):
+    """(R,) MOVER bounds for F_a − F_b from both algorithms' (R, 2) intervals,
+    as :func:`fmtest.intervals.difference_interval` combines them."""
+    lo, hi = bounds
+    lower, upper = mover_interval(
+        est[:, 0], est[:, 1], (lo[:, 0], hi[:, 0]), (lo[:, 1], hi[:, 1]), corr
+    )
+    return np.clip(lower, -1.0, 1.0), np.clip(upper, -1.0, 1.0)
+
+
+def simulate_cell(n, prevalence, f, rho, design, reps, boot=None, beta=1.0):
     """All methods on one cell; returns a list of result rows (dicts)."""
-    alg_a, alg_b, f_a, f_b = design_algorithms(design, f)
+    alg_a, alg_b, f_a, f_b = design_algorithms(design, f, beta)
     p8, achieved = joint_distribution(prevalence, alg_a, alg_b, rho)
-    rng = np.random.default_rng(_cell_seed((n, prevalence, f, rho, design)))
+    rng = np.random.default_rng(_cell_seed((n, prevalence, f, rho, design, beta)))
     folds = rng.multinomial(n // N_FOLDS, p8.ravel(), size=(reps, N_FOLDS))
     folds = folds.reshape(reps, N_FOLDS, 2, 2, 2)
     t8 = folds.sum(axis=1)
-    st = pair_stats(t8, folds)
+    st = pair_stats(t8, folds, beta=beta)
     own = own_tables(t8)
     est = st["f"]
     truth = np.array([f_a, f_b])
@@ -220,11 +266,12 @@ def simulate_cell(n, prevalence, f, rho, design, reps, boot=None):
     both = defined.all(axis=1)
 
     # the true correlation of F̂_a and F̂_b (delta method at p, any n)
-    true = pair_stats(p8[None] * 1e9)
+    true = pair_stats(p8[None] * 1e9, beta=beta)
     true_corr = float(true["cov_delta"][0] / np.sqrt(true["var_delta"][0].prod()))
     counts = expected_counts(n, p8)
     base = {
         "design": design,
+        "beta": beta,
         "n": n,
         "prevalence": prevalence,
         "f": f,
@@ -261,8 +308,10 @@ def simulate_cell(n, prevalence, f, rho, design, reps, boot=None):
         "Wald (delta)": wald_interval(est, st["var_delta"]),
         "logit (delta)": logit_interval(est, st["var_delta"]),
         "Wald (Wong)": wald_interval(est, st["var_wong"]),
-        "Wilson": fmeasure_interval(own, method="wilson"),
-        "Jeffreys": fmeasure_interval(own, method="jeffreys"),
+        "score": _f_intervals(own, beta, "score"),
+        "LR": _f_intervals(own, beta, "lr"),
+        "Wilson": _f_intervals(own, beta, "wilson"),
+        "Jeffreys": _f_intervals(own, beta, "jeffreys"),
     }
     for method, (lo, hi) in iv.items():
         for a, target in enumerate(("F a", "F b")):
@@ -272,10 +321,12 @@ def simulate_cell(n, prevalence, f, rho, design, reps, boot=None):
     d = est[:, 0] - est[:, 1]
     true_d = f_a - f_b
     var_d = st["var_delta"].sum(axis=1) - 2 * st["cov_delta"]
+    # the delta correlation, 0 where undefined (as difference_interval uses it)
+    corr = st["cov_delta"] / sqrt_or_nan(st["var_delta"].prod(axis=1))
+    corr = np.where(np.isfinite(corr), corr, 0.0)
     se_d = sqrt_or_nan(var_d)
     clipped = np.clip(d, -1 + 1e-12, 1 - 1e-12)
     half = Z95 * se_d / (1 - clipped**2)
-    joint = pair_joint(t8)
     div = {
         "Wald (delta)": wald_interval(d, var_d),
         "Wald (Wong)": wald_interval(d, st["var_wong"].sum(axis=1)),
@@ -283,8 +334,9 @@ def simulate_cell(n, prevalence, f, rho, design, reps, boot=None):
             np.tanh(np.arctanh(clipped) - half),
             np.tanh(np.arctanh(clipped) + half),
         ),
-        "MOVER-Wilson": difference_interval(joint, method="wilson")[1:],
-        "MOVER-Jeffreys": difference_interval(joint, method="jeffreys")[1:],
+        "MOVER-score": _mover(est, iv["score"], corr),
+        "MOVER-LR": _mover(est, iv["LR"], corr),
+        "MOVER-Jeffreys": _mover(est, iv["Jeffreys"], corr),
     }
     for method, (lo, hi) in div.items():
         add("difference", method, np.ravel(lo), np.ravel(hi), both, true_d)
@@ -295,10 +347,10 @@ def simulate_cell(n, prevalence, f, rho, design, reps, boot=None):
         sub = slice(0, min(r_boot, reps))
         kinds = ("percentile", "bca")
         names = dict(zip(kinds, BOOT_METHODS, strict=True))
-        res_d = _bootstrap_rows(
+        res_d = bootstrap_rows(
             rng,
             t8[sub].reshape(-1, 8).astype(float),
-            _diff_of_cells8(1.0),
+            diff_of_cells8(beta),
             n_boot,
             0.05,
             kinds,
@@ -308,7 +360,7 @@ def simulate_cell(n, prevalence, f, rho, design, reps, boot=None):
         res_f = None
         if design == "unequal":
             rows4 = own[sub].reshape(-1, 4).astype(float)
-            res_f = _bootstrap_rows(rng, rows4, _f_of_cells4(1.0), n_boot, 0.05, kinds)
+            res_f = bootstrap_rows(rng, rows4, f_of_cells4(beta), n_boot, 0.05, kinds)
         for kind in kinds:
             if res_f is not None:
                 lo, hi = (x.reshape(-1, 2) for x in res_f[kind])
@@ -344,12 +396,26 @@ def expected_counts(n, p8):
 
 
 def cells(grid):
-    """Every (n, prevalence, f, rho, design) of a grid."""
-    return list(
-        itertools.product(
-            grid["n"], grid["prevalence"], grid["f"], grid["rho"], grid["design"]
-        )
+    """Every (n, prevalence, f, rho, design, beta) of a grid: all factors at the
+    β of ``grid["beta"]``, and the ρ of ``grid["beta_grid"]`` at its β."""
+    main = itertools.product(
+        grid["n"],
+        grid["prevalence"],
+        grid["f"],
+        grid["rho"],
+        grid["design"],
+        grid["beta"],
     )
+    extra = grid.get("beta_grid", {"beta": (), "rho": ()})
+    other = itertools.product(
+        grid["n"],
+        grid["prevalence"],
+        extra.get("f", grid["f"]),
+        extra["rho"],
+        grid["design"],
+        extra["beta"],
+    )
+    return [*main, *other]
 
 
 def run(*, quick=False, out=None, verbose=True, grid=None):
@@ -358,7 +424,12 @@ def run(*, quick=False, out=None, verbose=True, grid=None):
     boot = grid["boot"]
     boot_cells = set(
         itertools.product(
-            boot["n"], boot["prevalence"], boot["f"], boot["rho"], grid["design"]
+            boot["n"],
+            boot["prevalence"],
+            boot["f"],
+            boot["rho"],
+            grid["design"],
+            (1.0,),
         )
     )
     t0 = time.perf_counter()
@@ -366,7 +437,10 @@ def run(*, quick=False, out=None, verbose=True, grid=None):
     todo = cells(grid)
     for i, params in enumerate(todo):
         b = (boot["reps"], boot["n_boot"]) if params in boot_cells else None
-        rows += simulate_cell(*params, reps=grid["reps"], boot=b)
+        n, prev, f, rho, design, beta = params
+        rows += simulate_cell(
+            n, prev, f, rho, design, reps=grid["reps"], boot=b, beta=beta
+        )
         if verbose and (i + 1) % 100 == 0:
             print(
                 f"  {i + 1}/{len(todo)} cells, {time.perf_counter() - t0:.0f} s",
@@ -388,6 +462,7 @@ def run(*, quick=False, out=None, verbose=True, grid=None):
 
 TABLE_NAMES = (
     "summary",
+    "defaults",
     "subgrid",
     "size",
     "size_subgrid",
@@ -440,14 +515,18 @@ def pooled_f(frame):
     f = f[~((f["target"] == "F b") & (f["design"] == "equal"))]  # b == a there
     f["algorithm"] = np.where(f["target"] == "F a", "r = q", "r = 1.5 q")
     f["true_f"] = np.where(f["target"] == "F a", f["f_a"], f["f_b"])
+    f["etp"] = np.where(f["target"] == "F a", f["etp_a"], f["etp_b"])
     f["hits"] = f["coverage"] * f["reps"]
     f["missing"] = f["no_interval"] * f["reps"]
-    keys = ["algorithm", "method", "n", "prevalence", "f", "true_f"]
+    if "beta" not in f:  # cells saved before β joined the grid
+        f["beta"] = 1.0
+    keys = ["beta", "algorithm", "method", "n", "prevalence", "f", "true_f"]
     pooled = f.groupby(keys, as_index=False).agg(
         hits=("hits", "sum"),
         reps=("reps", "sum"),
         missing=("missing", "sum"),
         count=("count", "first"),
+        etp=("etp", "first"),
     )
     pooled["coverage"] = pooled["hits"] / pooled["reps"]
     pooled["no_interval"] = pooled["missing"] / pooled["reps"]
@@ -460,12 +539,15 @@ def _targets(frame):
     (coverage of 0; its complement is the rejection rate)."""
     pooled = pooled_f(frame)
     parts = [
-        sub.assign(target=f"F ({algorithm})")
-        for algorithm, sub in pooled.groupby("algorithm")
+        sub.assign(target=f"F ({algorithm}), β = {beta:g}")
+        for (beta, algorithm), sub in pooled.groupby(["beta", "algorithm"])
     ]
-    diff = frame[frame["target"] == "difference"]
-    parts.append(diff[diff["design"] == "unequal"].assign(target="F_a - F_b (unequal)"))
-    parts.append(diff[diff["design"] == "equal"].assign(target="F_a - F_b (equal)"))
+    diff = frame[frame["target"] == "difference"].copy()
+    if "beta" not in diff:
+        diff["beta"] = 1.0
+    diff["etp"] = diff[["etp_a", "etp_b"]].min(axis=1)
+    for (beta, design), sub in diff.groupby(["beta", "design"]):
+        parts.append(sub.assign(target=f"F_a - F_b ({design}), β = {beta:g}"))
     rows = pd.concat(parts, ignore_index=True)
     rows["class"] = _classify(rows)
     rows["bin"] = pd.cut(rows["count"], COUNT_BINS, labels=COUNT_LABELS, right=False)
@@ -559,6 +641,7 @@ def summarise(frame, boot=None):
             .reset_index()
         )
     tables["recommendation"] = _recommend(summary)
+    tables["defaults"] = worst_cells(rows)
     tables["by_count_compact"] = _compact(by_count)
     tables = {k: v.round(2) for k, v in tables.items()}
     tables["pooled_f"] = pooled_f(frame)
@@ -566,10 +649,10 @@ def summarise(frame, boot=None):
 
 
 COMPACT_TARGETS = (
-    "F (r = q)",
-    "F (r = 1.5 q)",
-    "F_a - F_b (unequal)",
-    "F_a - F_b (equal)",
+    "F (r = q), β = 1",
+    "F (r = 1.5 q), β = 1",
+    "F_a - F_b (unequal), β = 1",
+    "F_a - F_b (equal), β = 1",
 )
 
 
@@ -596,6 +679,41 @@ def _compact(by_count):
     )
     table.columns.name = None
     return table
+
+
+ETP_MIN = 10  # "wherever E[TP] >= 10"
+
+
+def worst_cells(rows):
+    """Per target, the default method's worst cell overall and where E[TP] ≥ 10.
+
+    The defaults are those of ``fit()`` (:data:`DEFAULTS`); E[TP] is the
+    algorithm's expected true positives (the smaller of the two for a
+    difference). Coverage in %, with the cell that attains the minimum.
+    """
+    out = []
+    for target, sub in rows.groupby("target", sort=False):
+        method = DEFAULTS["F" if target.startswith("F (") else "difference"]
+        sub = sub[sub["method"] == method]
+        if sub.empty:
+            continue
+        big = sub[sub["etp"] >= ETP_MIN]
+        entry = {"target": target, "default": method, "cells": len(sub)}
+        for label, part in (("all", sub), (f"E[TP] >= {ETP_MIN}", big)):
+            if part.empty:
+                entry[f"min coverage ({label})"] = np.nan
+                entry[f"worst cell ({label})"] = ""
+                continue
+            worst = part.loc[part["coverage"].idxmin()]
+            rho = worst.get("rho", np.nan)
+            where = f"n={worst['n']:g} π={worst['prevalence']:g} F={worst['f']:g}"
+            if pd.notna(rho):
+                where += f" ρ={rho:g}"
+            entry[f"min coverage ({label})"] = 100 * worst["coverage"]
+            entry[f"worst cell ({label})"] = f"{where} (E[TP] {worst['etp']:.1f})"
+            entry[f"within 1 pp ({label}, %)"] = 100 * (part["class"] == "ok").mean()
+        out.append(entry)
+    return pd.DataFrame(out)
 
 
 def _recommend(summary):
@@ -649,6 +767,7 @@ def main(argv=None):
     ):
         for name in (
             "summary",
+            "defaults",
             "subgrid",
             "size",
             "by_count_compact",

@@ -37,10 +37,12 @@ F_HEAT_METHODS = (
     "Wald (delta)",
     "logit (delta)",
     "Wald (Wong)",
-    "Wilson",
+    "score",
+    "LR",
     "Jeffreys",
 )
-DIFF_HEAT_METHODS = ("Wald (delta)", "Wald (Wong)", "MOVER-Wilson", "MOVER-Jeffreys")
+BETA_HEAT_METHODS = ("Wald (delta)", "Wilson", "score", "LR")
+DIFF_HEAT_METHODS = ("Wald (delta)", "Wald (Wong)", "MOVER-score", "MOVER-Jeffreys")
 
 
 def _grid(frame, value):
@@ -77,9 +79,14 @@ def _colorbar(fig, image, axes, label, edges):
     bar.set_label(label, fontsize=7)
 
 
+def _beta_one(frame):
+    return frame[frame["beta"] == 1.0] if "beta" in frame else frame
+
+
 def coverage_f_figure(pooled, path):
-    """Coverage of F (algorithm with recall = precision) for each method."""
-    sub = pooled[pooled["algorithm"] == "r = q"]
+    """Coverage of F₁ (algorithm with recall = precision) for each method."""
+    sub = _beta_one(pooled)
+    sub = sub[sub["algorithm"] == "r = q"]
     methods = [m for m in F_HEAT_METHODS if m in set(sub["method"])]
     fig, axes = plt.subplots(
         1, len(methods), figsize=(1.9 * len(methods) + 1.2, 5.2), sharey=True
@@ -94,22 +101,55 @@ def coverage_f_figure(pooled, path):
         ax.set_xlabel("n", fontsize=7)
     _colorbar(fig, image, axes, "coverage of F (%), nominal 95", COVERAGE_EDGES)
     fig.suptitle(
-        "95 % intervals for F (recall = precision; pooled over ρ and designs)",
+        "95 % intervals for F₁ (recall = precision; pooled over ρ and designs)",
         fontsize=8,
     )
     fig.savefig(path, dpi=DPI)
     plt.close(fig)
 
 
+def coverage_beta_figure(pooled, path):
+    """Coverage of F_β, β ≠ 1 (recall = precision), per β (rows) and method."""
+    sub = pooled[(pooled["beta"] != 1.0) & (pooled["algorithm"] == "r = q")]
+    betas = sorted(sub["beta"].unique())
+    methods = [m for m in BETA_HEAT_METHODS if m in set(sub["method"])]
+    fig, axes = plt.subplots(
+        len(betas),
+        len(methods),
+        figsize=(1.7 * len(methods) + 1.4, 3.0 * len(betas) + 0.4),
+        squeeze=False,
+        layout="constrained",
+    )
+    image = None
+    for i, beta in enumerate(betas):
+        for j, method in enumerate(methods):
+            cell = sub[(sub["beta"] == beta) & (sub["method"] == method)]
+            image = _heat(
+                axes[i, j],
+                _grid(cell, "coverage"),
+                COVERAGE_CMAP,
+                COVERAGE_EDGES,
+                ylabels=j == 0,
+                title=f"{method}, β = {beta:g}",
+            )
+            if i == len(betas) - 1:
+                axes[i, j].set_xlabel("n", fontsize=7)
+    _colorbar(fig, image, axes, "coverage of F_β (%), nominal 95", COVERAGE_EDGES)
+    fig.suptitle("95 % intervals for F_β, β ≠ 1 (recall = precision)", fontsize=8)
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+
+
 def difference_figure(frame, path, *, design, value, cmap, edges, label, title):
     """Heat maps per method (columns) and correlation ρ (rows)."""
-    sub = frame[(frame["target"] == "difference") & (frame["design"] == design)]
+    sub = _beta_one(frame)
+    sub = sub[(sub["target"] == "difference") & (sub["design"] == design)]
     methods = [m for m in DIFF_HEAT_METHODS if m in set(sub["method"])]
     rhos = sorted(sub["rho"].unique())
     fig, axes = plt.subplots(
         len(rhos),
         len(methods),
-        figsize=(1.5 * len(methods) + 1.6, 3.6 * len(rhos) + 0.3),
+        figsize=(1.5 * len(methods) + 1.6, 2.7 * len(rhos) + 0.3),
         squeeze=False,
         layout="constrained",
     )
@@ -138,8 +178,11 @@ MARKERS = {
     "logit (delta)": ("v", "#f4a582"),
     "Wald (Wong)": ("s", "#8c6bb1"),
     "atanh (delta)": ("v", "#f4a582"),
-    "Wilson": ("D", "#2166ac"),
-    "MOVER-Wilson": ("D", "#2166ac"),
+    "Wilson": ("d", "#92c5de"),
+    "score": ("D", "#2166ac"),
+    "MOVER-score": ("D", "#2166ac"),
+    "LR": ("<", "#b2182b"),
+    "MOVER-LR": ("<", "#b2182b"),
     "Jeffreys": ("^", "#1b7837"),
     "MOVER-Jeffreys": ("^", "#1b7837"),
     "bootstrap percentile": ("x", "#555555"),
@@ -151,7 +194,7 @@ def count_figure(pooled, frame, path):
     """Coverage against the smaller expected count (TP or FP + FN)."""
     diff = frame[(frame["target"] == "difference") & (frame["design"] == "unequal")]
     panels = (
-        ("F (both algorithms)", pooled),
+        ("F_β (both algorithms, every β)", pooled),
         ("F_a − F_b (unequal design)", diff),
     )
     fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.4), sharey=True)
@@ -198,8 +241,10 @@ def calibration_figures(frame, out):
         "coverage_diff": out / "coverage_diff.png",
         "size": out / "size.png",
         "coverage_count": out / "coverage_count.png",
+        "coverage_beta": out / "coverage_beta.png",
     }
     coverage_f_figure(pooled, paths["coverage_f"])
+    coverage_beta_figure(pooled, paths["coverage_beta"])
     difference_figure(
         frame,
         paths["coverage_diff"],

@@ -39,15 +39,9 @@ import numpy as np
 import pandas as pd
 
 from fmtest import CountTables, DeltaMethodVariance, WongLinearVariance
-from fmtest.bootstrap import (
-    _bootstrap_rows,
-    _diff_of_cells8,
-    _f_of_cells4,
-    difference_interval,
-    fmeasure_interval,
-    pair_joint,
-)
+from fmtest.bootstrap import bootstrap_rows, diff_of_cells8, f_of_cells4
 from fmtest.inference import logit_interval, wald_interval
+from fmtest.intervals import difference_interval, fmeasure_interval, pair_joint
 from validation import published_table1 as published
 from validation._common import (
     DEFAULT_DATA,
@@ -349,14 +343,14 @@ def _coverage(t8, pop_f, rows, defined, f, var_d, cov_d, var_w, n_boot, rng):
         "Wald (delta)": wald_interval(f, var_d),
         "logit (delta)": logit_interval(f, var_d),
         "Wald (Wong)": wald_interval(f, var_w),
-        "Wilson": fmeasure_interval(own, method="wilson"),
+        "score": fmeasure_interval(own, method="score"),
         "Jeffreys": fmeasure_interval(own, method="jeffreys"),
     }
     if n_boot:
-        boot = _bootstrap_rows(
+        boot = bootstrap_rows(
             rng,
             own.reshape(-1, 4).astype(float),
-            _f_of_cells4(1.0),
+            f_of_cells4(1.0),
             n_boot,
             0.05,
             ("percentile", "bca"),
@@ -370,14 +364,14 @@ def _coverage(t8, pop_f, rows, defined, f, var_d, cov_d, var_w, n_boot, rng):
     div = {
         "Wald (delta)": wald_interval(d, var_d[:, 0] + var_d[:, 1] - 2 * cov_d),
         "Wald (Wong)": wald_interval(d, var_w.sum(axis=1)),
-        "MOVER-Wilson": difference_interval(joint, method="wilson")[1:],
+        "MOVER-score": difference_interval(joint, method="score")[1:],
         "MOVER-Jeffreys": difference_interval(joint, method="jeffreys")[1:],
     }
     if n_boot:
-        boot = _bootstrap_rows(
+        boot = bootstrap_rows(
             rng,
             t8.reshape(-1, 8).astype(float),
-            _diff_of_cells8(1.0),
+            diff_of_cells8(1.0),
             n_boot,
             0.05,
             ("percentile", "bca"),
