@@ -210,14 +210,26 @@ def test_calibration_delta_near_nominal_in_a_benign_cell(quick_calibration):
     tables, _ = quick_calibration
     pooled = tables["pooled_f"]
     cell = _cell(
-        pooled, n=5000, prevalence=0.2, f=0.5, algorithm="r = q", method="Wald (delta)"
+        pooled,
+        n=5000,
+        prevalence=0.2,
+        f=0.5,
+        beta=1.0,
+        algorithm="r = q",
+        method="Wald (delta)",
     ).iloc[0]
     tol = 3 * np.sqrt(0.95 * 0.05 / cell["reps"]) + 0.005
     assert cell["reps"] == 8000
     assert abs(cell["coverage"] - 0.95) < tol
     frame = tables["cells"]
     diff = _cell(
-        frame, n=5000, prevalence=0.2, f=0.5, target="difference", method="Wald (delta)"
+        frame,
+        n=5000,
+        prevalence=0.2,
+        f=0.5,
+        beta=1.0,
+        target="difference",
+        method="Wald (delta)",
     )
     tol = 3 * np.sqrt(0.95 * 0.05 / 2000) + 0.005
     assert (np.abs(diff["coverage"] - 0.95) < tol).all()
@@ -227,22 +239,25 @@ def test_calibration_delta_near_nominal_in_a_benign_cell(quick_calibration):
 
 def test_calibration_shows_the_failure_and_the_fix(quick_calibration):
     """n = 200, π = 0.05, F = 0.9 (expected TP 9, FP + FN 2): the Wald and logit
-    intervals for F under-cover (about 85 %); the Wilson interval does not
-    (≥ 95 % − 3 SE of 8000 replicates)."""
+    intervals for F under-cover (about 85 %); the score interval (the default;
+    Wilson's at β = 1) does not (≥ 95 % − 3 SE of 8000 replicates)."""
     tables, _ = quick_calibration
     pooled = tables["pooled_f"]
     where = {"n": 200, "prevalence": 0.05, "f": 0.9, "algorithm": "r = q"}
-    wald = _cell(pooled, method="Wald (delta)", **where).iloc[0]
-    logit = _cell(pooled, method="logit (delta)", **where).iloc[0]
-    wilson = _cell(pooled, method="Wilson", **where).iloc[0]
+    wald = _cell(pooled, method="Wald (delta)", beta=1.0, **where).iloc[0]
+    logit = _cell(pooled, method="logit (delta)", beta=1.0, **where).iloc[0]
+    wilson = _cell(pooled, method="score", beta=1.0, **where).iloc[0]
     assert wald["coverage"] < 0.90 and logit["coverage"] < 0.90
     assert wilson["coverage"] > 0.95 - 3 * np.sqrt(0.95 * 0.05 / wilson["reps"])
     # the summary ranks a binomial interval first for every target
     rec = tables["recommendation"]
     assert set(rec["best method"]) <= {
+        "score",
+        "LR",
         "Wilson",
         "Jeffreys",
-        "MOVER-Wilson",
+        "MOVER-score",
+        "MOVER-LR",
         "MOVER-Jeffreys",
     }
 
@@ -268,13 +283,41 @@ def test_calibration_wong_ignores_the_covariance(quick_calibration):
 
 def test_calibration_writes_tables_and_small_figures(quick_calibration):
     _, out = quick_calibration
-    for name in ("calibration_summary.csv", "calibration_recommendation.csv"):
+    for name in (
+        "calibration_summary.csv",
+        "calibration_recommendation.csv",
+        "calibration_defaults.csv",
+    ):
         assert (out / name).is_file()
     for name in (
         "coverage_f.png",
         "coverage_diff.png",
         "size.png",
         "coverage_count.png",
+        "coverage_beta.png",
     ):
         path = out / name
         assert path.is_file() and 0 < path.stat().st_size < 400_000
+
+
+def test_calibration_beta_two_score_interval_holds(quick_calibration):
+    """β = 2, F = 0.9, recall = precision (quick grid): wherever E[TP] >= 10 the
+    score interval covers within 3 SEs of the pooled replicates (4000: 1.0 pp)
+    plus 1 pp of 95 %, and the defaults table reports its worst cell."""
+    tables, _ = quick_calibration
+    pooled = tables["pooled_f"]
+    score = pooled[
+        (pooled["beta"] == 2.0)
+        & (pooled["method"] == "score")
+        & (pooled["algorithm"] == "r = q")
+        & (pooled["etp"] >= 10)
+    ]
+    assert len(score) >= 4
+    tol = 3 * np.sqrt(0.95 * 0.05 / score["reps"]) + 0.01
+    assert (np.abs(score["coverage"] - 0.95) < tol).all()
+    defaults = tables["defaults"].set_index("target")
+    row = defaults.loc["F (r = q), β = 2"]
+    assert row["default"] == "score"
+    assert row["min coverage (E[TP] >= 10)"] == pytest.approx(
+        100 * score["coverage"].min(), abs=0.01
+    )

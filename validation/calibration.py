@@ -718,11 +718,13 @@ def worst_cells(rows):
 
 def _recommend(summary):
     """Per target: the method with the most cells within 1 pp (ties: best worst
-    cell), beside the Wald (delta) interval."""
+    cell, then the default), beside the Wald (delta) interval."""
     rows = []
+    defaults = set(DEFAULTS.values())
     for target, sub in summary.groupby("target", sort=False):
+        sub = sub.assign(_default=sub["method"].isin(defaults))
         best = sub.sort_values(
-            ["within 1 pp (%)", "min coverage"], ascending=False
+            ["within 1 pp (%)", "min coverage", "_default"], ascending=False
         ).iloc[0]
         wald = sub[sub["method"] == "Wald (delta)"].iloc[0]
         rows.append(
