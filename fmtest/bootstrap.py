@@ -207,9 +207,9 @@ def diff_of_cells8(beta):
     Examples
     --------
     >>> import numpy as np
-    >>> cells = np.array([80.0, 5, 5, 0, 2, 3, 0, 5])  # z=1: lb only 3, la only 0
+    >>> cells = np.array([80.0, 5, 5, 0, 2, 3, 0, 5])  # F_a = 10/20, F_b = 16/23
     >>> round(float(diff_of_cells8(1.0)(cells)), 4)
-    -0.2143
+    -0.1957
     """
 
     def stat(cells):  # (..., 8) as [z, la, lb]
