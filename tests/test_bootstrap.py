@@ -114,7 +114,7 @@ def test_bootstrap_of_a_count_tables_object():
     n = 400
     truth = rng.integers(0, 2, n)
     preds = {k: np.where(rng.random(n) < 0.8, truth, 1 - truth) for k in "abc"}
-    counts = FMeasureComparison.from_arrays(truth, preds).counts
+    counts = FMeasureComparison.from_arrays(truth, preds, positive=1).counts
     res = bootstrap_intervals(counts, n_boot=200, seed=0)
     assert res.f_lower.shape == (1, 3) and res.diff_lower.shape == (1, 3)
     assert res.pairs == [(0, 1), (0, 2), (1, 2)] and res.paired

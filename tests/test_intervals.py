@@ -198,6 +198,7 @@ def test_difference_interval_inputs_and_range():
     counts = FMeasureComparison.from_arrays(
         rng.integers(0, 2, 500),
         {"a": rng.integers(0, 2, 500), "b": rng.integers(0, 2, 500)},
+        positive=1,
     ).counts
     np.testing.assert_allclose(
         difference_interval(counts)[1], difference_interval(counts.joint)[1]
