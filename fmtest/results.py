@@ -236,12 +236,15 @@ class MetricComparisonResults:
             frame["z_wong"], frame["p_wong"] = z_test(diff.ravel(), var_w.ravel())
         frame["ci_lower"], frame["ci_upper"] = self._difference_interval(self.alpha)
         wald_p = frame["p_wong" if self.method == "wong" else "p_delta"].to_numpy()
-        frame["pvalue"] = self._difference_pvalue(wald_p)
-        families = frame["pvalue"].to_numpy(dtype=float).reshape(diff.shape)  # (D, P)
+        reason = pair_reasons(self.counts, pairs).ravel()
+        # a pair with a reason has no test (identical predictions: no information)
+        pvalue = np.where(reason != "", np.nan, self._difference_pvalue(wald_p))
+        frame["pvalue"] = pvalue
+        families = pvalue.astype(float).reshape(diff.shape)  # (D, P)
         frame["p_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
         if self.has_wong:
             frame["large_sample"] = self._pair_large_sample(pairs).ravel()
-        frame["reason"] = pair_reasons(self.counts, pairs).ravel()
+        frame["reason"] = reason
         return frame
 
     def _wong_pair_variances(self, shape):

@@ -539,3 +539,23 @@ def test_default_shows_the_intervals_that_mover_combines(model):
     test = difference_test(res.counts, beta=2.0)
     np.testing.assert_allclose(res.pairwise["ci_lower"], test.lower.ravel(), rtol=1e-12)
     np.testing.assert_allclose(res.pairwise["pvalue"], test.pvalue.ravel(), rtol=1e-12)
+
+
+def test_identical_predictions_have_no_test_and_leave_the_family():
+    """Two algorithms that predict identically: no test (pvalue NaN, as the
+    pair's reason says), and Holm over the two remaining pairs."""
+    rng = np.random.default_rng(9)
+    n = 400
+    truth = (rng.random(n) < 0.2).astype(int)
+    a = np.where(rng.random(n) < 0.85, truth, 1 - truth)
+    c = np.where(rng.random(n) < 0.8, truth, 1 - truth)
+    res = FMeasureComparison.from_arrays(
+        truth, {"a": a, "b": a.copy(), "c": c}, positive=1
+    ).fit()
+    pw = res.pairwise.loc["all"]
+    assert np.isnan(pw.loc[("a", "b"), "pvalue"]) and pw.loc[("a", "b"), "reason"]
+    rest = pw["pvalue"].dropna()
+    assert len(rest) == 2
+    np.testing.assert_allclose(
+        pw.loc[rest.index, "p_adjusted"], multipletests(rest, method="holm")[1]
+    )
