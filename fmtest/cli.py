@@ -61,7 +61,7 @@ OPTIONAL_TABLES = ("tango", "paired_errors", "roc")
 #: The choices of ``fit(method=)`` and ``fit(ci_method=)``; tests check them
 #: against ``fmtest.model.METHODS`` and ``fmtest.results.CI_METHODS``.
 METHOD_CHOICES = ("delta", "jvesr", "wong")
-CI_METHOD_CHOICES = ("binomial", "wald", "logit", "bootstrap")
+CI_METHOD_CHOICES = ("score", "mover", "binomial", "wald", "logit", "bootstrap")
 F_METRICS = ("f1", "fbeta")
 CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 COMPRESSION_SUFFIXES = ("", ".gz", ".bz2", ".xz", ".zip")
@@ -497,9 +497,10 @@ def _fit_options():
     group.add_argument(
         "--ci-method",
         choices=list(CI_METHOD_CHOICES),
-        default="binomial",
-        help="intervals of F and of the differences: Wilson and MOVER-Jeffreys "
-        "(binomial, default), wald, logit or a parametric bootstrap",
+        default="score",
+        help="intervals of F and of the differences, and the matching pairwise "
+        "test: score and MOVER-score (default), mover (Wilson and MOVER-Jeffreys; "
+        "binomial is its old name), wald, logit or a parametric bootstrap",
     )
     group.add_argument(
         "--seed",

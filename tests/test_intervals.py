@@ -504,7 +504,7 @@ def test_pairwise_pvalue_matches_the_interval(model, ci_method):
     assert "inverted interval" in res.config["test"] or ci_method in ("wald", "logit")
     if ci_method in ("wald", "logit"):
         np.testing.assert_array_equal(pw["pvalue"], pw["p_delta"])
-        assert res.config["test"] == "Wald z (delta method)"
+        assert res.config["test"] == "z test, delta method SE"
 
 
 def test_issue_example_row_agrees(model):

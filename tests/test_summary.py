@@ -93,7 +93,7 @@ def test_printed_numbers_are_the_dataframe_numbers(res, text):
         numbers = [
             f"{row[c]:.4f}" for c in ("diff", "se_delta", "ci_lower", "ci_upper")
         ]
-        p = [f"{row[c]:.4g}" for c in ("p_delta", "p_adjusted")]
+        p = [f"{row[c]:.4g}" for c in ("pvalue", "p_adjusted")]
         assert got == numbers + p, (ds, a, b)
     rows = table_rows(text, "Omnibus test of equal F", 3)
     for ds, row in res.omnibus.iterrows():
@@ -120,7 +120,7 @@ def test_full_summary_shows_every_column(res):
         f"{row[c]:.4f}" for c in ("ci_logit_upper", "recall", "precision")
     ]
     assert got[-1] == f"{row['recall_weight']:.4f}"
-    rows = table_rows(full, PAIRWISE_TITLE, 11)
+    rows = table_rows(full, PAIRWISE_TITLE, 12)
     row = res.pairwise.loc[("synth_hard", "knn1", "logit")]
     got = rows[f"synth_hard / knn1 {MINUS} logit"]
     assert got[:4] == [
@@ -201,7 +201,7 @@ def test_long_lists_of_cells_are_cut(example):
 
 
 def test_legends_and_header(res, text):
-    assert "Test: z test, delta method SE" in re.sub(r"\s+", " ", text)
+    assert "Test: MOVER-score (inverted interval)" in re.sub(r"\s+", " ", text)
     assert f"diff: F(algorithm_1) {MINUS} F(algorithm_2)" in text
     assert "F1 - F2" not in text
     for abbreviation in ("SE:", "CI lower/upper:", "p adj:", "I2:", "chi2:", "p WSR:"):
@@ -232,13 +232,15 @@ def test_one_conclusion_per_pair(res):
     for line, ((ds, a, b), row) in zip(lines, res.pairwise.iterrows(), strict=False):
         assert line.startswith(f"{ds}: {a} {MINUS} {b} = {row['diff']:.3f} ")
         assert f"[{row['ci_lower']:.3f}, {row['ci_upper']:.3f}]" in line
-        assert f"p = {row['p_delta']:.2g} (adj. {row['p_adjusted']:.2g})" in line
+        assert f"p = {row['pvalue']:.2g} (adj. {row['p_adjusted']:.2g})" in line
         if row["p_adjusted"] < res.alpha:
             assert line.endswith(f"{a if row['diff'] > 0 else b} higher")
         else:
             assert line.endswith("no evidence of a difference")
+    # the MOVER interval covers 0, and the matching p says so (the z test's
+    # p_delta = 0.038 would not)
     first = (
-        "synth_hard: knn1 \u2212 logit = 0.090 [-0.001, 0.171], p = 0.038 (adj. 0.076)"
+        "synth_hard: knn1 \u2212 logit = 0.090 [-0.005, 0.173], p = 0.061 (adj. 0.12)"
     )
     assert any(line.startswith(first) for line in lines)
     across = lines[len(res.pairwise) :]
@@ -441,11 +443,13 @@ def test_params_bse_pvalues_conf_int(res, example):
     np.testing.assert_array_equal(res.params, res.fmeasures["f"])
     assert res.params.index.equals(res.fmeasures.index)
     np.testing.assert_allclose(res.bse, res.fmeasures["se_delta"], rtol=1e-14)
-    np.testing.assert_array_equal(res.pvalues, res.pairwise["p_delta"])
+    np.testing.assert_array_equal(res.pvalues, res.pairwise["pvalue"])
     assert res.pvalues.index.equals(res.pairwise.index)
     ci = res.conf_int()
     np.testing.assert_array_equal(ci["lower"], res.fmeasures["ci_lower"])
-    wong = FMeasureComparison.from_formula(FORMULA, example).fit(method="wong")
+    wong = FMeasureComparison.from_formula(FORMULA, example).fit(
+        method="wong", ci_method="wald"
+    )
     np.testing.assert_allclose(wong.bse, wong.fmeasures["se_wong"], rtol=1e-14)
     np.testing.assert_array_equal(wong.pvalues, wong.pairwise["p_wong"])
     gmean = MetricComparison.from_formula(FORMULA, example).fit(metric="gmean")
