@@ -548,10 +548,19 @@ Z_GRID = np.unique(
 N_BISECT_GRID = 30
 
 
-def _mover_inputs(tables, beta, layout):
+def _mover_inputs(tables, beta, layout, corr=None):
     """Own tables, pair correlations (0 where undefined or unpaired) and pair indices."""
     array, layout = _layout(tables, layout)
-    if layout == "joint":
+    if corr is not None:
+        own = _own_tables(array) if layout == "joint" else array
+        first, _ = np.triu_indices(own.shape[-3], k=1)
+        corr = np.asarray(corr, dtype=float)
+        if corr.shape != (*own.shape[:-3], len(first)):
+            raise ValueError(
+                f"`corr` must have shape {(*own.shape[:-3], len(first))} (one per "
+                f"pair a < b); got {corr.shape}."
+            )
+    elif layout == "joint":
         own = _own_tables(array)
         corr = pair_correlation(array, beta=beta)
     else:
@@ -599,7 +608,9 @@ class DifferenceTest:
     alpha: float
 
 
-def difference_test(tables, *, beta=1.0, alpha=0.05, method="score", layout=None):
+def difference_test(
+    tables, *, beta=1.0, alpha=0.05, method="score", layout=None, corr=None
+):
     """MOVER interval for F_a − F_b of every pair, and the test it implies.
 
     MOVER (:func:`mover_interval`) combines the two algorithms' intervals of
@@ -622,6 +633,10 @@ def difference_test(tables, *, beta=1.0, alpha=0.05, method="score", layout=None
         The single-F interval that MOVER combines (see
         :func:`fmeasure_interval`).
     layout : {None, "joint", "totals"}, default=None
+    corr : array_like, shape (..., P), optional
+        The correlation of the two F-estimates of each pair, to use instead
+        of the one estimated from the tables (e.g. the cluster-robust delta
+        correlation with repeated cross-validation); NaN counts as 0.
 
     Returns
     -------
@@ -641,7 +656,7 @@ def difference_test(tables, *, beta=1.0, alpha=0.05, method="score", layout=None
         raise ValueError(
             f"`method` must be one of {set(INTERVAL_METHODS)}; got {method!r}."
         )
-    own, corr, first, second = _mover_inputs(tables, beta, layout)
+    own, corr, first, second = _mover_inputs(tables, beta, layout, corr)
     pairs = list(zip(first.tolist(), second.tolist(), strict=True))
     f = fbeta(own, beta)
     z_alpha = float(stats.norm.isf(alpha / 2))

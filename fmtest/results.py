@@ -830,13 +830,29 @@ class FMeasureComparisonResults(MetricComparisonResults):
             )
         return self._bootstraps[alpha]
 
+    def _interval_tables(self):
+        """Counts for the score/MOVER intervals, and the correlation to use.
+
+        With repeated cross-validation each instance counts once (its shares
+        of the repeats, ``instance_tables``) and the pair correlation is the
+        delta engine's cluster-robust one; otherwise the count tables as they
+        are (their own delta correlation).
+        """
+        if self.counts.n_repeats == 1:
+            return self.counts, None
+        corr = self._contrasts(self.delta)[3]
+        return self.counts.instance_tables(), corr
+
     def _difference_test(self, alpha):
         if alpha not in self._differences:
+            tables, corr = self._interval_tables()
             self._differences[alpha] = difference_test(
-                self.counts,
+                tables,
                 beta=self.beta,
                 alpha=alpha,
                 method=MOVER_BASE[self.config["ci_method"]],
+                layout="totals" if corr is not None else None,
+                corr=corr,
             )
         return self._differences[alpha]
 
@@ -847,7 +863,10 @@ class FMeasureComparisonResults(MetricComparisonResults):
             # earlier default; the summary names both)
             method = "score" if ci_method == "score" else "wilson"
             low, high = fmeasure_interval(
-                self.counts.totals, beta=self.beta, alpha=alpha, method=method
+                self.counts.instance_tables(),
+                beta=self.beta,
+                alpha=alpha,
+                method=method,
             )
             return low.ravel(), high.ravel()
         if ci_method == "bootstrap":

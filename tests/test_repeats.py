@@ -283,3 +283,21 @@ def test_unnamed_terms_are_told_apart_with_repeats():
     assert list(counts.datasets) == ["d1", "d2"]
     assert_array_equal(counts.fold_counts, named.fold_counts)
     assert_array_equal(counts.cross, named.cross)
+
+
+def test_identical_repeats_give_the_single_run_intervals_and_pvalues():
+    """The score and MOVER intervals count each instance once (its shares of
+    the repeats) and use the cluster-robust delta correlation: R identical
+    repeats give the single run's intervals and p-values, not ones √R
+    narrower."""
+    df = repeated_cv(same_each_repeat=True)
+    once = df[df["repeat"] == 0].drop(columns="repeat")
+    rep, single = fit(df), fit(once)
+    for col in ("ci_lower", "ci_upper"):
+        np.testing.assert_allclose(
+            rep.fmeasures[col], single.fmeasures[col], rtol=1e-10, atol=1e-12
+        )
+    for col in ("ci_lower", "ci_upper", "pvalue"):
+        np.testing.assert_allclose(
+            rep.pairwise[col], single.pairwise[col], rtol=1e-8, atol=1e-12
+        )
