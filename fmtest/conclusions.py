@@ -30,6 +30,9 @@ def lead_name(res):
 def ci_names(res):
     """How the intervals of the two main tables were made."""
     ci_method = res.config.get("ci_method")
+    if res.estimand == "algorithms":
+        f_name = CI_METHOD_NAMES[ci_method][0] if ci_method else "Wald"
+        return f_name, "corrected t"
     if ci_method is None:
         return f"Wald, {lead_name(res)}", f"Wald, {lead_name(res)}"
     f_name, diff_name = CI_METHOD_NAMES[ci_method]

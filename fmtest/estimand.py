@@ -41,7 +41,7 @@ ESTIMAND_WORDS = {
     "models": "these fitted models (conditional on training; instances random)",
     "algorithms": "the learning algorithms (retraining variability included)",
 }
-ALGORITHM_TEST = "corrected repeated k-fold t (Nadeau & Bengio; Bouckaert & Frank)"
+ALGORITHM_TEST = "corrected repeated k-fold t"
 
 
 def check_estimand(estimand, counts):

@@ -16,7 +16,12 @@ import pandas as pd
 from fmtest import accessors
 from fmtest.bootstrap import bootstrap_intervals
 from fmtest.delta_engine import DeltaMethodVariance
-from fmtest.estimand import algorithm_pairwise, check_estimand
+from fmtest.estimand import (
+    ALGORITHM_TEST,
+    algorithm_pairwise,
+    check_estimand,
+    effective_tables,
+)
 from fmtest.fmeasure import divide, safe_sqrt
 from fmtest.inference import (
     bounded_interval,
@@ -138,7 +143,9 @@ class MetricComparisonResults:
             "re_method": re_method,
             "re_test": re_test,
             "estimand": self.estimand,
-            "test": f"z test, {'Wong' if method == 'wong' else 'delta method'} SE",
+            "test": ALGORITHM_TEST
+            if self.estimand == "algorithms"
+            else f"z test, {'Wong' if method == 'wong' else 'delta method'} SE",
         }
         self.delta = DeltaMethodVariance(self.counts, metric=metric)
         self.wong = None
@@ -206,7 +213,13 @@ class MetricComparisonResults:
             of the two estimates), ``z_delta``, ``p_delta``; for F-measures
             ``se_wong``, ``z_wong``, ``p_wong`` (independence assumed);
             ``ci_lower``, ``ci_upper`` (Wald of ``method``; for F-measures as
-            chosen by ``ci_method``); ``pvalue``, the p-value of the test that
+            chosen by ``ci_method``). With ``estimand="algorithms"``, ``diff``
+            is the mean per-fold difference, ``diff_pooled`` the difference of
+            the pooled estimates, ``se_corrected`` its corrected standard
+            error, and ``ci_lower``, ``ci_upper`` and ``pvalue``
+            come from the corrected repeated k-fold t-test
+            (:attr:`algorithm_tests`); the delta and Wong columns still answer
+            the models question. ``pvalue``, the p-value of the test that
             matches ``ci_lower``/``ci_upper`` (named in ``config["test"]``:
             the inverted interval for ``ci_method`` "score", "mover" and
             "bootstrap", the Wald z-test of ``method`` otherwise), so
@@ -234,11 +247,22 @@ class MetricComparisonResults:
         if self.has_wong:
             frame["se_wong"] = safe_sqrt(var_w.ravel())
             frame["z_wong"], frame["p_wong"] = z_test(diff.ravel(), var_w.ravel())
-        frame["ci_lower"], frame["ci_upper"] = self._difference_interval(self.alpha)
-        wald_p = frame["p_wong" if self.method == "wong" else "p_delta"].to_numpy()
         reason = pair_reasons(self.counts, pairs).ravel()
+        if self.estimand == "algorithms":  # the corrected repeated k-fold t-test
+            tests = self.algorithm_tests
+            frame.insert(1, "diff_pooled", frame["diff"])
+            frame["diff"] = tests["diff"].to_numpy()
+            frame["se_corrected"] = tests["se"].to_numpy()
+            frame["ci_lower"] = tests["ci_lower"].to_numpy()
+            frame["ci_upper"] = tests["ci_upper"].to_numpy()
+            matching_p = tests["pvalue"].to_numpy()
+        else:
+            low, high = self._difference_interval(self.alpha)
+            frame["ci_lower"], frame["ci_upper"] = low, high
+            wald_p = frame["p_wong" if self.method == "wong" else "p_delta"].to_numpy()
+            matching_p = self._difference_pvalue(wald_p)
         # a pair with a reason has no test (identical predictions: no information)
-        pvalue = np.where(reason != "", np.nan, self._difference_pvalue(wald_p))
+        pvalue = np.where(reason != "", np.nan, matching_p)
         frame["pvalue"] = pvalue
         families = pvalue.astype(float).reshape(diff.shape)  # (D, P)
         frame["p_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
@@ -331,6 +355,10 @@ class MetricComparisonResults:
         algs = list(self.counts.algorithms)  # indexing a pandas Index is slow
         pairs, diff, var_d, _ = self._contrasts(self.delta)
         shape = diff.shape
+        if self.estimand == "algorithms":  # per-data-set corrected t estimates
+            tests = self.algorithm_tests
+            diff = tests["diff"].to_numpy(dtype=float).reshape(shape)
+            var_d = tests["se"].to_numpy(dtype=float).reshape(shape) ** 2
 
         def interval():
             ci = self.conf_int(kind="pairwise")
@@ -634,7 +662,11 @@ class MetricComparisonResults:
         alpha = self.alpha if alpha is None else alpha
         check_alpha(alpha)
         if kind == "pairwise":
-            low, high = self._difference_interval(alpha)
+            if self.estimand == "algorithms":
+                tests = algorithm_pairwise(self.counts, self.metric, alpha=alpha)
+                low, high = tests["ci_lower"].to_numpy(), tests["ci_upper"].to_numpy()
+            else:
+                low, high = self._difference_interval(alpha)
             return pd.DataFrame(
                 {"lower": low, "upper": high}, index=self.pairwise.index
             )
@@ -807,6 +839,8 @@ class FMeasureComparisonResults(MetricComparisonResults):
             self.config["test"] = f"{CI_METHOD_NAMES[ci_method][1]} (inverted interval)"
         elif ci_method == "bootstrap":
             self.config["test"] = "bootstrap percentile (inverted interval)"
+        if self.estimand == "algorithms":
+            self.config["test"] = ALGORITHM_TEST
         if self.counts.has_folds and self.counts.n_repeats == 1:
             self.wong = WongLinearVariance(
                 self.counts, beta=beta, min_count=min_count, rho_fallback=rho_fallback
@@ -821,8 +855,11 @@ class FMeasureComparisonResults(MetricComparisonResults):
 
     def _bootstrap(self, alpha):
         if alpha not in self._bootstraps:
+            tables = self.counts
+            if self.counts.n_repeats > 1 and self.counts.paired:
+                tables = effective_tables(self.counts, self.beta)[1]
             self._bootstraps[alpha] = bootstrap_intervals(
-                self.counts,
+                tables,
                 beta=self.beta,
                 alpha=alpha,
                 n_boot=self.config["n_boot"],
@@ -833,15 +870,17 @@ class FMeasureComparisonResults(MetricComparisonResults):
     def _interval_tables(self):
         """Counts for the score/MOVER intervals, and the correlation to use.
 
-        With repeated cross-validation each instance counts once (its shares
-        of the repeats, ``instance_tables``) and the pair correlation is the
-        delta engine's cluster-robust one; otherwise the count tables as they
-        are (their own delta correlation).
+        With repeated cross-validation the tables are those of
+        :func:`fmtest.estimand.effective_tables` (each instance counted once,
+        scaled up by the variance that averaging over the repeats removes, so
+        that their multinomial variance is the cluster-robust delta variance)
+        and the pair correlation is the delta engine's cluster-robust one;
+        otherwise the count tables as they are (their own delta correlation).
         """
         if self.counts.n_repeats == 1:
             return self.counts, None
         corr = self._contrasts(self.delta)[3]
-        return self.counts.instance_tables(), corr
+        return effective_tables(self.counts, self.beta)[0], corr
 
     def _difference_test(self, alpha):
         if alpha not in self._differences:
@@ -863,7 +902,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
             # earlier default; the summary names both)
             method = "score" if ci_method == "score" else "wilson"
             low, high = fmeasure_interval(
-                self.counts.instance_tables(),
+                effective_tables(self.counts, self.beta)[0],
                 beta=self.beta,
                 alpha=alpha,
                 method=method,

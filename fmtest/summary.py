@@ -418,7 +418,8 @@ def _pairwise_section(res, names, shown, level, wong, full):
     else:
         p_col = pvalue_column(res)
         cols = {(p_col if c == "p" else c): h for c, h in PAIRWISE_COLUMNS.items()}
-        cols = {(f"se_{lead}" if c == "se_delta" else c): h for c, h in cols.items()}
+        se_col = "se_corrected" if res.estimand == "algorithms" else f"se_{lead}"
+        cols = {(se_col if c == "se_delta" else c): h for c, h in cols.items()}
         if other is not None:
             cols[f"se_{other}"] = f"SE {other_label}"
             cols[f"p_{other}"] = f"p {other_label}"
@@ -426,12 +427,22 @@ def _pairwise_section(res, names, shown, level, wong, full):
     cells = format_table(frame, cols)
     ds = names.map(frame.index.get_level_values(0))
     labels = _pair_labels(names, frame.index)
-    se_text = {"delta": "delta method", "wong": "Wong, independence assumed"}
+    se_text = {
+        "delta": "delta method",
+        "wong": "Wong, independence assumed",
+        "corrected": "corrected repeated k-fold t",
+    }
+    se_key = (
+        "delta" if full else ("corrected" if res.estimand == "algorithms" else lead)
+    )
+    diff_text = (
+        "mean over the folds of " if res.estimand == "algorithms" and not full else ""
+    )
     legend = [
-        f"diff: {name}(algorithm_1) {MINUS} {name}(algorithm_2) for the row "
-        f"'algorithm_1 {MINUS} algorithm_2'",
+        f"diff: {diff_text}{name}(algorithm_1) {MINUS} {name}(algorithm_2) for the "
+        f"row 'algorithm_1 {MINUS} algorithm_2'",
         f"{'SE delta' if full else 'SE'}: paired standard error of diff "
-        f"({se_text['delta' if full else lead]})",
+        f"({se_text[se_key]})",
         f"CI lower/upper: {level} {ci_diff} interval",
         f"p: {test_name(res)}",
         f"p adj: p adjusted by {res.config['multitest']} within each data set",

@@ -301,3 +301,36 @@ def test_identical_repeats_give_the_single_run_intervals_and_pvalues():
         np.testing.assert_allclose(
             rep.pairwise[col], single.pairwise[col], rtol=1e-8, atol=1e-12
         )
+
+
+def test_algorithm_estimand_leads_the_pairwise_table_and_the_summary():
+    res = fit(repeated_cv(), estimand="algorithms")
+    tests, pairwise = res.algorithm_tests, res.pairwise
+    for col in ("diff", "ci_lower", "ci_upper", "pvalue"):
+        np.testing.assert_array_equal(pairwise[col], tests[col])
+    models = fit(repeated_cv())
+    np.testing.assert_allclose(pairwise["diff_pooled"], models.pairwise["diff"])
+    np.testing.assert_allclose(pairwise["p_delta"], models.pairwise["p_delta"])
+    # the interval and the p-value of a row agree
+    excludes = (pairwise["ci_lower"] > 0) | (pairwise["ci_upper"] < 0)
+    assert ((pairwise["pvalue"] < 0.05) == excludes).all()
+    wide = res.conf_int(0.01, kind="pairwise")
+    assert (wide["lower"] <= pairwise["ci_lower"]).all()
+    text = str(res.summary())
+    assert "learning algorithms" in text and "corrected repeated k-fold t" in text
+
+
+def test_algorithm_estimand_across_data_sets_pools_the_fold_tests():
+    two = pd.concat(
+        [
+            repeated_cv(seed=1).assign(dataset="d1"),
+            repeated_cv(seed=2).assign(dataset="d2"),
+        ]
+    )
+    res = FMeasureComparison.from_formula(
+        "predicted ~ algorithm + dataset", two, response="predicted"
+    ).fit(estimand="algorithms")
+    tests = res.algorithm_tests.xs(("alg0", "alg1"), level=(1, 2))
+    weights = 1 / tests["se"] ** 2
+    fixed = (weights * tests["diff"]).sum() / weights.sum()
+    assert res.across_datasets.loc[("alg0", "alg1"), "fe_diff"] == pytest.approx(fixed)
