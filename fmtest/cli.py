@@ -87,7 +87,7 @@ CLI_WORDING = (
 ROLE_OPTION = re.compile(r"`(algorithm|dataset)=('[^']*')`")
 LIBRARY_ONLY = re.compile(r"; `dataset='[^']*'` in CountTables\.from_long")
 FIT_OPTION = re.compile(
-    r"`(alpha|beta|min_count|rho_fallback|multitest|wong_divisor|re_method|re_test)`"
+    r"`(alpha|beta|min_count|rho_fallback|multitest|wong_divisor|re_method|re_test|estimand)`"
 )
 
 
@@ -338,6 +338,7 @@ def _fit(model, args):
             alpha=args.alpha,
             multitest=args.multitest,
             re_method=args.re_method,
+            estimand=args.estimand,
         )
     return model.fit(
         beta=args.beta,
@@ -352,6 +353,7 @@ def _fit(model, args):
         ci_method=args.ci_method,
         seed=args.seed,
         wong=args.wong,
+        estimand=args.estimand,
     )
 
 
@@ -372,6 +374,7 @@ def _run_compare(args):
             truth=args.truth,
             instance=args.instance,
             fold=args.fold,
+            repeat=args.repeat,
             score=args.score,
             positive=args.positive,
             algorithm=args.algorithm,
@@ -503,6 +506,14 @@ def _fit_options():
         "binomial is its old name), wald, logit or a parametric bootstrap",
     )
     group.add_argument(
+        "--estimand",
+        choices=["models", "algorithms"],
+        default="models",
+        help="the question answered: are these fitted models better (models, "
+        "default), or is the learning algorithm better, with retraining "
+        "variability (algorithms: corrected repeated k-fold t; needs folds)",
+    )
+    group.add_argument(
         "--seed",
         type=int,
         default=None,
@@ -630,6 +641,13 @@ def _parser():
         action="store_const",
         const=None,
         help="ignore folds (Wong's method is then not computed)",
+    )
+    roles.add_argument(
+        "--repeat",
+        metavar="COLUMN",
+        default="repeat",
+        help="column numbering the repeats of a repeated cross-validation "
+        "(default: repeat, used when present)",
     )
     roles.add_argument(
         "--score",

@@ -687,3 +687,31 @@ def test_version_and_help_do_not_import_the_numerics(option):
     )
     assert proc.returncode == 0, proc.stderr
     assert "HEAVY []" in proc.stdout
+
+
+def test_compare_repeated_cv_with_the_algorithm_estimand(capsys, tmp_path):
+    from tests.test_repeats import fit, repeated_cv
+
+    data = repeated_cv()
+    path = tmp_path / "repeated.csv"
+    data.rename(columns={"repeat": "rep"}).to_csv(path, index=False)
+    status, out, err = run(
+        capsys,
+        "compare",
+        str(path),
+        "--formula",
+        "predicted ~ algorithm",
+        "--repeat",
+        "rep",
+        "--estimand",
+        "algorithms",
+        "--format",
+        "json",
+    )
+    assert (status, err) == (0, "")
+    got = json.loads(out)
+    expected = fit(data, estimand="algorithms")
+    assert got["config"]["estimand"] == "algorithms"
+    pairwise = pd.DataFrame(got["pairwise"])
+    assert_allclose(pairwise["pvalue"], expected.pairwise["pvalue"], rtol=1e-12)
+    assert_allclose(pairwise["ci_lower"], expected.pairwise["ci_lower"], rtol=1e-12)
