@@ -22,7 +22,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fmtest.cv_tests import bayesian_correlated_ttest, corrected_repeated_cv_ttest
+from fmtest.cv_tests import (
+    bayesian_correlated_ttest,
+    combined_ftest_5x2cv,
+    corrected_repeated_cv_ttest,
+    paired_ttest_5x2cv,
+)
 from fmtest.delta import cell_variance, pair_covariance
 from fmtest.fmeasure import divide, fbeta_gradient
 from fmtest.metrics import metric_value_and_gradient
@@ -108,6 +113,26 @@ def fold_size_ratio(counts):
     return np.nanmean(ratio, axis=1)
 
 
+def _is_five_by_two(counts):
+    """Whether every data set was run as five repeats of 2-fold CV."""
+    if not isinstance(counts.folds, pd.MultiIndex) or counts.n_repeats != 5:
+        return False
+    used = counts.fold_present.any(axis=1)  # (D, K): folds used in each data set
+    repeat = _fold_repeat(counts)
+    per_repeat = np.stack([used[:, repeat == r].sum(axis=1) for r in range(5)])
+    return bool((per_repeat == 2).all())
+
+
+def _five_by_two_columns(scores_a, scores_b, alpha):
+    """Dietterich's 5×2cv t-test and Alpaydin's combined F-test of one pair."""
+    shape = (5, 2)  # the used folds come in repeat order
+    t_test = paired_ttest_5x2cv(
+        scores_a.reshape(shape), scores_b.reshape(shape), alpha=alpha
+    )
+    f_test = combined_ftest_5x2cv(scores_a.reshape(shape), scores_b.reshape(shape))
+    return {"p_5x2cv_t": t_test.pvalue, "p_5x2cv_f": f_test.pvalue}
+
+
 def _standard_error(result, alpha):
     """The standard error behind a t interval: its half-width over t_{α/2}."""
     lower, upper = result.conf_int
@@ -144,10 +169,14 @@ def algorithm_pairwise(counts, metric, alpha=0.05, rope=0.0):
         Index (``dataset``, ``algorithm_1``, ``algorithm_2``). Columns
         ``diff`` (mean fold difference), ``se``, ``statistic`` (t), ``df``,
         ``pvalue``, ``ci_lower``, ``ci_upper``, ``p_1_better``,
-        ``p_rope``, ``p_2_better``, ``n_folds``, ``n_dropped``, ``reason``.
+        ``p_rope``, ``p_2_better``, ``n_folds``, ``n_dropped``, ``reason``;
+        when every data set was run as five repeats of 2-fold CV also
+        ``p_5x2cv_t`` (Dietterich's 5×2cv paired t-test) and ``p_5x2cv_f``
+        (Alpaydin's combined 5×2cv F-test).
     """
     scores = fold_metric(counts, metric)
     ratios = fold_size_ratio(counts)
+    five_by_two = _is_five_by_two(counts)
     algs = counts.algorithms
     first, second = np.triu_indices(len(algs), k=1)
     rows, index = [], []
@@ -179,6 +208,8 @@ def algorithm_pairwise(counts, metric, alpha=0.05, rope=0.0):
                     "reason": freq.reason,
                 }
             )
+            if five_by_two:
+                rows[-1].update(_five_by_two_columns(sa, sb, alpha))
     names = ["dataset", "algorithm_1", "algorithm_2"]
     return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(index, names=names))
 

@@ -334,3 +334,40 @@ def test_algorithm_estimand_across_data_sets_pools_the_fold_tests():
     weights = 1 / tests["se"] ** 2
     fixed = (weights * tests["diff"]).sum() / weights.sum()
     assert res.across_datasets.loc[("alg0", "alg1"), "fe_diff"] == pytest.approx(fixed)
+
+
+def test_five_by_two_designs_add_dietterich_and_alpaydin():
+    from fmtest.cv_tests import combined_ftest_5x2cv, paired_ttest_5x2cv
+
+    rng = np.random.default_rng(4)
+    n = 200
+    truth = (rng.random(n) < 0.3).astype(int)
+    frames = []
+    for r in range(5):
+        folds = rng.permutation(n) % 2
+        for a in range(2):
+            p = np.where(truth == 1, 0.6 + 0.1 * a, 0.15)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "repeat": r,
+                        "fold": folds,
+                        "instance": np.arange(n),
+                        "algorithm": f"alg{a}",
+                        "truth": truth,
+                        "predicted": (rng.random(n) < p).astype(int),
+                    }
+                )
+            )
+    df = pd.concat(frames, ignore_index=True)
+    row = fit(df, estimand="algorithms").algorithm_tests.iloc[0]
+    cells = df.assign(
+        tp=(df.truth == 1) & (df.predicted == 1),
+        fp=(df.truth == 0) & (df.predicted == 1),
+        fn=(df.truth == 1) & (df.predicted == 0),
+    )
+    sums = cells.groupby(["algorithm", "repeat", "fold"])[["tp", "fp", "fn"]].sum()
+    f = (2 * sums.tp / (2 * sums.tp + sums.fp + sums.fn)).to_numpy().reshape(2, 5, 2)
+    assert row["p_5x2cv_t"] == pytest.approx(paired_ttest_5x2cv(f[0], f[1]).pvalue)
+    assert row["p_5x2cv_f"] == pytest.approx(combined_ftest_5x2cv(f[0], f[1]).pvalue)
+    assert "p_5x2cv_t" not in fit(repeated_cv(), estimand="algorithms").algorithm_tests
