@@ -358,6 +358,13 @@ def _score_bounds(tp, fp, fn, z, beta, statistic, n_bisect=N_BISECT):
     )
     m = tp + fp + fn
     ok = m > 0
+    if a == b and statistic == "pearson":
+        # β = 1: the score interval is Wilson's for J = TP/M (methods.rst), in
+        # closed form; the bisection below would reach the same bounds
+        j = divide(tp, m)
+        lower, upper = _binomial_bounds(j, m, 2 * stats.norm.sf(z), "wilson")
+        # at Ĵ = 0 or 1 the closed form can miss Ĵ by one ulp
+        return _j_to_f(np.fmin(lower, j)), _j_to_f(np.fmax(upper, j))
     tp, fp, fn = (np.where(ok, v, 1.0) for v in (tp, fp, fn))
     f_hat = tp / (tp + a * fp + b * fn)
     crit = z * z
