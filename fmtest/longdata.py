@@ -173,19 +173,9 @@ def read_long_data(
         raise TypeError(
             f"`data` must be a pandas DataFrame; got {type(data).__name__}."
         )
-    if response_kind not in RESPONSE_KINDS:
-        raise ValueError(
-            f"`response_kind` must be one of {set(RESPONSE_KINDS)}; got {response_kind!r}."
-        )
-    if fold == "fold" and "fold" not in data.columns:
-        fold = None
-    if repeat == "repeat" and "repeat" not in data.columns:
-        repeat = None
-    if repeat is not None and instance is None:
-        raise ValueError(
-            f"Column {repeat!r} (the repeat column) needs an instance column: the "
-            "repeats of an instance are paired through it."
-        )
+    fold, repeat = optional_roles(
+        data.columns, response_kind, instance=instance, fold=fold, repeat=repeat
+    )
     roles = {
         "response": response,
         "truth": truth,
@@ -288,6 +278,32 @@ def read_long_data(
         repeat=repeat_codes,
         repeat_levels=None if repeat_levels is None else repeat_levels.rename("repeat"),
     )
+
+
+def optional_roles(columns, response_kind, *, instance, fold, repeat):
+    """The fold and repeat columns in use, after the checks every engine shares.
+
+    The default names ``"fold"`` and ``"repeat"`` are used only when such a
+    column exists; a repeat column needs an instance column.
+
+    Returns
+    -------
+    fold, repeat : str or None
+    """
+    if response_kind not in RESPONSE_KINDS:
+        raise ValueError(
+            f"`response_kind` must be one of {set(RESPONSE_KINDS)}; got {response_kind!r}."
+        )
+    if fold == "fold" and "fold" not in columns:
+        fold = None
+    if repeat == "repeat" and "repeat" not in columns:
+        repeat = None
+    if repeat is not None and instance is None:
+        raise ValueError(
+            f"Column {repeat!r} (the repeat column) needs an instance column: the "
+            "repeats of an instance are paired through it."
+        )
+    return fold, repeat
 
 
 def check_score(data, score):

@@ -55,11 +55,11 @@ from fmtest.counts import MAX_PATTERN_ALGORITHMS, CountTables
 from fmtest.longdata import (
     MESSAGE_NO_ROWS,
     PREDICTED_HINT,
-    RESPONSE_KINDS,
     SINGLE_DATASET_LABEL,
     _same_label,
     check_score,
     fold_mismatch_message,
+    optional_roles,
     plain,
 )
 from fmtest.warnings import FoldMismatchWarning
@@ -371,19 +371,9 @@ class _Reduction:
         score,
         repeat,
     ):
-        if response_kind not in RESPONSE_KINDS:
-            raise ValueError(
-                f"`response_kind` must be one of {set(RESPONSE_KINDS)}; got {response_kind!r}."
-            )
-        if fold == "fold" and "fold" not in self.names:
-            fold = None
-        if repeat == "repeat" and "repeat" not in self.names:
-            repeat = None
-        if repeat is not None and instance is None:
-            raise ValueError(
-                f"Column {repeat!r} (the repeat column) needs an instance column: the "
-                "repeats of an instance are paired through it."
-            )
+        fold, repeat = optional_roles(
+            self.names, response_kind, instance=instance, fold=fold, repeat=repeat
+        )
         self.response, self.truth, self.algorithm = response, truth, algorithm
         self.dataset, self.instance, self.fold = dataset, instance, fold
         self.repeat = repeat
