@@ -29,7 +29,8 @@ from fmtest.cv_tests import (
     paired_ttest_5x2cv,
 )
 from fmtest.delta import cell_variance, pair_covariance
-from fmtest.fmeasure import divide, fbeta_gradient
+from fmtest.fmeasure import fbeta_gradient
+from fmtest.fold_scores import mean_test_train_ratio
 from fmtest.metrics import metric_value_and_gradient
 
 __all__ = [
@@ -102,15 +103,8 @@ def fold_size_ratio(counts):
     A fold's training set is the rest of its repeat: for k-fold CV on a
     number of instances divisible by k this is ``1/(k − 1)``.
     """
-    sizes = counts.fold_counts.sum(axis=(-2, -1)).max(axis=1).astype(float)  # (D, K)
-    present = sizes > 0
-    repeat = _fold_repeat(counts)
-    per_repeat = np.zeros((sizes.shape[0], int(repeat.max()) + 1))
-    np.add.at(per_repeat, (slice(None), repeat), sizes)
-    train = per_repeat[:, repeat] - sizes
-    ratio = divide(sizes, train)
-    ratio = np.where(present & (train > 0), ratio, np.nan)
-    return np.nanmean(ratio, axis=1)
+    sizes = counts.fold_counts.sum(axis=(-2, -1)).max(axis=1)  # (D, K)
+    return mean_test_train_ratio(sizes, _fold_repeat(counts))
 
 
 def _is_five_by_two(counts):

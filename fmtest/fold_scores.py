@@ -15,9 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fmtest.fmeasure import divide
 from fmtest.metrics import get_metric
 
-__all__ = ["FoldScores", "fold_scores"]
+__all__ = ["FoldScores", "fold_scores", "mean_test_train_ratio"]
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,38 @@ def _fold_within_repeat(rep, fold_codes, n_rep, name_fold):
     first = np.concatenate([[0], np.cumsum(per_repeat)[:-1]])
     position = np.arange(uniq.size) - first[uniq_rep]
     return position[inverse], int(per_repeat[0])
+
+
+def mean_test_train_ratio(fold_sizes, fold_repeat):
+    """Mean over the used folds of n_test / n_train, the training set being the
+    rest of the fold's repeat.
+
+    Parameters
+    ----------
+    fold_sizes : array_like, shape (..., K)
+        Test instances of each fold; 0 marks a fold that was not used.
+    fold_repeat : array_like of int, shape (K,)
+        The repeat each fold belongs to.
+
+    Returns
+    -------
+    ndarray, shape (...)
+        ``1/(k − 1)`` for k-fold CV on a number of instances divisible by k;
+        NaN where no used fold has a training set.
+
+    Examples
+    --------
+    >>> float(mean_test_train_ratio([10, 10, 10, 10, 10], [0, 0, 0, 0, 0]))
+    0.25
+    """
+    sizes = np.asarray(fold_sizes, dtype=float)
+    repeat = np.asarray(fold_repeat, dtype=np.int64)
+    per_repeat = np.zeros((*sizes.shape[:-1], int(repeat.max()) + 1))
+    np.add.at(per_repeat, (..., repeat), sizes)
+    train = per_repeat[..., repeat] - sizes
+    usable = (sizes > 0) & (train > 0)
+    ratio = np.where(usable, sizes / np.where(usable, train, 1.0), 0.0)
+    return divide(ratio.sum(axis=-1), usable.sum(axis=-1))
 
 
 def fold_scores(
@@ -199,10 +232,8 @@ def fold_scores(
     with np.errstate(divide="ignore", invalid="ignore"):
         scores = metric_obj.dual(cells).value
         pooled = metric_obj.dual(cells.sum(axis=2)).value
-    n_test = sizes[0]
-    n_train = n_test.sum(axis=1, keepdims=True) - n_test
     ratio = float(
-        np.mean(np.where(n_train > 0, n_test / np.maximum(n_train, 1), np.nan))
+        mean_test_train_ratio(sizes[0].ravel(), np.repeat(np.arange(n_rep), n_folds))
     )
     return FoldScores(
         list(algorithms),

@@ -663,7 +663,11 @@ class MetricComparisonResults:
         check_alpha(alpha)
         if kind == "pairwise":
             if self.estimand == "algorithms":
-                tests = algorithm_pairwise(self.counts, self.metric, alpha=alpha)
+                tests = (
+                    self.algorithm_tests
+                    if alpha == self.alpha
+                    else algorithm_pairwise(self.counts, self.metric, alpha=alpha)
+                )
                 low, high = tests["ci_lower"].to_numpy(), tests["ci_upper"].to_numpy()
             else:
                 low, high = self._difference_interval(alpha)
@@ -857,7 +861,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
         if alpha not in self._bootstraps:
             tables = self.counts
             if self.counts.n_repeats > 1 and self.counts.paired:
-                tables = effective_tables(self.counts, self.beta)[1]
+                tables = self._effective_tables[1]
             self._bootstraps[alpha] = bootstrap_intervals(
                 tables,
                 beta=self.beta,
@@ -866,6 +870,11 @@ class FMeasureComparisonResults(MetricComparisonResults):
                 seed=self.config["seed"],
             )
         return self._bootstraps[alpha]
+
+    @cached_property
+    def _effective_tables(self):
+        """:func:`fmtest.estimand.effective_tables`, computed once per fit."""
+        return effective_tables(self.counts, self.beta)
 
     def _interval_tables(self):
         """Counts for the score/MOVER intervals, and the correlation to use.
@@ -880,7 +889,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
         if self.counts.n_repeats == 1:
             return self.counts, None
         corr = self._contrasts(self.delta)[3]
-        return effective_tables(self.counts, self.beta)[0], corr
+        return self._effective_tables[0], corr
 
     def _difference_test(self, alpha):
         if alpha not in self._differences:
@@ -902,7 +911,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
             # earlier default; the summary names both)
             method = "score" if ci_method == "score" else "wilson"
             low, high = fmeasure_interval(
-                effective_tables(self.counts, self.beta)[0],
+                self._effective_tables[0],
                 beta=self.beta,
                 alpha=alpha,
                 method=method,

@@ -111,16 +111,27 @@ def _as_count_array(value, name):
     return arr
 
 
-def _check_counts(b, c, n):
-    """Broadcast ``b, c, n`` to float arrays and check ``0 ≤ b, c`` and ``b + c ≤ n``."""
-    arrays = [_as_count_array(v, k) for v, k in ((b, "b"), (c, "c"), (n, "n"))]
+def _broadcast_counts(named):
+    """Checked counts (:func:`_as_count_array`) broadcast to one shape.
+
+    ``named`` maps each argument's name to its value, in order; a shape
+    mismatch is a ValueError naming the arguments and their shapes.
+    """
+    arrays = [_as_count_array(v, k) for k, v in named.items()]
     try:
-        b, c, n = np.broadcast_arrays(*arrays)
+        return np.broadcast_arrays(*arrays)
     except ValueError as err:
+        names = [f"`{k}`" for k in named]
+        listed = ", ".join(names[:-1]) + f" and {names[-1]}"
         shapes = ", ".join(str(a.shape) for a in arrays)
         raise ValueError(
-            f"`b`, `c` and `n` must broadcast to one shape; got shapes {shapes}."
+            f"{listed} must broadcast to one shape; got shapes {shapes}."
         ) from err
+
+
+def _check_counts(b, c, n):
+    """Broadcast ``b, c, n`` to float arrays and check ``0 ≤ b, c`` and ``b + c ≤ n``."""
+    b, c, n = _broadcast_counts({"b": b, "c": c, "n": n})
     too_many = b + c > n
     if too_many.any():
         i = np.flatnonzero(too_many.ravel())[0]
@@ -512,16 +523,8 @@ def misclassification_balance(tp, fn=None, fp=None, tn=None, *, alpha=0.05):
     else:
         index = None
     alpha = check_alpha(alpha)
-    arrays = [
-        _as_count_array(v, k)
-        for v, k in zip((tp, fn, fp, tn), COUNT_COLUMNS, strict=True)
-    ]
-    try:
-        tp, fn, fp, tn = (np.atleast_1d(a) for a in np.broadcast_arrays(*arrays))
-    except ValueError as err:
-        raise ValueError(
-            "`tp`, `fn`, `fp` and `tn` must broadcast to one shape."
-        ) from err
+    counts = _broadcast_counts(dict(zip(COUNT_COLUMNS, (tp, fn, fp, tn), strict=True)))
+    tp, fn, fp, tn = (np.atleast_1d(a) for a in counts)
     if tp.ndim != 1:
         raise ValueError(
             f"The counts must be one-dimensional (one entry per confusion matrix); "
@@ -749,16 +752,10 @@ def paired_error_comparisons(n11, n10, n01, n00, alpha=0.05):
     1  0.00  1.0000                1.0000
     """
     alpha = check_alpha(alpha)
-    arrays = [
-        _as_count_array(v, k)
-        for v, k in zip((n11, n10, n01, n00), PAIRED_COUNT_NAMES, strict=True)
-    ]
-    try:
-        n11, n10, n01, n00 = (np.ravel(a) for a in np.broadcast_arrays(*arrays))
-    except ValueError as err:
-        raise ValueError(
-            "`n11`, `n10`, `n01` and `n00` must broadcast to one shape."
-        ) from err
+    counts = _broadcast_counts(
+        dict(zip(PAIRED_COUNT_NAMES, (n11, n10, n01, n00), strict=True))
+    )
+    n11, n10, n01, n00 = (np.ravel(a) for a in counts)
     nobs = n11 + n10 + n01 + n00
     test = tango_test(n01, n10, nobs)
     ci = tango_ci(n01, n10, nobs, alpha=alpha)
