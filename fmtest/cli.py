@@ -61,7 +61,15 @@ OPTIONAL_TABLES = ("tango", "paired_errors", "roc")
 #: The choices of ``fit(method=)`` and ``fit(ci_method=)``; tests check them
 #: against ``fmtest.model.METHODS`` and ``fmtest.results.CI_METHODS``.
 METHOD_CHOICES = ("delta", "jvesr", "wong")
-CI_METHOD_CHOICES = ("score", "mover", "binomial", "wald", "logit", "bootstrap")
+CI_METHOD_CHOICES = (
+    "score",
+    "mover-score",
+    "mover",
+    "binomial",
+    "wald",
+    "logit",
+    "bootstrap",
+)
 F_METRICS = ("f1", "fbeta")
 CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 COMPRESSION_SUFFIXES = ("", ".gz", ".bz2", ".xz", ".zip")
@@ -502,7 +510,8 @@ def _fit_options():
         choices=list(CI_METHOD_CHOICES),
         default="score",
         help="intervals of F and of the differences, and the matching pairwise "
-        "test: score and MOVER-score (default), mover (Wilson and MOVER-Jeffreys; "
+        "test: score and the paired score interval (default), mover-score (score "
+        "and MOVER-score, the earlier default), mover (Wilson and MOVER-Jeffreys; "
         "binomial is its old name), wald, logit or a parametric bootstrap",
     )
     group.add_argument(

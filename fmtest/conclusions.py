@@ -36,6 +36,7 @@ def ci_names(res):
     if ci_method is None:
         return f"Wald, {lead_name(res)}", f"Wald, {lead_name(res)}"
     f_name, diff_name = CI_METHOD_NAMES[ci_method]
+    diff_name = res.config.get("difference_ci", diff_name)
     lead = lead_name(res)
     return (
         f"{f_name}, {lead}" if ci_method in ("wald", "logit") else f_name,

@@ -79,6 +79,8 @@ def collect_notes(res, *, wong=None):
     """
     wong = show_wong(res) if wong is None else wong
     notes = list(res.model.notes)
+    if res.config.get("difference_ci_note"):
+        notes.append(res.config["difference_ci_note"])
     if wong:
         if not res.has_wong:
             notes.append(NOTE_WONG_F_ONLY)

@@ -35,6 +35,7 @@ from fmtest.intervals import difference_test, fmeasure_interval
 from fmtest.metrics import get_metric
 from fmtest.multitest import adjust_pvalues, check_multitest
 from fmtest.pair_notes import pair_reasons
+from fmtest.paired_score import paired_difference_test, paired_score_unusable
 from fmtest.pooling import (
     across_datasets_table,
     check_pooling_options,
@@ -60,10 +61,11 @@ NOTE_WILCOXON = (
     "the exact p is given only without zeros and ties; the normal approximation has "
     "no tie or continuity correction."
 )
-CI_METHODS = ("score", "mover", "binomial", "wald", "logit", "bootstrap")
+CI_METHODS = ("score", "mover-score", "mover", "binomial", "wald", "logit", "bootstrap")
 CI_ALIASES = {"binomial": "mover"}  # the earlier name of "mover"
 CI_METHOD_NAMES = {
-    "score": ("score", "MOVER-score"),
+    "score": ("score", "paired score"),
+    "mover-score": ("score", "MOVER-score"),
     "mover": ("Wilson", "MOVER-Jeffreys"),
     "binomial": ("Wilson", "MOVER-Jeffreys"),
     "wald": ("Wald", "Wald"),
@@ -85,7 +87,7 @@ PAIRED_ERROR_COLUMNS = {  # paired_error_comparisons column -> paired_errors col
     "reason": "reason",
 }
 # the single-F interval that MOVER combines, per ci_method
-MOVER_BASE = {"score": "score", "mover": "jeffreys"}
+MOVER_BASE = {"score": "score", "mover-score": "score", "mover": "jeffreys"}
 NOTE_WONG_F_ONLY = (
     "Wong's linear approximation is defined for F-measures only; this comparison "
     "uses the delta method."
@@ -840,7 +842,16 @@ class FMeasureComparisonResults(MetricComparisonResults):
             wong=bool(wong),
         )
         if ci_method in MOVER_BASE:
-            self.config["test"] = f"{CI_METHOD_NAMES[ci_method][1]} (inverted interval)"
+            name = CI_METHOD_NAMES[ci_method][1]
+            why_not = paired_score_unusable(self.counts) if ci_method == "score" else ""
+            if why_not:
+                name = CI_METHOD_NAMES["mover-score"][1]
+                self.config["difference_ci_note"] = (
+                    f"Differences: {name} intervals instead of the paired score "
+                    f"interval ({why_not})."
+                )
+            self.config["difference_ci"] = name
+            self.config["test"] = f"{name} (inverted interval)"
         elif ci_method == "bootstrap":
             self.config["test"] = "bootstrap percentile (inverted interval)"
         if self.estimand == "algorithms":
@@ -892,6 +903,12 @@ class FMeasureComparisonResults(MetricComparisonResults):
         return self._effective_tables[0], corr
 
     def _difference_test(self, alpha):
+        if self.config.get("difference_ci") == "paired score":
+            if alpha not in self._differences:
+                self._differences[alpha] = paired_difference_test(
+                    self.counts, beta=self.beta, alpha=alpha
+                )
+            return self._differences[alpha]
         if alpha not in self._differences:
             tables, corr = self._interval_tables()
             self._differences[alpha] = difference_test(
