@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fmtest.levels import few_levels
 from fmtest.roles import DATASET_NAMES, RESPONSE_KINDS, name_kind, normalise_name
 from fmtest.warnings import FoldMismatchWarning
 
@@ -386,7 +387,11 @@ def _as_int64(values):
 
 
 def _factorize(series):
-    """Sorted levels and int64 codes; integer columns avoid hashing."""
+    """Sorted levels and int64 codes, hashing only where no cheaper route applies.
+
+    Integer columns are coded arithmetically; Categoricals and arrow-backed
+    strings with few levels go through :func:`fmtest.levels.few_levels`.
+    """
     values = _integer_values(series)
     if values is not None and values.dtype.kind in "iu" and len(values):
         values = _as_int64(values)
@@ -400,7 +405,7 @@ def _factorize(series):
                 codes = (np.cumsum(present) - 1)[codes]
                 levels = levels[present]
             return codes.astype(np.int64, copy=False), pd.Index(levels)
-    codes, levels = pd.factorize(series, sort=True)
+    codes, levels = few_levels(series) or pd.factorize(series, sort=True)
     return codes.astype(np.int64, copy=False), pd.Index(levels)
 
 
