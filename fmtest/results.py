@@ -15,6 +15,7 @@ import pandas as pd
 
 from fmtest import accessors
 from fmtest.bootstrap import bootstrap_intervals
+from fmtest.counts import CELL_OF
 from fmtest.delta_engine import DeltaMethodVariance
 from fmtest.estimand import (
     ALGORITHM_TEST,
@@ -181,7 +182,7 @@ class MetricComparisonResults:
             metric's range), ``tp``, ``fn``, ``fp``, ``tn`` and
             ``reason_delta`` (why the delta standard error is NaN).
         """
-        counts = self.counts.confusion()[["tp", "fn", "fp", "tn"]]
+        cells = self.counts.totals.reshape(-1, 2, 2)
         delta = self.delta.frame()
         est = self.lead.estimates.ravel()
         var = self.lead.variances.ravel()
@@ -189,8 +190,8 @@ class MetricComparisonResults:
         columns["ci_lower"], columns["ci_upper"] = self._estimate_interval(self.alpha)
         low, high = bounded_interval(est, var, self.metric.bounds, self.alpha)
         columns["ci_logit_lower"], columns["ci_logit_upper"] = low, high
-        for col in ("tp", "fn", "fp", "tn"):
-            columns[col] = counts[col].to_numpy()
+        for col, (z, lab) in CELL_OF.items():  # tp, fn, fp, tn
+            columns[col] = cells[:, z, lab]
         if not self.counts.tn_known:
             columns["tn"] = pd.array([pd.NA] * len(est), dtype="Int64")
         columns["reason_delta"] = delta["reason"].to_numpy()
@@ -237,8 +238,7 @@ class MetricComparisonResults:
             [(ds, algs[a], algs[b]) for ds in self.counts.datasets for a, b in pairs],
             names=["dataset", "algorithm_1", "algorithm_2"],
         )
-        frame = pd.DataFrame(index=index)
-        frame["diff"] = diff.ravel()
+        frame = {"diff": diff.ravel()}  # columns, one DataFrame call at the end
         frame["se_delta"] = safe_sqrt(var_d.ravel())
         frame["corr_delta"] = corr_d.ravel()
         frame["z_delta"], frame["p_delta"] = z_test(diff.ravel(), var_d.ravel())
@@ -249,8 +249,8 @@ class MetricComparisonResults:
         reason = pair_reasons(self.counts, pairs).ravel()
         if self.estimand == "algorithms":  # the corrected repeated k-fold t-test
             tests = self.algorithm_tests
-            frame.insert(1, "diff_pooled", frame["diff"])
-            frame["diff"] = tests["diff"].to_numpy()
+            pooled = frame.pop("diff")
+            frame = {"diff": tests["diff"].to_numpy(), "diff_pooled": pooled, **frame}
             frame["se_corrected"] = tests["se"].to_numpy()
             frame["ci_lower"] = tests["ci_lower"].to_numpy()
             frame["ci_upper"] = tests["ci_upper"].to_numpy()
@@ -258,7 +258,7 @@ class MetricComparisonResults:
         else:
             low, high = self._difference_interval(self.alpha)
             frame["ci_lower"], frame["ci_upper"] = low, high
-            wald_p = frame["p_wong" if self.method == "wong" else "p_delta"].to_numpy()
+            wald_p = frame["p_wong" if self.method == "wong" else "p_delta"]
             matching_p = self._difference_pvalue(wald_p)
         # a pair with a reason has no test (identical predictions: no information)
         pvalue = np.where(reason != "", np.nan, matching_p)
@@ -268,7 +268,7 @@ class MetricComparisonResults:
         if self.has_wong:
             frame["large_sample"] = self._pair_large_sample(pairs).ravel()
         frame["reason"] = reason
-        return frame
+        return pd.DataFrame(frame, index=index)
 
     def _wong_pair_variances(self, shape):
         if self.wong is None:
