@@ -29,6 +29,7 @@ from fmtest.longdata import (
     SINGLE_DATASET_LABEL,
     LongData,
     cell_counts,
+    count_codes,
     plain,
     read_long_data,
 )
@@ -426,7 +427,7 @@ def _joint_tables(long: LongData, n_ds, n_alg, max_pattern=MAX_PATTERN_ALGORITHM
             pattern |= bit.astype(np.uint16) << np.uint16(a)
         key = group << n_alg
         key |= pattern
-        dist = np.bincount(key, minlength=(n_groups + 1) << n_alg)
+        dist = count_codes(key, (n_groups + 1) << n_alg)
         dist = dist.reshape(n_groups + 1, 1 << n_alg)[:-1].astype(float)
         bits = (np.arange(1 << n_alg)[:, None] >> np.arange(n_alg)) & 1
         size = dist.sum(axis=1)

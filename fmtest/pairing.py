@@ -17,7 +17,9 @@ import numpy as np
 
 __all__ = ["pair_by_counts"]
 
-def pair_by_counts(slots, slot_dataset, algorithm, predicted, truth, present, fold):
+def pair_by_counts(
+    slots, slot_dataset, algorithm, predicted, truth, present, fold, n_fold
+):
     """The paired predictions, or ``None`` when the rows do not pair up cleanly.
 
     Parameters
@@ -33,7 +35,9 @@ def pair_by_counts(slots, slot_dataset, algorithm, predicted, truth, present, fo
     present : ndarray of bool, shape (D, A)
         Whether algorithm ``a`` has any row in data set ``d``.
     fold : ndarray of int or None
-        Fold code of each row (codes from 0).
+        Fold code of each row, below ``n_fold``.
+    n_fold : int
+        The number of folds (1 without folds).
 
     Returns
     -------
@@ -48,7 +52,6 @@ def pair_by_counts(slots, slot_dataset, algorithm, predicted, truth, present, fo
     """
     n_datasets, n_alg = present.shape
     n_slots = len(slot_dataset)
-    n_fold = 1 if fold is None else int(fold.max()) + 1
     # packed = (fold * 2 + truth) * 2 + predicted; the dtype's top bit marks empty
     dtype = np.uint8 if n_fold <= 32 else np.uint64
     top = 8 * np.dtype(dtype).itemsize - 1
@@ -59,7 +62,7 @@ def pair_by_counts(slots, slot_dataset, algorithm, predicted, truth, present, fo
     packed <<= 1
     packed |= predicted
     # algorithm-major cells: each algorithm's column is contiguous
-    cell = algorithm * n_slots
+    cell = np.multiply(algorithm, n_slots, dtype=np.int64)
     cell += slots
     cells = np.full(n_alg * n_slots, empty, dtype=dtype)
     cells[cell] = packed
