@@ -87,6 +87,8 @@ def _arrow_string_levels(series, max_levels):
 
     values = pa.chunked_array(series.array.__arrow_array__())
     n_rows = len(values)
+    if n_rows == 0 or values.null_count:  # left to pandas.factorize
+        return None
     codes = pa.scalar(-1, pa.int8())  # -1: not yet coded
     firsts, matched = [], 0
     while matched < n_rows:

@@ -17,6 +17,7 @@ import numpy as np
 
 __all__ = ["pair_by_counts"]
 
+
 def pair_by_counts(
     slots, slot_dataset, algorithm, predicted, truth, present, fold, n_fold
 ):

@@ -249,5 +249,6 @@ def _small_counts(tp, fn, fp, min_count):
         )
         for name, cells in (("tp", tp), ("fn", fn), ("fp", fp))
     ]
-    joined = [", ".join(x for x in row if x) for row in zip(*(p.ravel() for p in parts))]
+    rows = zip(*(p.ravel() for p in parts), strict=True)
+    joined = [", ".join(x for x in row if x) for row in rows]
     return np.array(joined, dtype=object).reshape(np.shape(tp))
