@@ -11,7 +11,6 @@ it beside the delta method for comparison with the literature.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from fmtest.fmeasure import divide, fbeta, precision, recall
 from fmtest.variance import (
@@ -182,7 +181,10 @@ class WongLinearVariance(VarianceEngine):
             ``recall_weight``, ``rho``, ``rho_status``, ``large_sample``
             (all summed TP, FN, FP ≥ ``min_count``) and ``small_counts``.
         """
-        frame = super().frame()
+        return super().frame()  # built from this class's columns()
+
+    def columns(self):
+        """The columns of :meth:`frame` as flat arrays (no DataFrame built)."""
         extra = {
             "recall": self.recall,
             "precision": self.precision,
@@ -192,9 +194,9 @@ class WongLinearVariance(VarianceEngine):
             "large_sample": self.small_counts == "",
             "small_counts": self.small_counts,
         }
-        columns = {col: frame[col].to_numpy() for col in frame.columns}
+        columns = super().columns()
         columns.update({k: np.asarray(v).ravel() for k, v in extra.items()})
-        return pd.DataFrame(columns, index=frame.index)  # one call, not 7 inserts
+        return columns
 
 
 def fold_correlation(fold_counts, fold_present):
