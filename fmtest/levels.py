@@ -38,13 +38,12 @@ def few_levels(series, max_levels=MAX_FEW_LEVELS):
 
     Returns
     -------
-    codes : ndarray of int8 or intp
-        Codes into ``levels``, in the order ``pandas.factorize(sort=True)``
-        gives.
-    levels : pandas.Index
-        ``pandas.Index`` of the uniques ``pandas.factorize(sort=True)`` returns.
-    Or ``None`` when the column is neither a Categorical nor arrow-backed strings,
-    or has more than ``max_levels`` levels.
+    tuple of (ndarray, pandas.Index) or None
+        The codes (int8, or the Categorical's own code dtype) and the levels,
+        equal to ``pandas.factorize(series, sort=True)`` (the levels as a
+        ``pandas.Index``); ``None`` when the column is neither a
+        Categorical nor arrow-backed strings, or has more than
+        ``max_levels`` levels.
     """
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):

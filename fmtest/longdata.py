@@ -220,20 +220,12 @@ def read_long_data(
     fold_codes, fold_levels = (None, None)
     if fold is not None:
         fold_codes, fold_levels = _factorize(data[fold], LAZY_SPAN)
-    # One count of every (data set, algorithm, fold, truth, prediction) cell:
-    # the tables start from it, and it shows which integer levels are absent.
-    fold_counts = cell_counts(
-        dataset_codes, algorithm_codes, fold_codes, truth_codes, predicted,
-        (len(dataset_levels), len(algorithm_levels), _n_levels(fold_levels)),
+    fold_counts, (dataset_codes, dataset_levels), (fold_codes, fold_levels) = (
+        _count_cells(
+            (dataset_codes, dataset_levels), (algorithm_codes, algorithm_levels),
+            (fold_codes, fold_levels), truth_codes, predicted,
+        )
     )  # fmt: skip
-    has_dataset = fold_counts.any(axis=(1, 2, 3, 4))
-    has_fold = fold_counts.any(axis=(0, 1, 3, 4))
-    fold_counts = fold_counts[has_dataset][:, :, has_fold]
-    dataset_codes, dataset_levels = _drop_absent(
-        dataset_codes, dataset_levels, has_dataset
-    )
-    if fold_codes is not None:
-        fold_codes, fold_levels = _drop_absent(fold_codes, fold_levels, has_fold)
     repeat_codes, repeat_levels = None, None
     if repeat is not None:
         repeat_codes, repeat_levels = _factorize(data[repeat])
@@ -358,6 +350,26 @@ def count_codes(codes, size):
     counts = np.zeros(size, dtype=np.int64)
     np.add.at(counts, codes, 1)
     return counts
+
+
+def _count_cells(dataset, algorithm, fold, truth, predicted):
+    """Cell counts, and the (codes, levels) of data set and fold without absent levels.
+
+    One count of every (data set, algorithm, fold, truth, prediction) cell:
+    the tables start from it, and it shows which integer levels no row holds
+    (see ``LAZY_SPAN``), so no separate pass over those columns is needed.
+    """
+    (dataset_codes, dataset_levels), (fold_codes, fold_levels) = dataset, fold
+    counts = cell_counts(
+        dataset_codes, algorithm[0], fold_codes, truth, predicted,
+        (len(dataset_levels), len(algorithm[1]), _n_levels(fold_levels)),
+    )  # fmt: skip
+    has_dataset = counts.any(axis=(1, 2, 3, 4))
+    has_fold = counts.any(axis=(0, 1, 3, 4))
+    dataset = _drop_absent(dataset_codes, dataset_levels, has_dataset)
+    if fold_codes is not None:
+        fold = _drop_absent(fold_codes, fold_levels, has_fold)
+    return counts[has_dataset][:, :, has_fold], dataset, fold
 
 
 def _n_levels(levels):

@@ -42,14 +42,14 @@ def pair_by_counts(
 
     Returns
     -------
-    wide : ndarray of uint8, shape (n_slots, A)
-        1 predicted positive, 0 negative, 2 for a cell with no row; a view
-        of an algorithm-major array (Fortran order).
-    slot_group : ndarray of int64, shape (n_slots,)
-        ``2 * data set + truth``; ``2 * D`` for unused slots.
-    Or ``None`` when an instance is predicted twice by one algorithm, lacks
-    an algorithm run on its data set, or has a truth or fold that differs
-    between algorithms.
+    tuple of (ndarray, ndarray) or None
+        ``wide``, uint8 of shape (n_slots, A): 1 predicted positive, 0
+        negative, 2 for a cell with no row (a view of an algorithm-major
+        array, Fortran order); and ``slot_group``, int64 of shape
+        (n_slots,): ``2 * data set + truth``, ``2 * D`` for unused slots.
+        ``None`` when an instance is predicted twice by one algorithm, lacks
+        an algorithm run on its data set, or has a truth or fold that
+        differs between algorithms.
     """
     n_datasets, n_alg = present.shape
     n_slots = len(slot_dataset)
