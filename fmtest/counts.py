@@ -25,7 +25,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fmtest.longdata import SINGLE_DATASET_LABEL, LongData, plain, read_long_data
+from fmtest.longdata import (
+    SINGLE_DATASET_LABEL,
+    LongData,
+    cell_counts,
+    count_codes,
+    plain,
+    read_long_data,
+)
 
 __all__ = ["CountTables"]
 
@@ -135,17 +142,12 @@ class CountTables:
         has_folds = long.fold is not None
         folds = long.fold_levels if has_folds else pd.Index([SINGLE_DATASET_LABEL])
         n_fold = len(folds)
-        fold = long.fold if has_folds else 0
-        code = long.dataset * n_alg  # combined (d, a, k, z, l) code, built in place
-        code += long.algorithm
-        code *= n_fold
-        code += fold
-        code *= 4
-        code += long.truth * np.uint8(2) + long.predicted
-        size = n_ds * n_alg * n_fold * 4
-        fold_counts = np.bincount(code, minlength=size).reshape(
-            n_ds, n_alg, n_fold, 2, 2
-        )
+        fold_counts = long.fold_counts
+        if fold_counts is None:
+            fold_counts = cell_counts(
+                long.dataset, long.algorithm, long.fold, long.truth,
+                long.predicted, (n_ds, n_alg, n_fold),
+            )  # fmt: skip
         joint, cross = None, None
         if long.wide is not None:
             joint = _joint_tables(long, n_ds, n_alg)
@@ -419,12 +421,13 @@ def _joint_tables(long: LongData, n_ds, n_alg, max_pattern=MAX_PATTERN_ALGORITHM
     wide, group = long.wide, long.slot_group
     n_groups = 2 * n_ds  # the group of unused slots, dropped below
     if n_alg <= max_pattern:
-        pattern = np.zeros(len(group), dtype=np.int64)
+        pattern = np.zeros(len(group), dtype=np.uint16)  # < 2**max_pattern
         for a in range(n_alg):  # a loop over algorithms, not instances
-            pattern |= (wide[:, a] & 1).astype(np.int64) << a
+            bit = wide[:, a] & 1
+            pattern |= bit.astype(np.uint16) << np.uint16(a)
         key = group << n_alg
         key |= pattern
-        dist = np.bincount(key, minlength=(n_groups + 1) << n_alg)
+        dist = count_codes(key, (n_groups + 1) << n_alg)
         dist = dist.reshape(n_groups + 1, 1 << n_alg)[:-1].astype(float)
         bits = (np.arange(1 << n_alg)[:, None] >> np.arange(n_alg)) & 1
         size = dist.sum(axis=1)
@@ -458,6 +461,7 @@ def _positive_products(wide, group, n_groups):
     (the fill value 2) count as not positive.
     """
     n_alg = wide.shape[1]
+    wide = np.ascontiguousarray(wide)  # rows are gathered below
     both = np.zeros((n_groups, n_alg, n_alg))
     order = np.argsort(group, kind="stable")
     bounds = np.searchsorted(group[order], np.arange(n_groups + 1))
@@ -488,7 +492,7 @@ def _repeat_cross(long: LongData, n_ds, n_repeats):
     integers (:mod:`fmtest.scale`) gets the same bits.
     """
     n_alg = long.wide.shape[1]
-    wide = long.wide.reshape(-1, n_repeats, n_alg)
+    wide = np.ascontiguousarray(long.wide).reshape(-1, n_repeats, n_alg)
     group = long.slot_group.reshape(-1, n_repeats)[:, 0]
     positive = (wide == 1).sum(axis=1, dtype=np.float64)
     cross = np.zeros((2 * n_ds, n_alg, n_alg))

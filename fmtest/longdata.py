@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fmtest.levels import few_levels
+from fmtest.pairing import pair_by_counts
 from fmtest.roles import DATASET_NAMES, RESPONSE_KINDS, name_kind, normalise_name
 from fmtest.warnings import FoldMismatchWarning
 
@@ -43,7 +45,7 @@ class LongData:
 
     Attributes
     ----------
-    dataset, algorithm : ndarray of int64
+    dataset, algorithm : ndarray of int64 (int8 for few algorithms)
         Codes into ``dataset_levels`` and ``algorithm_levels``.
     wide : ndarray of uint8, shape (n_slots, A), or None
         The predictions paired by instance: row = one (data set, instance)
@@ -74,6 +76,9 @@ class LongData:
         ``fold`` codes number the (repeat, fold) combinations.
     repeat_levels : pandas.Index or None
         The repeat labels.
+    fold_counts : ndarray of int64, shape (D, A, K, 2, 2), or None
+        Confusion counts per (data set, algorithm, fold, truth, prediction)
+        (see :func:`cell_counts`); ``None`` when not yet tabulated.
     """
 
     dataset: np.ndarray
@@ -91,6 +96,7 @@ class LongData:
     fold_mismatch: str | None = None
     repeat: np.ndarray | None = None
     repeat_levels: pd.Index | None = None
+    fold_counts: np.ndarray | None = None
 
 
 def read_long_data(
@@ -199,7 +205,8 @@ def read_long_data(
         data, roles, response_kind, predicted, truth_codes, positive_label
     )
 
-    algorithm_codes, algorithm_levels = _factorize(data[algorithm])
+    # the algorithm codes only ever enter int64 arithmetic: int8 codes are fine
+    algorithm_codes, algorithm_levels = _factorize(data[algorithm], narrow=True)
     if len(algorithm_levels) < 2:
         raise ValueError(
             f"Column {algorithm!r} has only one level ({algorithm_levels[0]!r}); "
@@ -209,34 +216,53 @@ def read_long_data(
         dataset_codes = np.zeros(len(data), dtype=np.int64)
         dataset_levels = pd.Index([SINGLE_DATASET_LABEL], name="dataset")
     else:
-        dataset_codes, dataset_levels = _factorize(data[dataset])
-    fold_codes, fold_levels = (None, None) if fold is None else _factorize(data[fold])
+        dataset_codes, dataset_levels = _factorize(data[dataset], LAZY_SPAN)
+    fold_codes, fold_levels = (None, None)
+    if fold is not None:
+        fold_codes, fold_levels = _factorize(data[fold], LAZY_SPAN)
+    fold_counts, (dataset_codes, dataset_levels), (fold_codes, fold_levels) = (
+        _count_cells(
+            (dataset_codes, dataset_levels), (algorithm_codes, algorithm_levels),
+            (fold_codes, fold_levels), truth_codes, predicted,
+        )
+    )  # fmt: skip
     repeat_codes, repeat_levels = None, None
     if repeat is not None:
         repeat_codes, repeat_levels = _factorize(data[repeat])
 
     wide, slot_group, fold_mismatch = None, None, None
     if instance is not None:
-        slots, n_slots = _encode_instances(data[instance], dataset_codes)
+        slots, slot_dataset = _encode_instances(
+            data[instance], dataset_codes, len(dataset_levels)
+        )
         if repeat_codes is not None:
-            slots, n_slots = _repeat_slots(
-                slots, n_slots, repeat_codes, len(repeat_levels), data, roles
+            slots, slot_dataset = _repeat_slots(
+                slots, slot_dataset, repeat_codes, len(repeat_levels)
             )
+        present = fold_counts.any(axis=(2, 3, 4))
+        # with repeats, folds that differ within a repeat are an error
+        # (_repeat_folds), not a warning
+        pair_fold = fold_codes if repeat_codes is None else None
         try:
-            wide, slot_group, fold_mismatch = _pair_predictions(
-                slots,
-                n_slots,
-                algorithm_codes,
-                predicted,
-                dataset_codes * 2 + truth_codes,
-                len(dataset_levels),
-                data,
-                roles,
-                algorithm_levels,
-                # with repeats, folds that differ within a repeat are an error
-                # (_repeat_folds), not a warning
-                fold_codes if repeat_codes is None else None,
-            )
+            paired = pair_by_counts(
+                slots, slot_dataset, algorithm_codes, predicted, truth_codes,
+                present, pair_fold, _n_levels(fold_levels),
+            )  # fmt: skip
+            if paired is not None:
+                wide, slot_group = paired
+            else:  # search the rows to word the error or the fold warning
+                wide, slot_group, fold_mismatch = _pair_predictions(
+                    slots,
+                    len(slot_dataset),
+                    algorithm_codes,
+                    predicted,
+                    dataset_codes * 2 + truth_codes,
+                    present,
+                    data,
+                    roles,
+                    algorithm_levels,
+                    pair_fold,
+                )
         except ValueError as err:
             hint = _dataset_hint(data, roles) if dataset is None else ""
             if not hint:
@@ -258,6 +284,7 @@ def read_long_data(
                     data,
                     roles,
                 )
+                fold_counts = None  # the folds are now (repeat, fold) pairs
 
     return LongData(
         dataset=dataset_codes,
@@ -277,7 +304,83 @@ def read_long_data(
         fold_mismatch=fold_mismatch,
         repeat=repeat_codes,
         repeat_levels=None if repeat_levels is None else repeat_levels.rename("repeat"),
+        fold_counts=fold_counts,
     )
+
+
+def cell_counts(dataset, algorithm, fold, truth, predicted, shape):
+    """Confusion counts per (data set, algorithm, fold), from the row codes.
+
+    Parameters
+    ----------
+    dataset, algorithm, fold : ndarray of int
+        Codes of each row; ``fold`` may be ``None`` (one fold).
+    truth, predicted : ndarray of uint8
+        0/1 per row.
+    shape : tuple of int
+        (D, A, K): the number of levels of each code.
+
+    Returns
+    -------
+    ndarray of int64, shape (D, A, K, 2, 2)
+        ``[d, a, k, z, l]``: rows with truth ``z`` and prediction ``l``.
+    """
+    n_ds, n_alg, n_fold = shape
+    code = dataset * n_alg  # one combined code, built in place
+    code += algorithm
+    if fold is not None:
+        code *= n_fold
+        code += fold
+    code *= 4
+    pattern = truth << 1
+    pattern |= predicted
+    code += pattern
+    counts = count_codes(code, n_ds * n_alg * n_fold * 4)
+    return counts.reshape(n_ds, n_alg, n_fold, 2, 2)
+
+
+def count_codes(codes, size):
+    """``np.bincount(codes, minlength=size)`` for codes in ``[0, size)``.
+
+    With fewer bins than codes ``np.add.at`` gives the same counts about a
+    third faster (numpy 2); ``bincount`` wins when the bins outnumber them.
+    """
+    if size > len(codes):
+        return np.bincount(codes, minlength=size)
+    counts = np.zeros(size, dtype=np.int64)
+    np.add.at(counts, codes, 1)
+    return counts
+
+
+def _count_cells(dataset, algorithm, fold, truth, predicted):
+    """Cell counts, and the (codes, levels) of data set and fold without absent levels.
+
+    One count of every (data set, algorithm, fold, truth, prediction) cell:
+    the tables start from it, and it shows which integer levels no row holds
+    (see ``LAZY_SPAN``), so no separate pass over those columns is needed.
+    """
+    (dataset_codes, dataset_levels), (fold_codes, fold_levels) = dataset, fold
+    counts = cell_counts(
+        dataset_codes, algorithm[0], fold_codes, truth, predicted,
+        (len(dataset_levels), len(algorithm[1]), _n_levels(fold_levels)),
+    )  # fmt: skip
+    has_dataset = counts.any(axis=(1, 2, 3, 4))
+    has_fold = counts.any(axis=(0, 1, 3, 4))
+    dataset = _drop_absent(dataset_codes, dataset_levels, has_dataset)
+    if fold_codes is not None:
+        fold = _drop_absent(fold_codes, fold_levels, has_fold)
+    return counts[has_dataset][:, :, has_fold], dataset, fold
+
+
+def _n_levels(levels):
+    return 1 if levels is None else len(levels)
+
+
+def _drop_absent(codes, levels, present):
+    """Codes and levels without the levels that no row holds."""
+    if present.all():
+        return codes, levels
+    return (np.cumsum(present) - 1)[codes], levels[present]
 
 
 def optional_roles(columns, response_kind, *, instance, fold, repeat):
@@ -385,8 +488,21 @@ def _as_int64(values):
     return values.astype(np.int64, copy=False)
 
 
-def _factorize(series):
-    """Sorted levels and int64 codes; integer columns avoid hashing."""
+# An integer column spanning at most this many values keeps every value of the
+# span as a level; the caller drops the absent ones (_drop_absent) from counts
+# it takes anyway, which saves a pass over the column.
+LAZY_SPAN = 64
+
+
+def _factorize(series, lazy_span=0, narrow=False):
+    """Sorted levels and int64 codes, hashing only where no cheaper route applies.
+
+    Integer columns are coded arithmetically; Categoricals and arrow-backed
+    strings with few levels go through :func:`fmtest.levels.few_levels`.
+    An integer column whose span has at most ``lazy_span`` values gets every
+    value of the span as a level, present or not. ``narrow=True`` keeps the
+    int8 codes of few levels as they are.
+    """
     values = _integer_values(series)
     if values is not None and values.dtype.kind in "iu" and len(values):
         values = _as_int64(values)
@@ -394,14 +510,18 @@ def _factorize(series):
         low, high = int(values.min()), int(values.max())
         if high - low <= len(values):  # Python ints: the span cannot wrap
             codes = values if low == 0 else values - low
-            present = np.bincount(codes, minlength=high - low + 1) > 0
             levels = np.arange(low, high + 1)
+            if high - low < lazy_span:
+                return codes.astype(np.int64, copy=False), pd.Index(levels)
+            present = np.bincount(codes, minlength=high - low + 1) > 0
             if not present.all():
                 codes = (np.cumsum(present) - 1)[codes]
                 levels = levels[present]
             return codes.astype(np.int64, copy=False), pd.Index(levels)
-    codes, levels = pd.factorize(series, sort=True)
-    return codes.astype(np.int64, copy=False), pd.Index(levels)
+    codes, levels = few_levels(series) or pd.factorize(series, sort=True)
+    if not (narrow and codes.dtype == np.int8):
+        codes = codes.astype(np.int64, copy=False)
+    return codes, pd.Index(levels)
 
 
 def _small_factorize(series):
@@ -495,12 +615,19 @@ def _as_python(labels):
     return [plain(lab) for lab in labels]
 
 
-def _encode_instances(series, dataset_codes):
-    """Dense codes for (data set, instance) pairs, without a Python loop."""
+def _encode_instances(series, dataset_codes, n_datasets):
+    """Dense codes for (data set, instance) pairs, without a Python loop.
+
+    Returns
+    -------
+    slots : ndarray of int64
+        The slot of each row.
+    slot_dataset : ndarray of int64, shape (n_slots,)
+        The data set of each slot (for a slot no row uses, any data set).
+    """
     values = _integer_values(series)
     if values is not None and values.dtype.kind in "iu" and len(values):
         values = _as_int64(values)  # None for uint64 ids beyond int64
-    n_datasets = int(dataset_codes.max()) + 1 if len(dataset_codes) else 1
     if values is not None and values.dtype.kind in "iu" and len(values):
         low, high = int(values.min()), int(values.max())
         width = high - low + 1
@@ -508,14 +635,15 @@ def _encode_instances(series, dataset_codes):
             # Integer ids in a compact range index the slot array directly.
             slots = dataset_codes * width
             slots += values
-            slots -= low
-            return slots, width * n_datasets
+            if low:
+                slots -= low
+            return slots, np.repeat(np.arange(n_datasets), width)
     codes, uniques = pd.factorize(series)
     key = dataset_codes * len(uniques) + codes
     if n_datasets == 1:
-        return codes.astype(np.int64, copy=False), len(uniques)
+        return codes.astype(np.int64, copy=False), np.zeros(len(uniques), np.int64)
     slots, slot_uniques = pd.factorize(key)
-    return slots.astype(np.int64, copy=False), len(slot_uniques)
+    return slots.astype(np.int64, copy=False), slot_uniques // len(uniques)
 
 
 def _pair_predictions(
@@ -524,13 +652,17 @@ def _pair_predictions(
     algorithm,
     predicted,
     row_group,
-    n_datasets,
+    present,
     data,
     roles,
     alg_levels,
     fold=None,
 ):
     """Scatter the predictions into a (slot × algorithm) matrix, checking pairing.
+
+    The route that searches the rows, taken when :func:`fmtest.pairing.pair_by_counts`
+    finds a problem: it words the error, or the fold-mismatch warning.
+    ``present[d, a]``: whether algorithm ``a`` has rows in data set ``d``.
 
     Each instance must be predicted once by every algorithm and have one truth.
     The checks are counts on the matrix itself (a cell still holding the fill
@@ -544,7 +676,7 @@ def _pair_predictions(
     -------
     wide, slot_group, fold_mismatch
     """
-    n_alg = len(alg_levels)
+    n_datasets, n_alg = present.shape
     cell = slots * n_alg
     cell += algorithm
     wide = np.full(n_slots * n_alg, 2, dtype=np.uint8)
@@ -557,20 +689,14 @@ def _pair_predictions(
     slot_group = slot_key if fold is None else slot_key // n_fold
     # An algorithm with no rows at all in a data set is missing there (not a
     # pairing gap): each used slot expects the algorithms run on its data set.
-    present = np.zeros((n_datasets + 1) * n_alg, dtype=bool)
-    key = row_group >> 1  # the data set of each row, then (data set, algorithm)
-    key *= n_alg
-    key += algorithm
-    present[key] = True
-    del key
-    n_present = present.reshape(n_datasets + 1, n_alg).sum(axis=1)
+    present = np.vstack([present, np.zeros(n_alg, dtype=bool)])  # unused slots
     slots_per_dataset = np.bincount(slot_group >> 1, minlength=n_datasets + 1)
-    expected = int(slots_per_dataset[:-1] @ n_present[:-1])
+    expected = int(slots_per_dataset[:-1] @ present[:-1].sum(axis=1))
     unfilled = int(np.count_nonzero(wide == 2)) - (n_slots * n_alg - expected)
     if unfilled or expected != len(slots):
         _report_pairing(
             cell, slots, n_slots, n_alg, data, roles, alg_levels,
-            present.reshape(n_datasets + 1, n_alg)[slot_group >> 1],
+            present[slot_group >> 1],
         )  # fmt: skip
     differs = slot_key[slots] != row_key
     fold_mismatch = None
@@ -711,12 +837,14 @@ def _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels, expect
         )
 
 
-def _repeat_slots(slots, n_slots, repeat_codes, n_repeats, data, roles):
-    """One slot per (data set, instance, repeat): ``slot * R + repeat``."""
-    del data, roles  # the pairing checks downstream name the rows
+def _repeat_slots(slots, slot_dataset, repeat_codes, n_repeats):
+    """One slot per (data set, instance, repeat): ``slot * R + repeat``.
+
+    The pairing checks downstream name the rows.
+    """
     out = slots * n_repeats
     out += repeat_codes
-    return out, n_slots * n_repeats
+    return out, np.repeat(slot_dataset, n_repeats)
 
 
 def _check_repeats(slot_group, n_repeats, n_datasets, slots, data, roles):

@@ -17,6 +17,8 @@ both routes agree.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import special, stats
 
@@ -213,10 +215,12 @@ def pooled_arrays(differences, variances, *, re_method, re_test, alpha):
     return out
 
 
+@functools.lru_cache(maxsize=64)  # a table per M: scipy's call costs ~1 ms
 def _exact_wilcoxon_pvalues(m):
     """Two-sided exact p-value of every T⁺ = 0 … M(M+1)/2 with M non-zero,
     untied differences, from ``scipy.stats.wilcoxon``: one vectorised call on
-    one sample per T⁺ (ranks 1 … M, the ranks summing to T⁺ positive)."""
+    one sample per T⁺ (ranks 1 … M, the ranks summing to T⁺ positive).
+    The table is cached, so it is returned read-only."""
     top = m * (m + 1) // 2
     samples = -np.tile(np.arange(1.0, m + 1), (top + 1, 1))
     for t in range(top + 1):
@@ -225,7 +229,9 @@ def _exact_wilcoxon_pvalues(m):
             if rank <= rest:
                 samples[t, rank - 1] = rank
                 rest -= rank
-    return stats.wilcoxon(samples, axis=-1, method="exact").pvalue
+    table = stats.wilcoxon(samples, axis=-1, method="exact").pvalue
+    table.setflags(write=False)
+    return table
 
 
 def wilcoxon_arrays(differences, *, exact_max=50):

@@ -86,14 +86,15 @@ class VarianceEngine:
         index = pd.MultiIndex.from_product(
             [self.counts.datasets, self.counts.algorithms]
         )
-        return pd.DataFrame(
-            {
-                "f": self.estimates.ravel(),
-                "se": self.std_errors.ravel(),
-                "reason": self.reasons.ravel(),
-            },
-            index=index,
-        )
+        return pd.DataFrame(self.columns(), index=index)
+
+    def columns(self):
+        """The columns of :meth:`frame` as flat arrays (no DataFrame built)."""
+        return {
+            "f": self.estimates.ravel(),
+            "se": self.std_errors.ravel(),
+            "reason": self.reasons.ravel(),
+        }
 
     def cov_frame(self, dataset):
         """Labelled A × A covariance matrix of one data set."""

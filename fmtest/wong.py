@@ -11,7 +11,6 @@ it beside the delta method for comparison with the literature.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from fmtest.fmeasure import divide, fbeta, precision, recall
 from fmtest.variance import (
@@ -182,7 +181,10 @@ class WongLinearVariance(VarianceEngine):
             ``recall_weight``, ``rho``, ``rho_status``, ``large_sample``
             (all summed TP, FN, FP ≥ ``min_count``) and ``small_counts``.
         """
-        frame = super().frame()
+        return super().frame()  # built from this class's columns()
+
+    def columns(self):
+        """The columns of :meth:`frame` as flat arrays (no DataFrame built)."""
         extra = {
             "recall": self.recall,
             "precision": self.precision,
@@ -192,7 +194,9 @@ class WongLinearVariance(VarianceEngine):
             "large_sample": self.small_counts == "",
             "small_counts": self.small_counts,
         }
-        return frame.assign(**{k: np.asarray(v).ravel() for k, v in extra.items()})
+        columns = super().columns()
+        columns.update({k: np.asarray(v).ravel() for k, v in extra.items()})
+        return columns
 
 
 def fold_correlation(fold_counts, fold_present):
@@ -247,7 +251,6 @@ def _small_counts(tp, fn, fp, min_count):
         )
         for name, cells in (("tp", tp), ("fn", fn), ("fp", fp))
     ]
-    joined = pd.DataFrame({i: p.ravel() for i, p in enumerate(parts)}).agg(
-        lambda row: ", ".join(x for x in row if x), axis=1
-    )
-    return joined.to_numpy(dtype=object).reshape(np.shape(tp))
+    rows = zip(*(p.ravel() for p in parts), strict=True)
+    joined = [", ".join(x for x in row if x) for row in rows]
+    return np.array(joined, dtype=object).reshape(np.shape(tp))

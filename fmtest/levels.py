@@ -1,0 +1,108 @@
+"""Codes of a label column with few levels, without hashing every row.
+
+``pandas.factorize(sort=True)`` hashes every row. The algorithm column of
+long data holds a handful of names over millions of rows, so two cheaper
+routes give the same codes and levels:
+
+* a pandas ``Categorical`` already holds codes: only the unused categories
+  are dropped;
+* an arrow-backed string column is compared with one level at a time
+  (arrow's vectorised ``equal``), the levels found in order of first
+  appearance and the codes renumbered to the sorted order at the end.
+
+:func:`few_levels` returns ``None`` when neither route applies (other
+dtypes, more than ``max_levels`` levels); the caller then uses
+``pandas.factorize``. Missing values have been refused before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["MAX_FEW_LEVELS", "few_levels"]
+
+# Each level costs one pass over the column; beyond this many, hashing wins.
+MAX_FEW_LEVELS = 32
+
+
+def few_levels(series, max_levels=MAX_FEW_LEVELS):
+    """Codes and sorted levels as ``pandas.factorize(series, sort=True)`` gives them.
+
+    Parameters
+    ----------
+    series : pandas.Series
+        A label column without missing values.
+    max_levels : int, default=MAX_FEW_LEVELS
+        Give up (return ``None``) on an arrow string column with more levels.
+
+    Returns
+    -------
+    tuple of (ndarray, pandas.Index) or None
+        The codes (int8, or the Categorical's own code dtype) and the levels,
+        equal to ``pandas.factorize(series, sort=True)`` (the levels as a
+        ``pandas.Index``); ``None`` when the column is neither a
+        Categorical nor arrow-backed strings, or has more than
+        ``max_levels`` levels.
+    """
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _categorical_levels(series)
+    if _is_arrow_string(dtype):
+        return _arrow_string_levels(series, max_levels)
+    return None
+
+
+def _categorical_levels(series):
+    """The categories in use, in category order (what ``factorize`` keeps)."""
+    codes = series.cat.codes.to_numpy()
+    present = np.bincount(codes, minlength=len(series.dtype.categories)) > 0
+    used = np.flatnonzero(present)
+    if not present.all():  # renumber past the unused categories
+        codes = (np.cumsum(present) - 1).astype(codes.dtype)[codes]
+    return codes, pd.Index(pd.Categorical.from_codes(used, dtype=series.dtype))
+
+
+def _is_arrow_string(dtype):
+    if isinstance(dtype, pd.StringDtype):
+        return dtype.storage == "pyarrow"
+    if isinstance(dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        kind = dtype.pyarrow_dtype
+        return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+    return False
+
+
+def _arrow_string_levels(series, max_levels):
+    """Levels found one at a time with arrow's ``equal``; ``None`` past ``max_levels``.
+
+    Each pass compares every row with the first row not yet coded; the
+    levels are disjoint, so the rows are all coded once the matches add up
+    to the length.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    values = pa.chunked_array(series.array.__arrow_array__())
+    n_rows = len(values)
+    if n_rows == 0 or values.null_count:  # left to pandas.factorize
+        return None
+    codes = pa.scalar(-1, pa.int8())  # -1: not yet coded
+    firsts, matched = [], 0
+    while matched < n_rows:
+        if len(firsts) == max_levels:
+            return None
+        first = 0 if not firsts else int(np.argmin(codes.to_numpy()))
+        same = pc.equal(values, values[first])
+        codes = pc.if_else(same, pa.scalar(len(firsts), pa.int8()), codes)
+        matched += pc.sum(same).as_py()
+        firsts.append(first)
+    codes = codes.to_numpy()
+    uniques = series.array.take(firsts)
+    order = uniques.argsort()  # the order pandas.factorize(sort=True) uses
+    if np.any(order != np.arange(len(order))):
+        rank = np.empty(len(order), dtype=np.int8)
+        rank[order] = np.arange(len(order))
+        codes = rank[codes]
+    return codes, pd.Index(uniques.take(order))
