@@ -134,8 +134,12 @@ class _Solver:
         self.d_a = TP_A + self.a * FP_A + self.b * FN_A
         self.d_b = TP_B + self.a * FP_B + self.b * FN_B
         self.f_a, self.f_b = _fbeta_pair(self.p, self.a, self.b)
-        self.nu = np.zeros((len(x), 2))
-        self.phi = np.full(len(x), np.nan)
+        self.reset()
+
+    def reset(self):
+        """Start again from the solution at δ0 = F̂_a − F̂_b: ν = 0, φ = F̂_b."""
+        self.nu = np.zeros((len(self.p), 2))
+        self.phi = self.f_b.copy()
 
     def _coefficients(self, idx, phi, delta):
         c_a = TP_A - (phi + delta)[:, None] * self.d_a
@@ -163,7 +167,7 @@ class _Solver:
             decrement = g_a * step_a + g_b * step_b  # Newton decrement squared
             # stop when a full step would move no s (no π) by 1e-12 of itself
             moves = np.abs(step_a[:, None] * ca + step_b[:, None] * cb) / s
-            going = (decrement > 1e-24) & (moves.max(axis=1) > 1e-12)
+            going = (decrement > 1e-20) & (moves.max(axis=1) > 1e-10)
             if not going.any():
                 break
             todo, s, p = todo[going], s[going], p[going]
@@ -292,8 +296,19 @@ class _Solver:
             keep = ~converged
             if not keep.any():
                 break
-            r, ok, d_phi, d_a, d_b = r[keep], ok[keep], d_phi[keep], d_a[keep], d_b[keep]
-            t = np.ones(len(r))
+            s_now, ds = s[keep], ds[keep]
+            r, ok, d_phi, d_a, d_b = (
+                r[keep],
+                ok[keep],
+                d_phi[keep],
+                d_a[keep],
+                d_b[keep],
+            )
+            # fraction to the boundary: at most 99 % of the way to the first
+            # s = 0 along the linearised step (then halved if still infeasible)
+            shrink = np.where(ds < 0, ds, -1.0)
+            reach = np.where(ds < 0, -s_now / shrink, np.inf).min(axis=1)
+            t = np.minimum(1.0, 0.99 * reach)
             for _ in range(10):  # halve until every s > 0 and φ stays inside
                 new_phi = phi[r] + t * d_phi
                 new_nu = nu[r] + t[:, None] * np.stack([d_a, d_b], axis=1)
@@ -544,8 +559,7 @@ def _interval_rows(x, beta, z):
 
     bounds = []
     for side in (-1.0, 1.0):
-        solver.nu[:] = 0.0
-        solver.phi[:] = np.nan
+        solver.reset()
         edge = np.full(n, side * (1 - 1e-12))
         start = diff + side * spread
         start = np.where(side * (start - edge) < 0, start, 0.5 * (diff + edge))
@@ -632,10 +646,9 @@ MAX_TABLES = 2000
 def paired_score_unusable(counts):
     """Why the paired score interval does not apply to these counts ("" if it does).
 
-    It needs paired data (the pair's 8-cell table), one prediction per
-    instance (with repeated cross-validation the pooled table is not a
-    multinomial sample of instances), and at most :data:`MAX_TABLES` pair
-    tables.
+    It needs paired data (the pair's 8-cell table) and at most
+    :data:`MAX_TABLES` pair tables. (With repeated cross-validation it runs
+    on the tables of :func:`fmtest.estimand.effective_tables`.)
 
     Parameters
     ----------
@@ -647,11 +660,6 @@ def paired_score_unusable(counts):
     """
     if not counts.paired:
         return "the data are unpaired"
-    if counts.n_repeats > 1:
-        return (
-            "repeated cross-validation: the pooled 8-cell table counts each "
-            "instance once per repeat"
-        )
     n_algorithms = len(counts.algorithms)
     n_tables = len(counts.datasets) * n_algorithms * (n_algorithms - 1) // 2
     if n_tables > MAX_TABLES:

@@ -904,8 +904,13 @@ class FMeasureComparisonResults(MetricComparisonResults):
     def _difference_test(self, alpha):
         if self.config.get("difference_ci") == "paired score":
             if alpha not in self._differences:
+                # with repeats, the pair tables scaled to the cluster-robust
+                # variance of the difference (Kish), as for MOVER and the bootstrap
+                tables = self._effective_tables[1]
                 self._differences[alpha] = paired_difference_test(
-                    self.counts, beta=self.beta, alpha=alpha
+                    self.counts if tables is None else tables,
+                    beta=self.beta,
+                    alpha=alpha,
                 )
             return self._differences[alpha]
         if alpha not in self._differences:
@@ -925,7 +930,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
         if ci_method in MOVER_BASE:
             # "mover" shows Wilson intervals and combines Jeffreys ones (the
             # earlier default; the summary names both)
-            method = "score" if ci_method == "score" else "wilson"
+            method = "wilson" if ci_method == "mover" else "score"
             low, high = fmeasure_interval(
                 self._effective_tables[0],
                 beta=self.beta,

@@ -515,7 +515,11 @@ def test_issue_example_row_agrees(model):
     assert row["p_delta"] < 0.05  # the Wald test, still shown
     assert (row["pvalue"] < 0.05) == (row["ci_lower"] > 0 or row["ci_upper"] < 0)
     assert res.config["ci_method"] == "score"
-    assert res.config["test"] == "MOVER-score (inverted interval)"
+    assert res.config["test"] == "paired score (inverted interval)"
+    mover = model.fit(ci_method="mover-score").pairwise.loc[
+        ("synth_hard", "knn1", "logit")
+    ]
+    assert (mover["pvalue"] < 0.05) == (mover["ci_lower"] > 0 or mover["ci_upper"] < 0)
 
 
 def test_mover_keeps_the_old_numbers_and_binomial_is_its_alias(model):
@@ -531,8 +535,8 @@ def test_mover_keeps_the_old_numbers_and_binomial_is_its_alias(model):
     np.testing.assert_allclose(new.pairwise["ci_upper"], dhi.ravel(), rtol=1e-12)
 
 
-def test_default_shows_the_intervals_that_mover_combines(model):
-    res = model.fit(beta=2.0)
+def test_mover_score_shows_the_intervals_that_mover_combines(model):
+    res = model.fit(beta=2.0, ci_method="mover-score")
     lo, hi = fmeasure_interval(res.counts.totals, beta=2.0)
     np.testing.assert_allclose(res.fmeasures["ci_lower"], lo.ravel(), rtol=1e-12)
     np.testing.assert_allclose(res.fmeasures["ci_upper"], hi.ravel(), rtol=1e-12)

@@ -522,17 +522,24 @@ def test_header_without_tn_says_so():
     assert re.search(r"Folds:\s+1 to 5", text)
 
 
-def test_default_intervals_are_score_and_mover_score(res, example):
-    """The F_β score interval for each F, MOVER from the same intervals for
-    differences (docs/accuracy.rst)."""
+def test_default_intervals_are_score_and_paired_score(res, example):
+    """The F_β score interval for each F, the paired score interval for
+    differences of paired data, and MOVER-score on request (docs/accuracy.rst)."""
     from fmtest.intervals import difference_interval, fmeasure_interval
+    from fmtest.paired_score import paired_difference_test
 
     low, high = fmeasure_interval(res.counts.totals)
     np.testing.assert_allclose(res.fmeasures["ci_lower"], low.ravel(), rtol=1e-12)
     np.testing.assert_allclose(res.fmeasures["ci_upper"], high.ravel(), rtol=1e-12)
+    paired = paired_difference_test(res.counts)
+    np.testing.assert_allclose(res.pairwise["ci_lower"], paired.lower.ravel())
+    np.testing.assert_allclose(res.pairwise["ci_upper"], paired.upper.ravel())
+    np.testing.assert_allclose(res.pairwise["pvalue"], paired.pvalue.ravel())
+    mover = res.model.fit(ci_method="mover-score")
     _, dlow, dhigh = difference_interval(res.counts)
-    np.testing.assert_allclose(res.pairwise["ci_lower"], dlow.ravel(), rtol=1e-12)
-    np.testing.assert_allclose(res.pairwise["ci_upper"], dhigh.ravel(), rtol=1e-12)
+    np.testing.assert_allclose(mover.pairwise["ci_lower"], dlow.ravel(), rtol=1e-12)
+    np.testing.assert_allclose(mover.pairwise["ci_upper"], dhigh.ravel(), rtol=1e-12)
+    assert mover.config["test"] == "MOVER-score (inverted interval)"
     assert (res.fmeasures["ci_upper"] <= 1).all()  # Wald exceeds 1 for synth_easy/knn1
     assert res.conf_int(0.05)["lower"].tolist() == res.fmeasures["ci_lower"].tolist()
     wald = res.model.fit(ci_method="wald")

@@ -76,7 +76,9 @@ def brute_force(table, delta0, beta=1.0, starts=12):
         if abs(constraint(fit.x)) < 1e-9 and (best is None or fit.fun < best.fun):
             best = fit
     expected = m * probabilities(best.x)
-    terms = np.divide((x - expected) ** 2, expected, where=expected > 0, out=np.zeros(7))
+    terms = np.divide(
+        (x - expected) ** 2, expected, where=expected > 0, out=np.zeros(7)
+    )
     return -best.fun, terms.sum()
 
 
@@ -157,7 +159,7 @@ def test_agreement_and_coverage_on_random_tables():
     rng = np.random.default_rng(7)
     p8 = np.array([0.85, 0.01, 0.01, 0.004, 0.004, 0.02, 0.012, 0.09])
     tables = rng.multinomial(800, p8, size=400).reshape(-1, 2, 2, 2)
-    diff, lower, upper, p = paired_score_interval(tables)
+    _, lower, upper, p = paired_score_interval(tables)
     assert np.isfinite(lower).all()
     assert np.array_equal(p < 0.05, (lower > 0) | (upper < 0))
     truth = f_of(paired_cells(p8.reshape(2, 2, 2)) / 1.0, "a", 1.0) - f_of(

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from fmtest import FMeasureComparison, MetricComparison
 from fmtest.datasets import load_example
 from fmtest.notes import MAX_LISTED
+from fmtest.paired_score import paired_score_interval
 from fmtest.summary import DEFAULT_WIDTH, NAME_LIMIT, latex_escape, select_pairs
 from tests.summary_text import table_rows
 
@@ -201,7 +202,7 @@ def test_long_lists_of_cells_are_cut(example):
 
 
 def test_legends_and_header(res, text):
-    assert "Test: MOVER-score (inverted interval)" in re.sub(r"\s+", " ", text)
+    assert "Test: paired score (inverted interval)" in re.sub(r"\s+", " ", text)
     assert f"diff: F(algorithm_1) {MINUS} F(algorithm_2)" in text
     assert "F1 - F2" not in text
     for abbreviation in ("SE:", "CI lower/upper:", "p adj:", "I2:", "chi2:", "p WSR:"):
@@ -237,10 +238,13 @@ def test_one_conclusion_per_pair(res):
             assert line.endswith(f"{a if row['diff'] > 0 else b} higher")
         else:
             assert line.endswith("no evidence of a difference")
-    # the MOVER interval covers 0, and the matching p says so (the z test's
-    # p_delta = 0.038 would not)
+    # the paired score interval covers 0, and the matching p says so (the z
+    # test's p_delta = 0.038 would not); numbers from the pair's own table
+    table = res.counts.joint[res.counts.datasets.get_loc("synth_hard"), 0, 1]
+    _, low, high, p = paired_score_interval(table)
+    assert low < 0 < high and p > 0.05
     first = (
-        "synth_hard: knn1 \u2212 logit = 0.090 [-0.005, 0.173], p = 0.061 (adj. 0.12)"
+        f"synth_hard: knn1 \u2212 logit = 0.090 [{low:.3f}, {high:.3f}], p = {p:.2g}"
     )
     assert any(line.startswith(first) for line in lines)
     across = lines[len(res.pairwise) :]

@@ -42,7 +42,7 @@ F_HEAT_METHODS = (
     "Jeffreys",
 )
 BETA_HEAT_METHODS = ("Wald (delta)", "Wilson", "score", "LR")
-DIFF_HEAT_METHODS = ("Wald (delta)", "Wald (Wong)", "MOVER-score", "MOVER-Jeffreys")
+DIFF_HEAT_METHODS = ("Wald (delta)", "Wald (Wong)", "MOVER-score", "paired score")
 
 
 def _grid(frame, value):
@@ -185,6 +185,7 @@ MARKERS = {
     "MOVER-LR": ("<", "#b2182b"),
     "Jeffreys": ("^", "#1b7837"),
     "MOVER-Jeffreys": ("^", "#1b7837"),
+    "paired score": ("*", "#053061"),
     "bootstrap percentile": ("x", "#555555"),
     "bootstrap BCa": ("+", "#000000"),
 }

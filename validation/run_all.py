@@ -25,12 +25,13 @@ if __package__ in (None, ""):  # run as a script: make the work tree importable
 import numpy as np
 import pandas as pd
 
-from validation import calibration, table1
+from validation import calibration, high_correlation, table1
 from validation._common import DEFAULT_DATA, default_out, ensure_dir
 
 
 def run(*, quick=False, data=DEFAULT_DATA, out=None, verbose=True):
-    """Run both studies; return ``{"table1": ..., "calibration": ..., "seconds": ...}``."""
+    """Run the studies; return ``{"table1": ..., "calibration": ...,
+    "high_correlation": ..., "seconds": ...}``."""
     out = ensure_dir(out if out is not None else default_out(quick))
     t0 = time.perf_counter()
     cpu0 = time.process_time()
@@ -52,6 +53,8 @@ def run(*, quick=False, data=DEFAULT_DATA, out=None, verbose=True):
     t = time.perf_counter()
     results["calibration"] = calibration.run(quick=quick, out=out, verbose=verbose)
     times["calibration"] = time.perf_counter() - t
+    reps = 300 if quick else high_correlation.REPS
+    results["high_correlation"] = high_correlation.run(out=out, reps=reps)
     times["total"] = time.perf_counter() - t0
     times["cpu"] = time.process_time() - cpu0
     results["seconds"] = times

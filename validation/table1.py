@@ -42,6 +42,7 @@ from fmtest import CountTables, DeltaMethodVariance, WongLinearVariance
 from fmtest.bootstrap import bootstrap_rows, diff_of_cells8, f_of_cells4
 from fmtest.inference import logit_interval, wald_interval
 from fmtest.intervals import difference_interval, fmeasure_interval, pair_joint
+from fmtest.paired_score import paired_score_interval
 from validation import published_table1 as published
 from validation._common import (
     DEFAULT_DATA,
@@ -366,6 +367,7 @@ def _coverage(t8, pop_f, rows, defined, f, var_d, cov_d, var_w, n_boot, rng):
         "Wald (Wong)": wald_interval(d, var_w.sum(axis=1)),
         "MOVER-score": difference_interval(joint, method="score")[1:],
         "MOVER-Jeffreys": difference_interval(joint, method="jeffreys")[1:],
+        "paired score": paired_score_interval(t8)[1:3],
     }
     if n_boot:
         boot = bootstrap_rows(
