@@ -156,7 +156,8 @@ def test_results_are_sane_and_order_free(case):
     assert_allclose(back["diff"], -pw["diff"], atol=1e-15)
     assert_allclose(back["se_delta"], pw["se_delta"], rtol=1e-12)
     assert_allclose(back["p_delta"], pw["p_delta"], rtol=1e-12)
-    assert_allclose(back["ci_lower"], -pw["ci_upper"], rtol=1e-9, atol=1e-12)
+    # the paired score bounds come from an iterative fit (precision ~1e-7)
+    assert_allclose(back["ci_lower"], -pw["ci_upper"], rtol=0, atol=1e-6)
     assert_array_equal(back["reason"].str.replace(r"'.*'", "", regex=True),
                        pw["reason"].str.replace(r"'.*'", "", regex=True))  # fmt: skip
 
