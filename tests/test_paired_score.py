@@ -92,9 +92,9 @@ def test_constrained_fit_matches_brute_force(name, delta0):
     assert f_of(pi, "a", 1.0) - f_of(pi, "b", 1.0) == pytest.approx(delta0, abs=1e-7)
     loglik = (x[x > 0] * np.log(pi[x > 0])).sum()
     brute_loglik, brute_x2 = brute_force(table, delta0)
-    # the fit is the maximum SLSQP finds, to ~1e-5 where a cell is empty (the
-    # solver gives empty cells a pseudo-count of 1e-6, EMPTY_CELL)
-    assert loglik == pytest.approx(brute_loglik, abs=1e-5)
+    # the fit is the maximum SLSQP finds (the solver gives empty cells a
+    # pseudo-count of 1e-9, EMPTY_CELL)
+    assert loglik == pytest.approx(brute_loglik, abs=1e-6)
     x2, p = paired_score_test(table, delta0)
     assert float(x2) == pytest.approx(brute_x2, rel=1e-5, abs=2e-5)
     if brute_x2 > 1e-3:  # near X² = 0 the p-value magnifies rounding
@@ -215,3 +215,25 @@ def test_every_pair_of_the_example():
         # the solver's precision: ~1e-6 relative in p, ~1e-8 in the bounds
         assert np.allclose(got[:2], (lo, hi), rtol=0, atol=1e-8)
         assert got[2] == pytest.approx(float(p), rel=1e-5)
+
+
+def test_default_falls_back_to_mover_score_with_a_note(monkeypatch):
+    """Unpaired data (no instance column) and too many pair tables: MOVER-score,
+    named in the header and explained in a note; paired data: the paired score."""
+    from fmtest import paired_score
+
+    df = load_example()
+    sub = df[df["dataset"] == "synth_hard"]
+    paired = FMeasureComparison.from_formula("correct ~ algorithm", sub).fit()
+    assert paired.config["test"] == "paired score (inverted interval)"
+    unpaired = FMeasureComparison.from_formula(
+        "correct ~ algorithm", sub, instance=None
+    ).fit()
+    assert unpaired.config["test"] == "MOVER-score (inverted interval)"
+    assert any("the data are unpaired" in note for note in unpaired.notes)
+    mover = difference_test(unpaired.counts)
+    np.testing.assert_allclose(unpaired.pairwise["ci_lower"], mover.lower.ravel())
+    monkeypatch.setattr(paired_score, "MAX_TABLES", 5)
+    many = FMeasureComparison.from_formula("correct ~ algorithm", sub).fit()
+    assert many.config["test"] == "MOVER-score (inverted interval)"
+    assert any("6 pair tables, more than 5" in note for note in many.notes)
