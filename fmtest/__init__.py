@@ -38,6 +38,7 @@ _LAZY = {
     "tango_ci": "fmtest.tango",
     "tango_test": "fmtest.tango",
     "WongLinearVariance": "fmtest.wong",
+    "DatasetColumnWarning": "fmtest.warnings",
     "FmtestWarning": "fmtest.warnings",
     "FoldMismatchWarning": "fmtest.warnings",
     "MajorityPositiveWarning": "fmtest.warnings",
@@ -62,6 +63,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "ConfidentROC",
     "CountTables",
+    "DatasetColumnWarning",
     "DeltaMethodVariance",
     "FMeasureComparison",
     "FMeasureComparisonResults",

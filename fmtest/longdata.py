@@ -19,7 +19,7 @@ import pandas as pd
 from fmtest.levels import few_levels
 from fmtest.pairing import pair_by_counts
 from fmtest.roles import DATASET_NAMES, RESPONSE_KINDS, name_kind, normalise_name
-from fmtest.warnings import FoldMismatchWarning
+from fmtest.warnings import DatasetColumnWarning, FoldMismatchWarning
 
 __all__ = [
     "LongData",
@@ -174,6 +174,9 @@ def read_long_data(
     FoldMismatchWarning
         Without repeats, when some instances are in different folds for
         different algorithms (allowed; see ``LongData.fold_mismatch``).
+    DatasetColumnWarning
+        When ``dataset`` is None but a column named like a data set (e.g.
+        ``dataset``, ``data_set``) has several levels.
     """
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
@@ -270,6 +273,15 @@ def read_long_data(
             raise ValueError(f"{err} {hint}") from None
         if fold_mismatch is not None:  # at the line that called from_formula/from_long
             warnings.warn(fold_mismatch, FoldMismatchWarning, stacklevel=3)
+        if dataset is None:  # paired as one data set: say so if a column names several
+            hint = _dataset_hint(data, roles)
+            if hint:
+                warnings.warn(
+                    f"No data-set column was given, so every row is read as one "
+                    f"data set. {hint}",
+                    DatasetColumnWarning,
+                    stacklevel=3,
+                )
         if repeat_codes is not None:
             _check_repeats(
                 slot_group, len(repeat_levels), len(dataset_levels), slots, data, roles

@@ -11,6 +11,7 @@ the data can silence exactly that kind::
 from __future__ import annotations
 
 __all__ = [
+    "DatasetColumnWarning",
     "FmtestWarning",
     "FoldMismatchWarning",
     "MajorityPositiveWarning",
@@ -46,4 +47,13 @@ class FoldMismatchWarning(FmtestWarning):
     Wong's method allows it (each algorithm's folds are used as they are),
     but it often means the algorithms were cross-validated on different
     splits by mistake.
+    """
+
+
+class DatasetColumnWarning(FmtestWarning):
+    """No data-set role was given, but a column named like one has several levels.
+
+    Without a ``dataset`` term every row is read as one data set, so several
+    data sets would be pooled into one F-measure per algorithm. Add the
+    column to the formula (``correct ~ algorithm + dataset``).
     """

@@ -16,6 +16,7 @@ from fmtest import FMeasureComparison
 from fmtest.datasets import load_example
 from fmtest.roles import assign_terms, name_kind
 from fmtest.warnings import (
+    DatasetColumnWarning,
     FmtestWarning,
     FoldMismatchWarning,
     MajorityPositiveWarning,
@@ -244,6 +245,21 @@ def test_several_datasets_without_block_hint_at_the_term(example):
         ValueError, match=r"add it to the formula \('... ~ algorithm \+ dataset'"
     ):
         FMeasureComparison.from_formula("correct ~ algorithm", example)
+
+
+def test_several_datasets_with_distinct_ids_warn(example):
+    """Instance ids unique across data sets pair fine as one data set: the
+    pooled F is one number per algorithm, so a warning names the column."""
+    data = example.assign(
+        instance=example["dataset"] + "/" + example["instance"].astype(str)
+    )
+    with pytest.warns(DatasetColumnWarning, match=r"every row is read as one data set"):
+        res = FMeasureComparison.from_formula("correct ~ algorithm", data).fit()
+    assert len(res.fmeasures) == 4  # one (pooled) data set
+    one = example[example["dataset"] == "synth_hard"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DatasetColumnWarning)
+        FMeasureComparison.from_formula("correct ~ algorithm", one)
 
 
 def test_messages_name_the_keyword(example):
