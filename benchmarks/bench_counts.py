@@ -93,11 +93,10 @@ import pandas as pd
 import sklearn
 from sklearn.metrics import confusion_matrix
 
-try:
-    from fmtest.counts import CountTables
-except ImportError:  # run from a checkout without installing: use the work tree
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from fmtest.counts import CountTables
+# time the work tree's fmtest, also where an older one is installed (the other
+# scripts import this module before fmtest)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from fmtest.counts import CountTables
 
 N_DATASETS = 10
 N_FOLDS = 5
