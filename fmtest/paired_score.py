@@ -287,7 +287,14 @@ class _Solver:
             if r.size == 0:
                 break
             keep = ~converged
-            c_a, c_b, s, q, ne, v = c_a[keep], c_b[keep], s[keep], q[keep], ne[keep], v[keep]
+            c_a, c_b, s, q, ne, v = (
+                c_a[keep],
+                c_b[keep],
+                s[keep],
+                q[keep],
+                ne[keep],
+                v[keep],
+            )
             big_a, big_b = big_a[keep], big_b[keep]
             m = len(r)
             jac = np.zeros((m, 10, 10))
