@@ -95,8 +95,12 @@ class CountTables:
     cross: np.ndarray | None = None
 
     def __post_init__(self):
-        if self.joint is not None:  # an algorithm not run on a data set pairs with none
-            _zero_absent(self.joint, self.present)
+        # an algorithm not run on a data set pairs with none: zero its tables,
+        # on a copy, so that the caller's array is left as it was
+        if self.joint is not None and not self.present.all():
+            joint = np.array(self.joint, copy=True)
+            _zero_absent(joint, self.present)
+            object.__setattr__(self, "joint", joint)
 
     # -- constructors -------------------------------------------------------
 
@@ -476,7 +480,10 @@ def _positive_products(wide, group, n_groups):
 
 
 def _zero_absent(pair_tables, present):
-    """Zero, in place, the pair tables of an algorithm not run on a data set."""
+    """Zero, in place, the pair tables of an algorithm not run on a data set.
+
+    :class:`CountTables` calls it on its own copy of the tables.
+    """
     absent = ~present
     pair_tables[absent] = 0
     pair_tables.swapaxes(1, 2)[absent] = 0

@@ -178,3 +178,22 @@ def test_identical_predictions_are_in_the_notes():
         in res.notes
     )
     assert not any("a vs b" in note for note in res.notes)
+
+
+def test_count_tables_leave_the_callers_joint_array_alone(data):
+    """The tables of an algorithm not run on a data set are zeroed on a copy."""
+    counts = FMeasureComparison.from_formula(FORMULA, data).counts
+    given = np.asarray(counts.joint).copy()
+    given[1, 2] = 7  # c on d2 (not run there), in the caller's array
+    given[1, :, 2] = 7
+    rebuilt = CountTables(
+        datasets=counts.datasets,
+        algorithms=counts.algorithms,
+        folds=counts.folds,
+        fold_counts=counts.fold_counts,
+        fold_present=counts.fold_present,
+        joint=given,
+    )
+    assert (given[1, 2] == 7).all() and (given[1, :, 2] == 7).all()
+    assert (rebuilt.joint[1, 2] == 0).all() and (rebuilt.joint[1, :, 2] == 0).all()
+    assert_array_equal(rebuilt.joint, counts.joint)
