@@ -236,12 +236,20 @@ def results_to_dict(res):
         ``pairwise``, ``omnibus``, ``across_datasets``, and where the data
         allow them ``tango`` (needs TN counts), ``paired_errors`` (needs
         predictions paired by instance) and ``roc`` (needs a score column)),
-        each record holding the index columns too. NaN, missing and infinite
+        and with several data sets ``ranks`` (per data set), ``mean_ranks``,
+        ``friedman`` and ``posthoc`` (Nemenyi), each record holding the index
+        columns too. NaN, missing and infinite
         values are ``None``; numpy scalars are Python scalars.
     """
     out = {"config": _plain(dict(res.config)), "notes": _plain(list(res.notes))}
     for table in available_tables(res):
         out[table] = _records(getattr(res, table))
+    if len(res.counts.datasets) > 1:  # ranks across data sets (Demšar 2006)
+        ranks = res.ranks
+        out["ranks"] = _records(ranks.per_dataset)
+        out["mean_ranks"] = _records(ranks.mean.to_frame())
+        out["friedman"] = _records(res.friedman)
+        out["posthoc"] = _records(res.posthoc())
     return out
 
 

@@ -225,7 +225,17 @@ def test_compare_json(capsys, subset_csv, subset_res):
         "across_datasets",
         "tango",
         "paired_errors",
+        "ranks",
+        "mean_ranks",
+        "friedman",
+        "posthoc",
     ]
+    ranks = pd.DataFrame(got["ranks"]).set_index("dataset")
+    assert_allclose(ranks, subset_res.ranks.per_dataset, rtol=0)
+    friedman = pd.DataFrame(got["friedman"]).set_index("test")
+    assert_allclose(friedman["pvalue"], subset_res.friedman["pvalue"], rtol=1e-12)
+    posthoc = pd.DataFrame(got["posthoc"]).set_index(["algorithm_1", "algorithm_2"])
+    assert_allclose(posthoc["pvalue"], subset_res.posthoc()["pvalue"], rtol=1e-12)
     tango = pd.DataFrame(got["tango"]).set_index(["dataset", "algorithm"])
     assert_allclose(tango["delta"], subset_res.tango["delta"], rtol=1e-12)
     paired = pd.DataFrame(got["paired_errors"])
