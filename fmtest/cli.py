@@ -344,6 +344,26 @@ def _model_class(args):
     return FMeasureComparison if args.metric in F_METRICS else MetricComparison
 
 
+#: Options that only ``FMeasureComparison.fit`` takes, with their defaults.
+F_ONLY_DEFAULTS = {
+    "beta": 1.0,
+    "min_count": 5,
+    "rho_fallback": 1.0,
+    "wong_divisor": "theorem",
+    "ci_method": "score",
+    "seed": None,
+}
+
+
+def _f_only_options(args):
+    """The F-only options given with values other than their defaults, as flags."""
+    return [
+        "--" + dest.replace("_", "-")
+        for dest, default in F_ONLY_DEFAULTS.items()
+        if getattr(args, dest, default) != default
+    ]
+
+
 def _fit(model, args):
     from fmtest.model import MetricComparison
 
@@ -354,6 +374,7 @@ def _fit(model, args):
             alpha=args.alpha,
             multitest=args.multitest,
             re_method=args.re_method,
+            re_test=args.re_test,
             estimand=args.estimand,
         )
     return model.fit(
@@ -449,7 +470,10 @@ def _fit_options():
     parser = argparse.ArgumentParser(add_help=False)
     group = parser.add_argument_group("fit options")
     group.add_argument(
-        "--beta", type=float, default=1.0, help="F-measure beta (default: 1)"
+        "--beta",
+        type=float,
+        default=F_ONLY_DEFAULTS["beta"],
+        help="F-measure beta (default: 1)",
     )
     group.add_argument(
         "--alpha",
@@ -474,14 +498,14 @@ def _fit_options():
     group.add_argument(
         "--min-count",
         type=int,
-        default=5,
+        default=F_ONLY_DEFAULTS["min_count"],
         metavar="N",
         help="Wong's large-sample threshold for TP, FN, FP (default: 5)",
     )
     group.add_argument(
         "--rho-fallback",
         type=float,
-        default=1.0,
+        default=F_ONLY_DEFAULTS["rho_fallback"],
         metavar="RHO",
         help="Wong's fold correlation where it is undefined (default: 1)",
     )
@@ -496,7 +520,7 @@ def _fit_options():
     group.add_argument(
         "--wong-divisor",
         choices=["theorem", "printed"],
-        default="theorem",
+        default=F_ONLY_DEFAULTS["wong_divisor"],
         help="across data sets, Wong's variance divisor: M^2 (theorem, default) "
         "or M as printed in his formula (7)",
     )
@@ -516,7 +540,7 @@ def _fit_options():
     group.add_argument(
         "--ci-method",
         choices=list(CI_METHOD_CHOICES),
-        default="score",
+        default=F_ONLY_DEFAULTS["ci_method"],
         help="intervals of F and of the differences, and the matching pairwise "
         "test: score and the paired score interval (default), mover-score (score "
         "and MOVER-score, the earlier default), mover (Wilson and MOVER-Jeffreys; "
@@ -533,7 +557,7 @@ def _fit_options():
     group.add_argument(
         "--seed",
         type=int,
-        default=None,
+        default=F_ONLY_DEFAULTS["seed"],
         help="seed of --ci-method bootstrap (default: none)",
     )
     group.add_argument(
@@ -734,6 +758,13 @@ def main(argv=None):
         parser.error("--table (the paper table) is written as text, latex, html or csv")
     if args.metric not in F_METRICS and (args.wong or args.method == "wong"):
         parser.error("--wong and --method wong apply to F-measures only (--metric f1)")
+    if args.metric not in F_METRICS:
+        used = _f_only_options(args)
+        if used:
+            verb = "applies" if len(used) == 1 else "apply"
+            parser.error(
+                f"{', '.join(used)} {verb} to F-measures only (--metric f1 or fbeta)"
+            )
     try:
         res = args.run(args)
         text = render_results(

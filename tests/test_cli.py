@@ -725,3 +725,28 @@ def test_compare_repeated_cv_with_the_algorithm_estimand(capsys, tmp_path):
     pairwise = pd.DataFrame(got["pairwise"])
     assert_allclose(pairwise["pvalue"], expected.pairwise["pvalue"], rtol=1e-12)
     assert_allclose(pairwise["ci_lower"], expected.pairwise["ci_lower"], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        (["--ci-method", "wald"], "--ci-method applies"),
+        (["--seed", "3", "--beta", "2"], "--beta, --seed apply"),
+    ],
+)
+def test_f_only_options_with_another_metric_are_refused(capsys, options, named):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["example", "--metric", "gmean", *options])
+    assert exit_info.value.code == 2
+    assert f"{named} to F-measures only" in capsys.readouterr().err
+
+
+def test_re_test_reaches_other_metrics(capsys):
+    """--re-test z was ignored for non-F metrics: the z test has no t df."""
+    status, out, _ = run(
+        capsys, "example", "--metric", "gmean", "--re-test", "z", "--format", "json"
+    )
+    assert status == 0
+    got = json.loads(out)
+    assert got["config"]["re_test"] == "z"
+    assert all(row["re_df"] is None for row in got["across_datasets"])
