@@ -24,7 +24,11 @@ from fmtest.warnings import DatasetColumnWarning, FoldMismatchWarning
 __all__ = [
     "LongData",
     "check_score",
+    "counterpart_message",
+    "dataset_hint_message",
+    "dataset_warning_message",
     "fold_mismatch_message",
+    "labels_fit_kind",
     "plain",
     "read_long_data",
 ]
@@ -277,8 +281,7 @@ def read_long_data(
             hint = _dataset_hint(data, roles)
             if hint:
                 warnings.warn(
-                    f"No data-set column was given, so every row is read as one "
-                    f"data set. {hint}",
+                    dataset_warning_message(hint),
                     DatasetColumnWarning,
                     stacklevel=3,
                 )
@@ -596,7 +599,7 @@ def _same_label(a, b):
 def _encode_response(series, name, kind, truth_series, truth_name, positive):
     codes, labels = _small_factorize(series)
     if kind == "correct":
-        if not all(lab in (0, 1) and not isinstance(lab, str) for lab in labels):
+        if not labels_fit_kind(kind, labels):
             shown = sorted(map(str, labels))[:5]
             raise ValueError(
                 f"Column {name!r} (the response) must hold 0/1 or True/False when "
@@ -605,8 +608,8 @@ def _encode_response(series, name, kind, truth_series, truth_name, positive):
             )
         return _lookup(np.array([lab == 1 for lab in labels], np.uint8), codes)
     truth_labels = _small_factorize(truth_series)[1]
-    union = set(labels) | set(truth_labels)
-    if len(union) > 2:
+    if not labels_fit_kind(kind, labels, truth_labels):
+        union = set(labels) | set(truth_labels)
         shown = sorted(map(str, union))[:5]
         raise ValueError(
             f"Column {name!r} (predicted labels) and column {truth_name!r} together "
@@ -616,6 +619,17 @@ def _encode_response(series, name, kind, truth_series, truth_name, positive):
     return _lookup(
         np.array([_same_label(positive, lab) for lab in labels], np.uint8), codes
     )
+
+
+def labels_fit_kind(kind, labels, truth_labels=()):
+    """Whether a column's distinct labels can be a response of ``kind``.
+
+    ``"correct"``: only 0/1 or True/False. ``"predicted"``: together with the
+    truth labels at most two labels.
+    """
+    if kind == "correct":
+        return all(lab in (0, 1) and not isinstance(lab, str) for lab in labels)
+    return len(set(labels) | set(truth_labels)) <= 2
 
 
 def plain(value):
@@ -760,12 +774,38 @@ def _dataset_hint(data, roles):
             continue
         n_levels = data[col].nunique()
         if n_levels > 1:
-            return (
-                f"The data have a column {col!r} with {n_levels} levels: if it names "
-                f"the data set, add it to the formula ('... ~ {roles['algorithm']} + "
-                f"{col}'; `dataset={col!r}` in CountTables.from_long)."
-            )
+            return dataset_hint_message(col, n_levels, roles["algorithm"])
     return ""
+
+
+def dataset_hint_message(column, n_levels, algorithm):
+    """The sentence naming a column that looks like an unused data-set role.
+
+    Parameters
+    ----------
+    column : str
+        The column named like a data set (:data:`fmtest.roles.DATASET_NAMES`).
+    n_levels : int
+        Its number of distinct values (missing values not counted).
+    algorithm : str
+        The algorithm column, for the formula shown.
+    """
+    return (
+        f"The data have a column {column!r} with {n_levels} levels: if it names "
+        f"the data set, add it to the formula ('... ~ {algorithm} + "
+        f"{column}'; `dataset={column!r}` in CountTables.from_long)."
+    )
+
+
+def dataset_warning_message(hint):
+    """The text of :class:`~fmtest.warnings.DatasetColumnWarning`.
+
+    Parameters
+    ----------
+    hint : str
+        The sentence of :func:`dataset_hint_message`.
+    """
+    return f"No data-set column was given, so every row is read as one data set. {hint}"
 
 
 def _check_counterpart(data, roles, kind, predicted, truth_codes, positive):
@@ -773,7 +813,8 @@ def _check_counterpart(data, roles, kind, predicted, truth_codes, positive):
 
     Every other column named like a response (:data:`fmtest.roles.CORRECT_NAMES`,
     :data:`fmtest.roles.PREDICTED_NAMES`) that reads as what its name says
-    must imply the same predictions as the response.
+    must imply the same predictions as the response; its missing values are
+    not compared.
     """
     used = set(roles.values())
     for col in data.columns:
@@ -794,17 +835,43 @@ def _check_counterpart(data, roles, kind, predicted, truth_codes, positive):
         if other_kind == "correct":
             implied = np.bitwise_xor(implied, truth_codes)
             implied ^= 1
-        disagree = np.flatnonzero(implied != predicted)
+        differ = implied != predicted
+        differ &= data[col].notna().to_numpy()  # a missing value implies nothing
+        disagree = np.flatnonzero(differ)
         if disagree.size:
+            first = plain(data.index[disagree[0]])
             raise ValueError(
-                f"Columns {roles['response']!r} (the response, read as {kind!r}) and "
-                f"{col!r} (read as {other_kind!r}) imply "
-                f"different predictions on {disagree.size} rows (first at index "
-                f"{plain(data.index[disagree[0]])!r}); a 'correct' column must be 1 "
-                f"exactly where the 'predicted' column equals {roles['truth']!r}. "
-                "Check the `response=` keyword, fix the data, or drop the column "
-                "that is wrong."
-            )
+                counterpart_message(
+                    roles, kind, col, other_kind, disagree.size,
+                    f" (first at index {first!r})",
+                )
+            )  # fmt: skip
+
+
+def counterpart_message(roles, kind, column, column_kind, n_rows, where):
+    """The error for a ``correct`` and a ``predicted`` column that disagree.
+
+    Parameters
+    ----------
+    roles : dict
+        Role -> column; ``roles["response"]`` and ``roles["truth"]`` are named.
+    kind : {"correct", "predicted"}
+        How the response is read.
+    column, column_kind : str
+        The other column named like a response, and how its name reads.
+    n_rows : int
+        The rows on which the two imply different predictions.
+    where : str
+        Which row is the first, as ``" (first at index 3)"``; empty when the
+        data have no row order.
+    """
+    return (
+        f"Columns {roles['response']!r} (the response, read as {kind!r}) and "
+        f"{column!r} (read as {column_kind!r}) imply different predictions on "
+        f"{n_rows} rows{where}; a 'correct' column must be 1 exactly where the "
+        f"'predicted' column equals {roles['truth']!r}. Check the `response=` "
+        "keyword, fix the data, or drop the column that is wrong."
+    )
 
 
 def _describe(data, roles, row):

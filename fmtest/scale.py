@@ -35,8 +35,12 @@ the products of those numbers (``CountTables.cross``), with the checks that
 every repeat holds every instance with the same truth. Folds that differ
 between algorithms within a repeat are then an error, not a warning.
 
-Only when a check fails is a fourth query run, to name the first offending
-instance. The error messages are those of :mod:`fmtest.longdata`; an engine
+Columns named like a response beside the one in use (a ``correct`` beside
+a ``predicted``) get one query for their labels each and one that counts the
+rows where they imply other predictions; without a data-set role, a column
+named like a data set gets one query counting its distinct values (for the
+:class:`~fmtest.warnings.DatasetColumnWarning`). Only when a check fails is
+a fourth query run, to name the first offending instance. The error messages are those of :mod:`fmtest.longdata`; an engine
 without row order cannot name the row of the first missing value, so for
 lazy frames that message gives the column and the count only.
 
@@ -58,11 +62,16 @@ from fmtest.longdata import (
     SINGLE_DATASET_LABEL,
     _same_label,
     check_score,
+    counterpart_message,
+    dataset_hint_message,
+    dataset_warning_message,
     fold_mismatch_message,
+    labels_fit_kind,
     optional_roles,
     plain,
 )
-from fmtest.warnings import FoldMismatchWarning
+from fmtest.roles import DATASET_NAMES, name_kind, normalise_name
+from fmtest.warnings import DatasetColumnWarning, FoldMismatchWarning
 
 __all__ = ["column_names", "count_tables", "narwhals_available"]
 
@@ -350,10 +359,34 @@ class _Reduction:
             expr = expr | nw.col(col).is_nan()
         return expr
 
-    def distinct(self, col):
-        """Up to LABEL_SAMPLE distinct values of ``col`` (to word an error)."""
-        query = self.lazy.select(col).unique().sort(col).head(LABEL_SAMPLE)
+    def distinct(self, col, limit=LABEL_SAMPLE):
+        """Up to ``limit`` distinct values of ``col``, missing values left out."""
+        query = (
+            self.lazy.select(col)
+            .filter(~self.missing(col))
+            .unique()
+            .sort(col)
+            .head(limit)
+        )
         return [row[col] for row in self.collect(query)]
+
+    def n_distinct(self, col):
+        """The number of distinct values of ``col``, missing values left out."""
+        query = self.lazy.select(col).filter(~self.missing(col)).unique()
+        return self.collect(query.select(self.nw.len().alias(self.tmp("n"))))[0][
+            self.tmp("n")
+        ]
+
+    def where_first(self, condition):
+        """`` (first at row i)`` for the first row meeting ``condition``.
+
+        Empty for frames without row order (lazy ones): they cannot name a row.
+        """
+        if self.eager is None:
+            return ""
+        index = self.tmp("row")
+        first = self.eager.with_row_index(index).filter(condition).get_column(index)[0]
+        return f" (first at row {_python(first)!r})"
 
     # -- the reduction ---------------------------------------------------------
 
@@ -411,6 +444,7 @@ class _Reduction:
         if isinstance(positive, str) and positive == "minority":
             positive = self.minority(cells, truth_labels)
         self.positive = positive
+        self.check_counterparts(truth_labels, response_labels)
         algorithms = _levels(cells, algorithm)
         if len(algorithms) < 2:
             raise ValueError(
@@ -483,18 +517,9 @@ class _Reduction:
         count = profile[self.tmp(f"na_{col}")]
         if not count:
             return
-        where = ""
-        if self.eager is not None:  # row order exists: name the first row
-            index = self.tmp("row")
-            first = (
-                self.eager.with_row_index(index)
-                .filter(self.missing(col))
-                .get_column(index)[0]
-            )
-            where = f" (first at row {_python(first)!r})"
         raise ValueError(
             f"Column {col!r} (the {role} column) has {count} missing values"
-            f"{where}; drop or fill them first."
+            f"{self.where_first(self.missing(col))}; drop or fill them first."
         )
 
     def labels(self, profile, role):
@@ -643,18 +668,63 @@ class _Reduction:
         # Int8 codes are enough per row and cheaper to aggregate; every engine
         # sums them into 64-bit integers (cast again before the second sum).
         z = (nw.col(self.truth) == positive).cast(nw.Int8)
-        if self.kind == "correct":
-            hit = [lab for lab in response_labels if lab == 1]
-            if hit:
-                correct = nw.col(self.response) == hit[0]
-                # predicted positive = the truth when correct, else its opposite
-                pred = (nw.col(self.truth) == positive) == correct
-            else:
-                pred = nw.col(self.truth) != positive
-        else:
-            hit = [lab for lab in response_labels if _same_label(self.positive, lab)]
-            pred = nw.col(self.response) == hit[0] if hit else nw.lit(False)
+        pred = self.implied(self.response, self.kind, response_labels, truth_labels)
         return z, pred.cast(nw.Int8)
+
+    def implied(self, col, kind, labels, truth_labels):
+        """Engine expression: "predicted positive" as column ``col`` of ``kind`` says."""
+        nw = self.nw
+        positive = next(lab for lab in truth_labels if _same_label(self.positive, lab))
+        if kind == "correct":
+            hit = [lab for lab in labels if lab == 1]
+            if hit:
+                correct = nw.col(col) == hit[0]
+                # predicted positive = the truth when correct, else its opposite
+                return (nw.col(self.truth) == positive) == correct
+            return nw.col(self.truth) != positive
+        hit = [lab for lab in labels if _same_label(self.positive, lab)]
+        return nw.col(col) == hit[0] if hit else nw.lit(False)
+
+    def check_counterparts(self, truth_labels, response_labels):
+        """Raise when a ``correct`` and a ``predicted`` column disagree.
+
+        As ``fmtest.longdata._check_counterpart``: every other column named
+        like a response (:func:`fmtest.roles.name_kind`) whose labels fit its
+        kind must imply the response's predictions (its missing values are not
+        compared). One query counts, per such
+        column, the rows where they differ; only when some do is the first
+        row looked for, identified as for missing values (the row number in
+        eager frames, nothing in lazy ones, which have no row order).
+        """
+        nw, used = self.nw, set(self.roles.values())
+        pred = self.implied(self.response, self.kind, response_labels, truth_labels)
+        differ = {}
+        for col in self.names:
+            kind = None if col in used else name_kind(col)
+            if kind is None:
+                continue
+            labels = self.distinct(col, limit=3)  # 3: enough to see it is no response
+            if labels_fit_kind(kind, labels, truth_labels):
+                implied = self.implied(col, kind, labels, truth_labels)
+                differ[col] = (kind, (implied != pred) & ~self.missing(col))
+        if not differ:
+            return
+        counts = self.collect(
+            self.lazy.select(
+                *(
+                    cond.cast(nw.Int64).sum().alias(self.tmp(f"differ_{col}"))
+                    for col, (_, cond) in differ.items()
+                )
+            )
+        )[0]
+        for col, (kind, cond) in differ.items():
+            n_rows = counts[self.tmp(f"differ_{col}")]
+            if n_rows:
+                raise ValueError(
+                    counterpart_message(
+                        self.roles, self.kind, col, kind, n_rows, self.where_first(cond)
+                    )
+                )
 
     def pair(self, z, pred, datasets, algorithms, repeats=None):
         """Pair the predictions by instance in the engine; check; joint tables.
@@ -668,13 +738,26 @@ class _Reduction:
         """
         tmp = self.tmp
         rows = self.lazy.with_columns(z.alias(tmp("z")), pred.alias(tmp("pred")))
-        if len(algorithms) > MAX_PATTERN_ALGORITHMS:
-            joint, n_clash = self.pair_by_sums(rows, datasets, algorithms)
-        else:
-            joint, n_clash = self.pair_by_patterns(rows, datasets, algorithms)
+        try:
+            if len(algorithms) > MAX_PATTERN_ALGORITHMS:
+                joint, n_clash = self.pair_by_sums(rows, datasets, algorithms)
+            else:
+                joint, n_clash = self.pair_by_patterns(rows, datasets, algorithms)
+        except ValueError as err:  # several data sets read as one? say so
+            hint = self.dataset_hint()
+            if not hint:
+                raise
+            raise ValueError(f"{err} {hint}") from None
+        if repeats is None and n_clash:  # allowed without repeats (Wong), but warned
+            self.warn_fold_mismatch(rows, algorithms, n_clash)
+        hint = self.dataset_hint()
+        if hint:
+            warnings.warn(
+                dataset_warning_message(hint),
+                DatasetColumnWarning,
+                stacklevel=4,  # the line that called count_tables
+            )
         if repeats is None:
-            if n_clash:  # allowed without repeats (Wong), but warned
-                self.warn_fold_mismatch(rows, algorithms, n_clash)
             return joint, None
         cross = self.repeat_cross(rows, datasets, algorithms, len(repeats))
         if n_clash:  # within a repeat the algorithm estimand pairs the folds
@@ -949,6 +1032,20 @@ class _Reduction:
             f"for different algorithms in repeat {first[self.repeat]!r}; within a "
             "repeat every algorithm must use the same folds."
         )
+
+    def dataset_hint(self):
+        """fmtest.longdata's hint when no data-set role is given but a column
+        named like one (:data:`fmtest.roles.DATASET_NAMES`) has several levels."""
+        if self.dataset is not None:
+            return ""
+        used = set(self.roles.values())
+        for col in self.names:
+            if col in used or normalise_name(col) not in DATASET_NAMES:
+                continue
+            n_levels = self.n_distinct(col)
+            if n_levels > 1:
+                return dataset_hint_message(col, n_levels, self.algorithm)
+        return ""
 
     def warn_fold_mismatch(self, rows, algorithms, n_differ):
         """Warn as fmtest.longdata does when instances' folds differ (no repeats)."""

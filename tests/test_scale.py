@@ -19,7 +19,7 @@ import pytest
 from fmtest import FMeasureComparison
 from fmtest.counts import CountTables
 from fmtest.datasets import load_example
-from fmtest.warnings import FoldMismatchWarning
+from fmtest.warnings import DatasetColumnWarning, FoldMismatchWarning
 
 FORMULA = "correct ~ algorithm + dataset"
 pytestmark = [
@@ -828,6 +828,118 @@ def test_cli_parquet_errors_keep_their_wording(tmp_path, capsys):
     assert err.startswith(f"fmtest: error: DuckDB cannot read {str(folder)!r}")
 
 
+# -- checks beyond one column: a 'correct' beside a 'predicted', a data-set column
+
+
+def disagreeing(df, every=13):
+    """``predicted`` flipped on every ``every``-th row: it no longer agrees with
+    ``correct``; returns the data and the number of flipped rows."""
+    flip = np.arange(len(df)) % every == 5
+    return df.assign(
+        predicted=np.where(flip, 1 - df["predicted"], df["predicted"])
+    ), int(flip.sum())
+
+
+RESPONSES = {
+    "correct": {"response": "correct"},
+    "predicted": {"response": "predicted", "response_kind": "predicted"},
+}
+
+
+@pytest.mark.parametrize("response", list(RESPONSES))
+def test_disagreeing_counterpart_same_message(engine, response):
+    df, n_flipped = disagreeing(small_long())
+    other = "predicted" if response == "correct" else "correct"
+    # missing values in the other column imply nothing: not counted
+    df[other] = df[other].where(~df.index.isin([3, 40]))
+    kwargs = {"dataset": "dataset", **RESPONSES[response]}
+    with pytest.raises(ValueError) as want:
+        CountTables.from_long(df, **kwargs)
+    with pytest.raises(ValueError) as got:
+        scale_tables(native(engine, df), **kwargs)
+    assert f"{other!r} (read as {other!r}) imply different predictions on " in str(
+        want.value
+    )
+    assert f" on {n_flipped} rows" in str(want.value)
+    assert normalise(str(got.value)) == normalise(str(want.value))
+    if engine in EAGER:  # the first flipped row, by position (index = position here)
+        assert "(first at row 5)" in str(got.value)
+        assert str(got.value) == str(want.value).replace("index", "row")
+    else:
+        assert "first at" not in str(got.value)
+
+
+def test_counterparts_that_agree_or_are_no_response(engine):
+    """Agreeing columns, and columns named like a response that do not read as
+    one (scores, three labels), give no error and the same tables."""
+    df = small_long().assign(
+        hit=lambda d: d["score"],  # named 'correct'-like, but not 0/1: skipped
+        preds=lambda d: d.index % 3,  # named 'predicted'-like, three labels: skipped
+        y_pred=lambda d: d["predicted"] == 1,  # agrees, as booleans
+    )
+    for kwargs in RESPONSES.values():
+        kwargs = {"dataset": "dataset", **kwargs}
+        want = CountTables.from_long(df, **kwargs)
+        assert_same_tables(scale_tables(native(engine, df), **kwargs), want)
+
+
+def one_set_per_id(df):
+    """Instance ids that do not repeat across data sets: without a dataset
+    term the rows still pair (as one data set)."""
+    return df.assign(instance=df["dataset"] + "-" + df["instance"].astype(str))
+
+
+def assert_same_dataset_warning(frame, df):
+    with pytest.warns(DatasetColumnWarning) as want:
+        expected = CountTables.from_long(df, response="correct")
+    with pytest.warns(DatasetColumnWarning) as got:
+        tables = scale_tables(frame, response="correct")
+    assert_same_tables(tables, expected)
+    messages = [
+        [str(w.message) for w in caught if w.category is DatasetColumnWarning]
+        for caught in (want, got)
+    ]
+    n_sets = df["dataset"].nunique()
+    assert len(messages[0]) == 1
+    assert f"a column 'dataset' with {n_sets} levels" in messages[0][0]
+    assert messages[1] == messages[0]
+
+
+@pytest.mark.parametrize("many", [False, True], ids=["patterns", "sums"])
+def test_same_dataset_column_warning(engine, monkeypatch, many):
+    if many:  # the reduction for many algorithms (sums instead of patterns)
+        monkeypatch.setattr("fmtest.scale.MAX_PATTERN_ALGORITHMS", 2)
+    df = one_set_per_id(small_long())
+    assert_same_dataset_warning(native(engine, df), df)
+    # the term given, or one level only: no warning on either route
+    one_set = df[df["dataset"] == "d1"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DatasetColumnWarning)
+        for data, kwargs in ((df, {"dataset": "dataset"}), (one_set, {})):
+            want = CountTables.from_long(data, response="correct", **kwargs)
+            got = scale_tables(native(engine, data), response="correct", **kwargs)
+            assert_same_tables(got, want)
+
+
+@pytest.mark.parametrize("many", [False, True], ids=["patterns", "sums"])
+def test_colliding_ids_without_dataset_same_hint(engine, monkeypatch, many):
+    """Ids repeated across data sets without a dataset term: the pairing error
+    ends with the hint at the data-set column, as in pandas."""
+    if many:
+        monkeypatch.setattr("fmtest.scale.MAX_PATTERN_ALGORITHMS", 2)
+    df = small_long()
+    with pytest.raises(ValueError) as want:
+        CountTables.from_long(df, response="correct")
+    with pytest.raises(ValueError) as got:
+        scale_tables(native(engine, df), response="correct")
+    assert str(want.value).endswith(
+        "The data have a column 'dataset' with 2 levels: if it names the data set, "
+        "add it to the formula ('... ~ algorithm + dataset'; `dataset='dataset'` in "
+        "CountTables.from_long)."
+    )
+    assert str(got.value) == str(want.value)
+
+
 # -- Spark in local mode ------------------------------------------------------------
 
 
@@ -904,6 +1016,26 @@ def test_spark_repeats_same_tables_and_messages(spark):
         change, extra, column = BAD_REPEATS[bad]
         broken = change(df).reset_index(drop=True)
         assert_same_error(to_spark(spark, broken), broken, extra, column)
+
+
+@pytest.mark.spark
+def test_spark_counterpart_and_dataset_checks(spark):
+    for kwargs in RESPONSES.values():
+        df = disagreeing(small_long())[0]
+        kwargs = {"dataset": "dataset", **kwargs}
+        with pytest.raises(ValueError) as want:
+            CountTables.from_long(df, **kwargs)
+        with pytest.raises(ValueError) as got:
+            scale_tables(to_spark(spark, df), **kwargs)
+        assert normalise(str(got.value)) == normalise(str(want.value))
+    df = one_set_per_id(small_long())
+    assert_same_dataset_warning(to_spark(spark, df), df)
+    df = small_long()
+    with pytest.raises(ValueError) as want:
+        CountTables.from_long(df, response="correct")
+    with pytest.raises(ValueError) as got:
+        scale_tables(to_spark(spark, df), response="correct")
+    assert str(got.value) == str(want.value)
 
 
 # -- the out-of-core benchmark still runs ------------------------------------------
