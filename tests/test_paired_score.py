@@ -195,8 +195,9 @@ def test_difference_test_layout_and_unpaired_error():
     res = paired_difference_test(joint)
     d, lo, hi, p = paired_score_interval(np.array(TABLES["moderate"], float))
     assert res.pairs == [(0, 1)]
-    assert (res.lower[0], res.upper[0], res.pvalue[0]) == pytest.approx((lo, hi, p))
-    assert res.diff[0] == pytest.approx(d, abs=1e-12)
+    got = (float(res.lower[0]), float(res.upper[0]), float(res.pvalue[0]))
+    assert got == pytest.approx((float(lo), float(hi), float(p)))
+    assert float(res.diff[0]) == pytest.approx(float(d), abs=1e-12)
     # same correlation as the MOVER route reports
     assert res.corr[0] == pytest.approx(difference_test(joint).corr[0])
     with pytest.raises(ValueError, match="paired"):
