@@ -54,9 +54,16 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from fmtest.fmeasure import fbeta, fbeta_weights
-from fmtest.inference import check_alpha
-from fmtest.intervals import DifferenceTest, _layout, _own_tables, pair_correlation
+from fmtest.delta import pair_covariance
+from fmtest.fmeasure import fbeta, fbeta_gradient, fbeta_weights, safe_sqrt
+from fmtest.inference import check_alpha, pairwise_contrasts
+from fmtest.intervals import (
+    DifferenceTest,
+    _layout,
+    _own_tables,
+    pair_correlation,
+    pair_joint,
+)
 
 __all__ = [
     "MAX_TABLES",
@@ -68,6 +75,8 @@ __all__ = [
     "paired_score_unusable",
 ]
 
+# the seven informative (truth, prediction a, prediction b) cells, in order
+CELLS = ((1, 1, 1), (1, 1, 0), (1, 0, 1), (1, 0, 0), (0, 1, 1), (0, 1, 0), (0, 0, 1))
 EMPTY_CELL = 1e-9  # pseudo-count of an empty cell inside the solver
 TP_A = np.array([1, 1, 0, 0, 0, 0, 0], float)
 TP_B = np.array([1, 0, 1, 0, 0, 0, 0], float)
@@ -104,26 +113,26 @@ def paired_cells(table):
         raise ValueError(f"`table` must have shape (..., 2, 2, 2); got {t.shape}.")
     if (t < 0).any() or np.isnan(t).any():
         raise ValueError("`table` must hold non-negative counts.")
-    cells = (
-        (1, 1, 1),
-        (1, 1, 0),
-        (1, 0, 1),
-        (1, 0, 0),
-        (0, 1, 1),
-        (0, 1, 0),
-        (0, 0, 1),
-    )
-    return np.stack([t[..., z, la, lb] for z, la, lb in cells], axis=-1)
+    return np.stack([t[..., z, la, lb] for z, la, lb in CELLS], axis=-1)
 
 
-def _fbeta_pair(x, a, b):
+def _pair_tables(x):
+    """The joint layout (``pair_joint``) of rows of seven cells, TN = 0.
+
+    F_β does not depend on TN, so the package's F and delta-method code
+    (:func:`fmtest.fmeasure.fbeta`, :func:`fmtest.delta.pair_covariance`)
+    serves the seven cells unchanged.
+    """
+    table = np.zeros((*x.shape[:-1], 2, 2, 2))
+    for k, (z, la, lb) in enumerate(CELLS):
+        table[..., z, la, lb] = x[..., k]
+    return pair_joint(table)
+
+
+def _fbeta_pair(x, beta):
     """F_a and F_b of rows of seven cells (NaN where undefined)."""
-    out = []
-    for tp, fp, fn in ((TP_A, FP_A, FN_A), (TP_B, FP_B, FN_B)):
-        num = x @ tp
-        den = num + a * (x @ fp) + b * (x @ fn)
-        out.append(np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0))
-    return out
+    f = fbeta(_own_tables(_pair_tables(x)), beta)
+    return f[..., 0], f[..., 1]
 
 
 class _Solver:
@@ -139,7 +148,7 @@ class _Solver:
         self.p = smooth / smooth.sum(axis=1, keepdims=True)
         self.d_a = TP_A + self.a * FP_A + self.b * FN_A
         self.d_b = TP_B + self.a * FP_B + self.b * FN_B
-        self.f_a, self.f_b = _fbeta_pair(self.p, self.a, self.b)
+        self.f_a, self.f_b = _fbeta_pair(self.p, beta)
         self.reset()
 
     def reset(self):
@@ -147,7 +156,7 @@ class _Solver:
         self.nu = np.zeros((len(self.p), 2))
         self.phi = self.f_b.copy()
 
-    def _coefficients(self, idx, phi, delta):
+    def _coefficients(self, phi, delta):
         c_a = TP_A - (phi + delta)[:, None] * self.d_a
         c_b = TP_B - phi[:, None] * self.d_b
         return c_a, c_b
@@ -202,7 +211,7 @@ class _Solver:
 
     def _slope(self, idx, phi, delta):
         """dℓ/dφ, d²ℓ/dφ² and π at φ (F_b = φ, F_a = φ + δ0) for rows ``idx``."""
-        c_a, c_b = self._coefficients(idx, phi, delta)
+        c_a, c_b = self._coefficients(phi, delta)
         nu = self._fit_dual(idx, c_a, c_b)
         p = self.p[idx]
         nu_a, nu_b = nu[:, :1], nu[:, 1:]
@@ -257,7 +266,7 @@ class _Solver:
         lo, hi = np.maximum(0.0, -delta), np.minimum(1.0, 1.0 - delta)
         phi = np.clip(self.phi[idx], lo + 1e-9 * (hi - lo), hi - 1e-9 * (hi - lo))
         p = self.p[idx]
-        c_a, c_b = self._coefficients(None, phi, delta)
+        c_a, c_b = self._coefficients(phi, delta)
         nu = _shrink_to_feasible(self.nu[idx], c_a, c_b)
         pi = p / (1 + nu[:, :1] * c_a + nu[:, 1:] * c_b)
         done = np.zeros(n, bool)
@@ -265,7 +274,7 @@ class _Solver:
         eye = np.eye(7)
         for _ in range(N_PRIMAL_DUAL):
             r = todo
-            c_a, c_b = self._coefficients(None, phi[r], delta[r])
+            c_a, c_b = self._coefficients(phi[r], delta[r])
             v = nu[r]
             s = 1 + v[:, :1] * c_a + v[:, 1:] * c_b
             q = pi[r]
@@ -324,7 +333,7 @@ class _Solver:
                 new_phi = phi[r] + t * d_phi
                 new_nu = v + t[:, None] * d_nu
                 new_pi = q + t[:, None] * d_pi
-                c_a2, c_b2 = self._coefficients(None, new_phi, delta[r])
+                c_a2, c_b2 = self._coefficients(new_phi, delta[r])
                 s2 = 1 + new_nu[:, :1] * c_a2 + new_nu[:, 1:] * c_b2
                 fine = (s2 > 0).all(axis=1) & (new_pi > 0).all(axis=1)
                 fine &= (new_phi > lo[r]) & (new_phi < hi[r])
@@ -400,13 +409,6 @@ def _shrink_to_feasible(nu, c_a, c_b):
     limit = np.where(lin < 0, -1.0 / np.where(lin < 0, lin, -1.0), np.inf).min(axis=1)
     scale = np.where(limit <= 1.0, 0.99 * limit, 1.0)
     return nu * scale[:, None]
-
-
-def _regular(h_aa, h_ab, h_bb):
-    """Rows whose 2×2 H :func:`_solve2` can solve (not singular to rounding)."""
-    root = np.sqrt(h_aa * h_bb)
-    r = h_ab / np.where(root > 0, root, 1.0)
-    return (root > 0) & ((1 - r) * (1 + r) > 1e-15)
 
 
 def _solve2(h_aa, h_ab, h_bb, g_a, g_b):
@@ -485,7 +487,7 @@ def paired_constrained_mle(table, delta0, *, beta=1.0):
 
 
 def _defined(x, beta):
-    f_a, f_b = _fbeta_pair(x, *fbeta_weights(beta))
+    f_a, f_b = _fbeta_pair(x, beta)
     return np.isfinite(f_a) & np.isfinite(f_b)
 
 
@@ -567,8 +569,7 @@ def paired_score_interval(table, *, beta=1.0, alpha=0.05):
 
 def _interval_rows(x, beta, z):
     """diff, lower, upper, p for rows of seven counts with both F defined."""
-    a, b = fbeta_weights(beta)
-    f_a, f_b = _fbeta_pair(x, a, b)
+    f_a, f_b = _fbeta_pair(x, beta)
     diff = f_a - f_b
     solver = _Solver(x, beta)
     n = len(x)
@@ -577,7 +578,7 @@ def _interval_rows(x, beta, z):
         solver.constrained(every, step * diff)
     x2_zero = _pearson(x, solver.constrained(every, np.zeros(n)))
     pvalue = np.where(diff == 0, 1.0, stats.chi2.sf(x2_zero, 1))
-    spread = z * np.maximum(_delta_se(x, a, b), 1.0 / x.sum(axis=1))
+    spread = z * np.maximum(_delta_se(x, beta), 1.0 / x.sum(axis=1))
 
     def excess(idx, delta):  # √X²(δ0) − z: negative inside the interval
         return np.sqrt(_pearson(x[idx], solver.constrained(idx, delta))) - z
@@ -592,20 +593,12 @@ def _interval_rows(x, beta, z):
     return diff, bounds[0], bounds[1], pvalue
 
 
-def _delta_se(x, a, b):
-    """Delta-method SE of F̂_a − F̂_b under the seven-cell multinomial (a start value)."""
-    m = x.sum(axis=1)
-    p = x / m[:, None]
-    grad = np.zeros_like(p)
-    for sign, tp, fp, fn in ((1, TP_A, FP_A, FN_A), (-1, TP_B, FP_B, FN_B)):
-        weights = tp + a * fp + b * fn
-        den = p @ weights
-        safe = np.where(den > 0, den, 1.0)
-        f = (p @ tp) / safe
-        grad += sign * (tp - f[:, None] * weights) / safe[:, None]
-    mean = (p * grad).sum(1)
-    var = (p * grad * grad).sum(1) - mean * mean
-    return np.sqrt(np.maximum(var, 0.0) / m)
+def _delta_se(x, beta):
+    """Delta-method SE of F̂_a − F̂_b from rows of seven cells (a start value)."""
+    joint = _pair_tables(x)
+    own = _own_tables(joint)
+    cov = pair_covariance(joint, fbeta_gradient(own, beta))
+    return safe_sqrt(pairwise_contrasts(fbeta(own, beta), cov)[2][..., 0])
 
 
 def _bound(excess, near, near_value, far, start, n_iter=N_DELTA, tol=1e-9):

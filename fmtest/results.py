@@ -902,28 +902,25 @@ class FMeasureComparisonResults(MetricComparisonResults):
         return self._effective_tables[0], corr
 
     def _difference_test(self, alpha):
-        if self.config.get("difference_ci") == "paired score":
-            if alpha not in self._differences:
-                # with repeats, the pair tables scaled to the cluster-robust
-                # variance of the difference (Kish), as for MOVER and the bootstrap
-                tables = self._effective_tables[1]
-                self._differences[alpha] = paired_difference_test(
-                    self.counts if tables is None else tables,
-                    beta=self.beta,
-                    alpha=alpha,
-                )
-            return self._differences[alpha]
         if alpha not in self._differences:
-            tables, corr = self._interval_tables()
-            self._differences[alpha] = difference_test(
-                tables,
-                beta=self.beta,
-                alpha=alpha,
-                method=MOVER_BASE[self.config["ci_method"]],
-                layout="totals" if corr is not None else None,
-                corr=corr,
-            )
+            self._differences[alpha] = self._compute_difference_test(alpha)
         return self._differences[alpha]
+
+    def _compute_difference_test(self, alpha):
+        if self.config.get("difference_ci") == "paired score":
+            # the joint tables; with repeats scaled to the cluster-robust
+            # variance of each difference (Kish), as for MOVER and the bootstrap
+            joint = self._effective_tables[1]
+            return paired_difference_test(joint, beta=self.beta, alpha=alpha)
+        tables, corr = self._interval_tables()
+        return difference_test(
+            tables,
+            beta=self.beta,
+            alpha=alpha,
+            method=MOVER_BASE[self.config["ci_method"]],
+            layout="totals" if corr is not None else None,
+            corr=corr,
+        )
 
     def _estimate_interval(self, alpha):
         ci_method = self.config["ci_method"]
