@@ -3,7 +3,7 @@
 Fits the synthetic long data of ``bench_counts.py`` (default 200 algorithms,
 19 900 pairs, 10 data sets, 2 000 instances, 30 % positives) and times
 ``res.across_datasets`` and, best of ``--repeat``, the table itself
-(``fmtest.pooling.across_datasets_table``, which computes all pairs at once
+(``fmtest.across.pooling.across_datasets_table``, which computes all pairs at once
 on arrays). The per-pair route it replaced (``mean_difference_test`` twice,
 ``combine_differences`` and ``wilcoxon_signed_rank`` for each pair, about
 1 ms per pair) is timed on a random subset of ``--subset`` pairs and
@@ -26,7 +26,7 @@ import pandas as pd
 from bench_counts import make_long_data
 
 from fmtest import FMeasureComparison
-from fmtest.pooling import (
+from fmtest.across.pooling import (
     across_datasets_table,
     combine_differences,
     mean_difference_test,

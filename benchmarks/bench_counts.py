@@ -16,8 +16,8 @@ Three routes start from the SAME DataFrame and must return identical arrays
 
 ``fmtest``
     ``CountTables.from_long(df, response="correct", dataset="dataset", ...)``,
-    i.e. input validation (``fmtest/longdata.py``) plus tabulation
-    (``fmtest/counts.py``).
+    i.e. input validation (``fmtest/tables/longdata.py``) plus tabulation
+    (``fmtest/tables/counts.py``).
 ``numpy`` (baseline a)
     The minimal code a careful numpy programmer writes for this data, with no
     validation at all: the algorithm strings are factorised, the integer
@@ -96,7 +96,7 @@ from sklearn.metrics import confusion_matrix
 # time the work tree's fmtest, also where an older one is installed (the other
 # scripts import this module before fmtest)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from fmtest.counts import CountTables
+from fmtest.tables.counts import CountTables
 
 N_DATASETS = 10
 N_FOLDS = 5

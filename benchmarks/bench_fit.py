@@ -35,7 +35,7 @@ collected before each run, as in ``bench_counts.py``). Collecting before each
 run hides part of a cost that a real session pays: a ``gc.collect()`` inside
 the timed call costs more when more objects are alive (statsmodels'
 ``multipletests`` made one per data set before fmtest batched the p-value
-adjustment in ``fmtest/multitest.py``).
+adjustment in ``fmtest/within/multitest.py``).
 
 How to run
 ----------

@@ -1,4 +1,4 @@
-"""Timing of the pairwise difference intervals and tests (fmtest.intervals).
+"""Timing of the pairwise difference intervals and tests (fmtest.within.intervals).
 
 A = 200 algorithms on one data set of 2000 instances give 19 900 pairs;
 ``difference_test`` computes every pair's MOVER interval and its inverted
@@ -20,7 +20,7 @@ if __package__ in (None, ""):  # run as a script: make the work tree importable
 
 import numpy as np
 
-from fmtest.intervals import difference_test, fmeasure_interval
+from fmtest.within.intervals import difference_test, fmeasure_interval
 
 
 def joint_tables(n_alg=200, n=2000, seed=0):

@@ -1,7 +1,7 @@
 """Benchmark: the multiple-testing adjustment, batched numpy vs statsmodels.
 
 fmtest adjusts the pairwise p-values of every data set (and, across data
-sets, of every pair) with :func:`fmtest.multitest.adjust_pvalues`: one numpy
+sets, of every pair) with :func:`fmtest.within.multitest.adjust_pvalues`: one numpy
 call for all families. The route it replaces called statsmodels'
 ``multipletests`` once per family; its Holm branch runs ``gc.collect()`` on
 every call, so the cost grows with the number of families and with whatever
@@ -23,7 +23,7 @@ from statsmodels.stats.multitest import multipletests
 
 from fmtest import FMeasureComparison
 from fmtest.datasets import load_example
-from fmtest.multitest import adjust_pvalues
+from fmtest.within.multitest import adjust_pvalues
 
 
 def per_family(p, method):

@@ -12,7 +12,7 @@ written algorithm after algorithm.
 
 Then, each in a fresh process so that its peak memory is its own:
 
-* **duckdb**: ``fmtest.scale.count_tables`` on a DuckDB relation over the
+* **duckdb**: ``fmtest.tables.engines.count_tables`` on a DuckDB relation over the
   Parquet files, under ``SET memory_limit`` (default ``'4GB'``; DuckDB spills
   to a temporary folder beside the data when it needs more). Only the count
   tables come back to Python.
@@ -185,7 +185,7 @@ def run_route(route, files, memory_limit, temp_dir):
     import pandas as pd
 
     from fmtest import CountTables
-    from fmtest.scale import count_tables
+    from fmtest.tables.engines import count_tables
 
     if route == "duckdb":
         import duckdb

@@ -1,9 +1,9 @@
 """Paired error-rate comparisons: one vectorised call against a loop over pairs.
 
 ``results.paired_errors`` used to call
-:func:`fmtest.tango.paired_error_comparison_from_counts` once per pair of
+:func:`fmtest.within.tango.paired_error_comparison_from_counts` once per pair of
 algorithms (statsmodels' McNemar and two Tango calls each). It now makes one
-call of :func:`fmtest.tango.paired_error_comparisons` on arrays of the
+call of :func:`fmtest.within.tango.paired_error_comparisons` on arrays of the
 cross-table cells. This script times both on the same random cells and
 prints the ratio (no timing is asserted anywhere); it also checks that the
 two routes agree to 1e-12.
@@ -18,7 +18,10 @@ import time
 
 import numpy as np
 
-from fmtest.tango import paired_error_comparison_from_counts, paired_error_comparisons
+from fmtest.within.tango import (
+    paired_error_comparison_from_counts,
+    paired_error_comparisons,
+)
 
 FIELDS = ["diff", "ci_lower", "ci_upper", "statistic", "pvalue", "mcnemar_exact_pvalue"]
 

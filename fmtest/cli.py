@@ -116,7 +116,7 @@ def read_data(path, *, engine="pandas"):
         ``"auto"`` (what ``fmtest compare`` uses) returns a DuckDB relation
         over the files when duckdb and narwhals are installed, so that the
         reduction to count tables runs in DuckDB without loading the rows
-        (see :func:`fmtest.scale.count_tables`), and falls back to pandas
+        (see :func:`fmtest.tables.engines.count_tables`), and falls back to pandas
         otherwise or when DuckDB cannot open the files. CSV is always read
         by pandas.
 
@@ -179,7 +179,7 @@ def _duckdb_relation(path):
     None when duckdb or narwhals is missing, or when DuckDB cannot open the
     files: pandas then reads them, and words any error as before.
     """
-    from fmtest.scale import narwhals_available
+    from fmtest.tables.engines import narwhals_available
 
     try:
         import duckdb
@@ -293,7 +293,7 @@ def render_results(res, fmt="text", table="pairwise", *, misclassification=False
     str
         Ending with a newline.
     """
-    if table == PAPER_TABLE:  # fmtest.paper_table, in the format asked
+    if table == PAPER_TABLE:  # fmtest.report.paper_table, in the format asked
         return _render_paper_table(res.table(), fmt)
     if fmt in ("text", "latex", "html"):
         smry = res.summary(misclassification=misclassification)
@@ -451,7 +451,7 @@ def _positive(text):
 def _multitest(text):
     from statsmodels.stats.multitest import multitest_methods_names
 
-    from fmtest.multitest import check_multitest
+    from fmtest.within.multitest import check_multitest
 
     try:
         check_multitest(text)
@@ -486,7 +486,7 @@ def _fit_options():
         default="f1",
         metavar="METRIC",
         help="the compared metric: f1 (default) or fbeta (with --beta), or any "
-        "key of fmtest.metrics.METRICS, e.g. gmean, mcc, kappa, balanced_accuracy "
+        "key of fmtest.estimates.metrics.METRICS, e.g. gmean, mcc, kappa, balanced_accuracy "
         "(the Wong and interval options then do not apply)",
     )
     group.add_argument(

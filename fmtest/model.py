@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fmtest.counts import CountTables
-from fmtest.formula import parse_formula
-from fmtest.longdata import check_score, read_long_data
 from fmtest.options import check_fit_options
-from fmtest.plausibility import warn_implausible_response, warn_majority_positive
-from fmtest.roles import assign_terms, response_kind
+from fmtest.tables.counts import CountTables
+from fmtest.tables.formula import parse_formula
+from fmtest.tables.longdata import check_score, read_long_data
+from fmtest.tables.plausibility import warn_implausible_response, warn_majority_positive
+from fmtest.tables.roles import assign_terms, response_kind
 
 __all__ = [
     "FMeasureComparison",
@@ -37,7 +37,7 @@ NOTE_COUNTS_ONLY = (
 
 
 def _warn_mistakes(tables, kind, response, truth, majority_check, positive):
-    """The warnings of :mod:`fmtest.plausibility`, raised at the caller's line."""
+    """The warnings of :mod:`fmtest.tables.plausibility`, raised at the caller's line."""
     warn_implausible_response(tables, kind, response, stacklevel=4)
     if majority_check and not (isinstance(positive, str) and positive == "minority"):
         warn_majority_positive(tables, positive, truth, stacklevel=4)
@@ -46,7 +46,7 @@ def _warn_mistakes(tables, kind, response, truth, majority_check, positive):
 class MetricComparison:
     """Compare several algorithms by any smooth metric on one or more data sets.
 
-    The metric (G-mean, κ, MCC, … — see :mod:`fmtest.metrics`) is chosen in
+    The metric (G-mean, κ, MCC, … — see :mod:`fmtest.estimates.metrics`) is chosen in
     :meth:`fit`; standard errors and the covariance between algorithms tested
     on the same instances come from the delta method. :class:`FMeasureComparison`
     is the F_β case and adds Wong's method.
@@ -127,7 +127,7 @@ class MetricComparison:
         data : pandas.DataFrame or other data frame
             One row per (data set, instance, algorithm). A Polars, PyArrow,
             DuckDB, Dask or Spark frame is reduced to count tables by its own
-            engine (:func:`fmtest.scale.count_tables`; needs narwhals).
+            engine (:func:`fmtest.tables.engines.count_tables`; needs narwhals).
         response : {"correct", "predicted"} or None, default=None
             What the response column holds: ``"correct"``, 1/True when the
             prediction is correct; ``"predicted"``, the predicted class label.
@@ -189,7 +189,9 @@ class MetricComparison:
         """
         in_memory = isinstance(data, pd.DataFrame)
         if not in_memory:  # Polars, DuckDB, Dask, Spark, …
-            from fmtest import scale  # reduced in that engine (needs narwhals)
+            from fmtest.tables import (
+                engines as scale,  # reduced in that engine (needs narwhals)
+            )
         spec = parse_formula(
             formula, data.columns if in_memory else scale.column_names(data)
         )
@@ -382,7 +384,7 @@ class MetricComparison:
         estimators : dict
             Name → unfitted scikit-learn classifier.
         X, y, cv, repeats, groups, n_jobs, random_state, progress
-            As in :func:`fmtest.crossval.cross_validate`.
+            As in :func:`fmtest.tables.crossval.cross_validate`.
         positive : object, default=1
             The positive (minority) label of ``y``.
 
@@ -405,7 +407,7 @@ class MetricComparison:
         >>> model.counts.n_repeats, len(model.counts.folds)
         (2, 10)
         """
-        from fmtest.crossval import cross_validate
+        from fmtest.tables.crossval import cross_validate
 
         data = cross_validate(
             estimators,
@@ -463,7 +465,7 @@ class MetricComparison:
         Parameters
         ----------
         metric : str, default="f1"
-            A key of ``fmtest.metrics.METRICS``: ``tpr``, ``tnr``,
+            A key of ``fmtest.estimates.metrics.METRICS``: ``tpr``, ``tnr``,
             ``precision``, ``accuracy``, ``auc``, ``balanced_accuracy``,
             ``gmean``, ``f1``, ``fbeta``, ``kappa``, ``op``, ``iba``, ``cwa``,
             ``agm``, ``mcc``.
@@ -499,7 +501,7 @@ class MetricComparison:
         >>> round(float(res.pairwise.loc[("synth_medium", "logit", "rf"), "diff"]), 4)
         0.0226
         """
-        from fmtest.metrics import get_metric
+        from fmtest.estimates.metrics import get_metric
         from fmtest.results import MetricComparisonResults
 
         alpha = check_fit_options(alpha=alpha)["alpha"]

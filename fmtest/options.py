@@ -14,10 +14,9 @@ import numbers
 
 import numpy as np
 
-from fmtest.inference import check_alpha
-
 __all__ = [
     "MAX_BETA",
+    "check_alpha",
     "check_beta",
     "check_count_option",
     "check_fit_options",
@@ -27,6 +26,18 @@ __all__ = [
 #: significant digits (its distance from recall is of order FP/β²), and β²
 #: times the counts would approach the float range.
 MAX_BETA = 1e6
+
+
+def check_alpha(alpha):
+    """``alpha`` as a float; a TypeError for text or a boolean, a ValueError unless in (0, 1)."""
+    if isinstance(alpha, (str, bytes, bool, np.bool_)):
+        raise TypeError(
+            f"`alpha` must be a number strictly between 0 and 1; got {alpha!r} "
+            f"({type(alpha).__name__})."
+        )
+    if not (isinstance(alpha, numbers.Real) and 0 < alpha < 1):
+        raise ValueError(f"`alpha` must lie strictly between 0 and 1; got {alpha!r}.")
+    return float(alpha)
 
 
 def _real(value, name):

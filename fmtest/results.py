@@ -13,18 +13,31 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from fmtest import accessors
-from fmtest.bootstrap import bootstrap_intervals
-from fmtest.counts import CELL_OF
-from fmtest.delta_engine import DeltaMethodVariance
-from fmtest.estimand import (
+from fmtest.across.estimand import (
     ALGORITHM_TEST,
     algorithm_pairwise,
     check_estimand,
     effective_tables,
 )
-from fmtest.fmeasure import divide, safe_sqrt
-from fmtest.inference import (
+from fmtest.across.pooling import (
+    across_datasets_table,
+    check_pooling_options,
+    mean_difference_test,
+)
+from fmtest.estimates.delta_engine import DeltaMethodVariance
+from fmtest.estimates.fmeasure import divide, safe_sqrt
+from fmtest.estimates.metrics import get_metric
+from fmtest.estimates.wong import WongLinearVariance, recall_weight
+from fmtest.report import accessors
+from fmtest.report.pair_notes import pair_reasons
+from fmtest.report.wording import (
+    CI_METHOD_NAMES,
+    NOTE_NO_FOLDS,
+    NOTE_WONG_REPEATS,
+)
+from fmtest.tables.counts import CELL_OF
+from fmtest.within.bootstrap import bootstrap_intervals
+from fmtest.within.inference import (
     bounded_interval,
     check_alpha,
     omnibus_wald_test,
@@ -32,47 +45,16 @@ from fmtest.inference import (
     wald_interval,
     z_test,
 )
-from fmtest.intervals import difference_test, fmeasure_interval
-from fmtest.metrics import get_metric
-from fmtest.multitest import adjust_pvalues, check_multitest
-from fmtest.pair_notes import pair_reasons
-from fmtest.paired_score import paired_difference_test, paired_score_unusable
-from fmtest.pooling import (
-    across_datasets_table,
-    check_pooling_options,
-    mean_difference_test,
-)
-from fmtest.roc import confident_roc
-from fmtest.tango import misclassification_balance, paired_error_comparisons
-from fmtest.wong import WongLinearVariance, recall_weight
+from fmtest.within.intervals import difference_test, fmeasure_interval
+from fmtest.within.multitest import adjust_pvalues, check_multitest
+from fmtest.within.paired_score import paired_difference_test, paired_score_unusable
+from fmtest.within.roc import confident_roc
+from fmtest.within.tango import misclassification_balance, paired_error_comparisons
 
 __all__ = ["FMeasureComparisonResults", "MetricComparisonResults"]
 
-NOTE_WONG_INDEPENDENT = (
-    "Wong's method assumes the algorithms independent; it ignores the correlation "
-    "between algorithms tested on the same instances that the delta method estimates."
-)
-NOTE_NO_FOLDS = "No folds: Wong's method (which needs them) was not computed."
-NOTE_WONG_REPEATS = (
-    "Repeated cross-validation: Wong's method (defined for one cross-validation "
-    "run) was not computed."
-)
-NOTE_WILCOXON = (
-    "Wilcoxon: zero differences are dropped, tied absolute differences get average ranks; "
-    "the exact p is given only without zeros and ties; the normal approximation has "
-    "no tie or continuity correction."
-)
 CI_METHODS = ("score", "mover-score", "mover", "binomial", "wald", "logit", "bootstrap")
 CI_ALIASES = {"binomial": "mover"}  # the earlier name of "mover"
-CI_METHOD_NAMES = {
-    "score": ("score", "paired score"),
-    "mover-score": ("score", "MOVER-score"),
-    "mover": ("Wilson", "MOVER-Jeffreys"),
-    "binomial": ("Wilson", "MOVER-Jeffreys"),
-    "wald": ("Wald", "Wald"),
-    "logit": ("logit", "Wald"),
-    "bootstrap": ("bootstrap", "bootstrap"),
-}
 PAIRED_ERROR_COLUMNS = {  # paired_error_comparisons column -> paired_errors column
     "n10": "n10",
     "n01": "n01",
@@ -89,10 +71,6 @@ PAIRED_ERROR_COLUMNS = {  # paired_error_comparisons column -> paired_errors col
 }
 # the single-F interval that MOVER combines, per ci_method
 MOVER_BASE = {"score": "score", "mover-score": "score", "mover": "jeffreys"}
-NOTE_WONG_F_ONLY = (
-    "Wong's linear approximation is defined for F-measures only; this comparison "
-    "uses the delta method."
-)
 
 
 class MetricComparisonResults:
@@ -296,7 +274,7 @@ class MetricComparisonResults:
             the covariance of the contrasts: A − 1 unless algorithms were left
             out or predict identically), ``pvalue`` and ``reason`` (why NaN,
             or which algorithms were left out), from ``method``'s covariance.
-            See :func:`fmtest.inference.omnibus_wald_test`.
+            See :func:`fmtest.within.inference.omnibus_wald_test`.
         """
         names = list(self.counts.algorithms)
         rows = [
@@ -317,7 +295,7 @@ class MetricComparisonResults:
     def across_datasets(self):
         """Per pair of algorithms, tests of the difference over data sets.
 
-        Built by :func:`fmtest.pooling.across_datasets_table`; the leading
+        Built by :func:`fmtest.across.pooling.across_datasets_table`; the leading
         test across data sets is the random-effects HKSJ t-test (``p_re``,
         adjusted over the pairs in ``p_re_adjusted``).
 
@@ -346,7 +324,7 @@ class MetricComparisonResults:
               ``p_wilcoxon`` (exact where it exists, else normal),
               ``p_wilcoxon_adjusted`` (``multitest`` over the pairs);
             * ``flags``: comma-separated ``high_i2`` (I² ≥
-              :data:`fmtest.pooling.HIGH_I2` while a fixed-effect p is shown),
+              :data:`fmtest.across.pooling.HIGH_I2` while a fixed-effect p is shown),
               ``wilcoxon_exact_floor`` (at most 5 non-zero differences: the
               exact p cannot fall below 0.0625), ``variance_from_interval``;
               ``variance_from_interval`` (the data sets whose variance of the
@@ -398,7 +376,7 @@ class MetricComparisonResults:
 
         The corrected repeated k-fold t-test and the Bayesian correlated
         t-test on the per-fold differences of the metric
-        (:func:`fmtest.estimand.algorithm_pairwise`); needs folds.
+        (:func:`fmtest.across.estimand.algorithm_pairwise`); needs folds.
 
         Returns
         -------
@@ -424,7 +402,7 @@ class MetricComparisonResults:
         -------
         pandas.DataFrame
             Index (``dataset``, ``algorithm``); columns of
-            :func:`fmtest.tango.misclassification_balance` (``delta``,
+            :func:`fmtest.within.tango.misclassification_balance` (``delta``,
             ``ci_lower``, ``ci_upper``, ``statistic``, ``pvalue``, ``reason``
             and the counts).
         """
@@ -492,7 +470,7 @@ class MetricComparisonResults:
 
         Returns
         -------
-        fmtest.roc.ConfidentROC
+        fmtest.within.roc.ConfidentROC
             With ``points``, ``auc``, ``cauc``, ``aved`` and ``plot()``.
         """
         data, roles = self._scored_data()
@@ -546,34 +524,34 @@ class MetricComparisonResults:
             )
         return self.model.data, roles
 
-    # -- ranks across data sets (Demšar 2006): fmtest.ranks and friends -----
+    # -- ranks across data sets (Demšar 2006): fmtest.across.ranks and friends -----
 
     @cached_property
     def ranks(self):
         """Per data set, the rank of every algorithm (1 = best, ties averaged).
 
         A data set where some algorithm's metric is NaN is left out (NaN
-        row) and named in ``ranks.dropped``; see :mod:`fmtest.ranks`.
+        row) and named in ``ranks.dropped``; see :mod:`fmtest.across.ranks`.
 
         Returns
         -------
-        fmtest.ranks.Ranks
+        fmtest.across.ranks.Ranks
             ``per_dataset`` (DataFrame), ``mean`` (mean ranks),
             ``n_datasets``, ``dropped``.
         """
-        from fmtest.ranks import metric_matrix, rank_datasets
+        from fmtest.across.ranks import metric_matrix, rank_datasets
 
         return rank_datasets(metric_matrix(self))
 
     @cached_property
     def friedman(self):
-        """Friedman's χ² and the Iman–Davenport F on the ranks; see :func:`fmtest.ranks.friedman_test`."""
-        from fmtest.ranks import friedman_test
+        """Friedman's χ² and the Iman–Davenport F on the ranks; see :func:`fmtest.across.ranks.friedman_test`."""
+        from fmtest.across.ranks import friedman_test
 
         return friedman_test(self.ranks)
 
     def posthoc(self, method="nemenyi", *, control=None, alpha=None):
-        """Post-hoc tests on mean ranks; see :func:`fmtest.ranks.rank_posthoc`.
+        """Post-hoc tests on mean ranks; see :func:`fmtest.across.ranks.rank_posthoc`.
 
         Parameters
         ----------
@@ -589,7 +567,7 @@ class MetricComparisonResults:
             Index (``algorithm_1``, ``algorithm_2``); ``rank_diff``, ``z``,
             ``pvalue``, ``p_adjusted``, ``critical_difference``, ``reject``.
         """
-        from fmtest.ranks import rank_posthoc
+        from fmtest.across.ranks import rank_posthoc
 
         alpha = self.alpha if alpha is None else alpha
         return rank_posthoc(self.ranks, method=method, control=control, alpha=alpha)
@@ -597,9 +575,9 @@ class MetricComparisonResults:
     def bayesian_signed_rank(
         self, rope=0.01, *, control=None, prior=0.5, nsamples=50_000, seed=0
     ):
-        """Bayesian signed-rank test with a ROPE; see :func:`fmtest.bayes_signed_rank.bayesian_signed_rank`."""
-        from fmtest.bayes_signed_rank import bayesian_signed_rank
-        from fmtest.ranks import metric_matrix
+        """Bayesian signed-rank test with a ROPE; see :func:`fmtest.across.bayes_signed_rank.bayesian_signed_rank`."""
+        from fmtest.across.bayes_signed_rank import bayesian_signed_rank
+        from fmtest.across.ranks import metric_matrix
 
         return bayesian_signed_rank(
             metric_matrix(self),
@@ -611,16 +589,16 @@ class MetricComparisonResults:
         )
 
     def table(self, *, interval="ci", digits=3, alpha=None, markers=True):
-        """The table a paper prints; see :func:`fmtest.paper_table.paper_table`."""
-        from fmtest.paper_table import paper_table
+        """The table a paper prints; see :func:`fmtest.report.paper_table.paper_table`."""
+        from fmtest.report.paper_table import paper_table
 
         return paper_table(
             self, interval=interval, digits=digits, alpha=alpha, markers=markers
         )
 
     def plot_cd(self, alpha=None, ax=None, **kwargs):
-        """Critical-difference diagram (Nemenyi); see :func:`fmtest.cd_diagram.plot_cd`."""
-        from fmtest.cd_diagram import plot_cd
+        """Critical-difference diagram (Nemenyi); see :func:`fmtest.report.cd_diagram.plot_cd`."""
+        from fmtest.report.cd_diagram import plot_cd
 
         cd = self.posthoc("nemenyi", alpha=alpha)["critical_difference"].iloc[0]
         return plot_cd(self.ranks, cd, ax=ax, **kwargs)
@@ -629,17 +607,17 @@ class MetricComparisonResults:
 
     @property
     def params(self):
-        """Estimates per (data set, algorithm); see :func:`fmtest.accessors.params`."""
+        """Estimates per (data set, algorithm); see :func:`fmtest.report.accessors.params`."""
         return accessors.params(self)
 
     @property
     def bse(self):
-        """Standard errors of ``params``; see :func:`fmtest.accessors.bse`."""
+        """Standard errors of ``params``; see :func:`fmtest.report.accessors.bse`."""
         return accessors.bse(self)
 
     @property
     def pvalues(self):
-        """p-values of the pairwise differences; see :func:`fmtest.accessors.pvalues`."""
+        """p-values of the pairwise differences; see :func:`fmtest.report.accessors.pvalues`."""
         return accessors.pvalues(self)
 
     def conf_int(self, alpha=None, *, kind="estimate"):
@@ -731,7 +709,7 @@ class MetricComparisonResults:
     @cached_property
     def notes(self):
         """Every remark and flag behind the numbers, as sentences."""
-        from fmtest.notes import collect_notes
+        from fmtest.report.notes import collect_notes
 
         return collect_notes(self)
 
@@ -740,7 +718,7 @@ class MetricComparisonResults:
 
         At most 100 characters wide by default: the columns a paper reports,
         a legend under each table, one conclusion per pair and the notes
-        grouped by kind (see :mod:`fmtest.summary`).
+        grouped by kind (see :mod:`fmtest.report.summary`).
 
         Parameters
         ----------
@@ -759,7 +737,7 @@ class MetricComparisonResults:
             chooses it beyond 6 algorithms or 60 pairs. Every pair stays in
             ``pairwise`` and ``across_datasets``.
         """
-        from fmtest.summary import build_summary
+        from fmtest.report.summary import build_summary
 
         return build_summary(
             self, misclassification=misclassification, wong=wong, full=full, pairs=pairs
@@ -772,8 +750,8 @@ class MetricComparisonResults:
         return self.summary().as_html()
 
     def plot_forest(self, ax=None, **kwargs):
-        """Forest plot of pairwise differences with CIs; see :func:`fmtest.plotting.plot_forest`."""
-        from fmtest.plotting import plot_forest
+        """Forest plot of pairwise differences with CIs; see :func:`fmtest.report.plotting.plot_forest`."""
+        from fmtest.report.plotting import plot_forest
 
         return plot_forest(self, ax=ax, **kwargs)
 
@@ -883,14 +861,14 @@ class FMeasureComparisonResults(MetricComparisonResults):
 
     @cached_property
     def _effective_tables(self):
-        """:func:`fmtest.estimand.effective_tables`, computed once per fit."""
+        """:func:`fmtest.across.estimand.effective_tables`, computed once per fit."""
         return effective_tables(self.counts, self.beta)
 
     def _interval_tables(self):
         """Counts for the score/MOVER intervals, and the correlation to use.
 
         With repeated cross-validation the tables are those of
-        :func:`fmtest.estimand.effective_tables` (each instance counted once,
+        :func:`fmtest.across.estimand.effective_tables` (each instance counted once,
         scaled up by the variance that averaging over the repeats removes, so
         that their multinomial variance is the cluster-robust delta variance)
         and the pair correlation is the delta engine's cluster-robust one;
@@ -1010,7 +988,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
         return pd.DataFrame(frame, index=est.index)
 
     def plot_recall_weight(self, ax=None, **kwargs):
-        """Wong's recall weight per algorithm and data set; see :func:`fmtest.plotting.plot_recall_weight`."""
-        from fmtest.plotting import plot_recall_weight
+        """Wong's recall weight per algorithm and data set; see :func:`fmtest.report.plotting.plot_recall_weight`."""
+        from fmtest.report.plotting import plot_recall_weight
 
         return plot_recall_weight(self, ax=ax, **kwargs)

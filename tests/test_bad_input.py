@@ -6,10 +6,10 @@ import pytest
 
 from fmtest import FMeasureComparison, MetricComparison
 from fmtest.cli import _positive, main
-from fmtest.counts import CountTables
 from fmtest.datasets import load_example
-from fmtest.metrics import panel
+from fmtest.estimates.metrics import panel
 from fmtest.options import MAX_BETA, check_fit_options
+from fmtest.tables.counts import CountTables
 from tests.reference import naive_confusion
 from tests.test_cli import assert_same_pairwise
 

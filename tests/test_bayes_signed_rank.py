@@ -6,9 +6,9 @@ import pytest
 from numpy.testing import assert_allclose
 
 from fmtest import FMeasureComparison
-from fmtest.bayes_signed_rank import bayesian_signed_rank, signed_rank_posterior
+from fmtest.across.bayes_signed_rank import bayesian_signed_rank, signed_rank_posterior
+from fmtest.across.ranks import metric_matrix
 from fmtest.datasets import load_example
-from fmtest.ranks import metric_matrix
 
 NSAMPLES = 50_000
 # A share of 50,000 draws has SD at most sqrt(0.25 / 50000) = 0.0022; two

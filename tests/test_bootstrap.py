@@ -1,4 +1,4 @@
-"""The count-table bootstrap (fmtest.bootstrap)."""
+"""The count-table bootstrap (fmtest.within.bootstrap)."""
 
 import time
 
@@ -7,16 +7,16 @@ import pytest
 from scipy import stats
 
 from fmtest import CountTables, FMeasureComparison
-from fmtest.bootstrap import (
+from fmtest.estimates.delta import cell_variance, pair_covariance
+from fmtest.estimates.fmeasure import fbeta, fbeta_gradient
+from fmtest.within.bootstrap import (
     bootstrap_intervals,
     bootstrap_rows,
     diff_of_cells8,
     f_of_cells4,
 )
-from fmtest.delta import cell_variance, pair_covariance
-from fmtest.fmeasure import fbeta, fbeta_gradient
-from fmtest.inference import wald_interval
-from fmtest.intervals import pair_joint
+from fmtest.within.inference import wald_interval
+from fmtest.within.intervals import pair_joint
 
 Z = stats.norm.isf(0.025)
 

@@ -9,9 +9,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from fmtest import FMeasureComparison  # noqa: E402
-from fmtest.cd_diagram import nemenyi_cliques, plot_cd  # noqa: E402
+from fmtest.across.ranks import rank_datasets, rank_posthoc  # noqa: E402
 from fmtest.datasets import load_example  # noqa: E402
-from fmtest.ranks import rank_datasets, rank_posthoc  # noqa: E402
+from fmtest.report.cd_diagram import nemenyi_cliques, plot_cd  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

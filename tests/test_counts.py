@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from fmtest.counts import CountTables
+from fmtest.tables.counts import CountTables
 
 
 def brute_force_tables(df):
@@ -211,8 +211,8 @@ def test_from_counts_rejects_non_frame():
 def test_pattern_and_pairwise_routes_agree(make_long_data):
     """The joint tables come from a single pattern bincount for few algorithms
     and from one bincount per pair for many: both routes give the same tables."""
-    from fmtest.counts import _joint_tables
-    from fmtest.longdata import read_long_data
+    from fmtest.tables.counts import _joint_tables
+    from fmtest.tables.longdata import read_long_data
 
     df = make_long_data(n=150, algorithms=[f"a{i}" for i in range(5)], seed=3)
     long = read_long_data(df, response="correct", dataset="dataset")

@@ -13,8 +13,8 @@ from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 from fmtest import FMeasureComparison
-from fmtest.crossval import cross_validate
-from fmtest.fold_scores import fold_scores
+from fmtest.across.fold_scores import fold_scores
+from fmtest.tables.crossval import cross_validate
 
 RNG = np.random.default_rng(5)
 X = RNG.normal(size=(90, 3))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from fmtest.cv_tests import (
+from fmtest.across.cv_tests import (
     bayesian_correlated_ttest,
     combined_ftest_5x2cv,
     corrected_repeated_cv_ttest,

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmtest.counts import CountTables
-from fmtest.delta import cell_variance, pair_covariance
-from fmtest.delta_engine import DeltaMethodVariance
-from fmtest.fmeasure import fbeta, fbeta_gradient
+from fmtest.estimates.delta import cell_variance, pair_covariance
+from fmtest.estimates.delta_engine import DeltaMethodVariance
+from fmtest.estimates.fmeasure import fbeta, fbeta_gradient
+from fmtest.tables.counts import CountTables
 
 BETAS = [0.5, 1.0, 2.0]
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmtest.fold_scores import fold_scores
+from fmtest.across.fold_scores import fold_scores
 
 
 def _long(seed=0, n=40, repeats=3, folds=4, algorithms=("a", "b", "c")):

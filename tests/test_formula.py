@@ -2,7 +2,7 @@
 
 import pytest
 
-from fmtest.formula import FormulaSpec, parse_formula
+from fmtest.tables.formula import FormulaSpec, parse_formula
 
 COLUMNS = ["correct", "algorithm", "dataset", "truth", "my col"]
 

@@ -10,8 +10,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
 from fmtest import FMeasureComparison
-from fmtest.cv_tests import corrected_repeated_cv_ttest
-from fmtest.fold_scores import fold_scores
+from fmtest.across.cv_tests import corrected_repeated_cv_ttest
+from fmtest.across.fold_scores import fold_scores
 
 ESTIMATORS = {
     "logit": LogisticRegression(),
@@ -38,7 +38,7 @@ def test_the_design_reaches_the_count_tables(model):
 
 
 def test_algorithm_estimand_equals_the_fold_scores_route(model):
-    # an independent route: per-fold F from the long data (fmtest.fold_scores),
+    # an independent route: per-fold F from the long data (fmtest.across.fold_scores),
     # then the corrected repeated k-fold t-test on the fold differences
     scores = fold_scores(model.data, metric="f1")
     first, second = (scores.algorithms.index(name) for name in ("logit", "tree"))

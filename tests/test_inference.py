@@ -6,14 +6,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from fmtest.inference import (
+from fmtest.across.pooling import wilcoxon_signed_rank
+from fmtest.within.inference import (
     logit_interval,
     omnibus_wald_test,
     pairwise_contrasts,
     wald_interval,
     z_test,
 )
-from fmtest.pooling import wilcoxon_signed_rank
 from tests.results import wong2020 as ref
 
 # Rank sets whose sum is 55 - 49 = 6: the negative differences of Wong's example.

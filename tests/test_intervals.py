@@ -1,4 +1,4 @@
-"""Score, binomial and MOVER intervals and their tests (fmtest.intervals)."""
+"""Score, binomial and MOVER intervals and their tests (fmtest.within.intervals)."""
 
 import numpy as np
 import pytest
@@ -8,10 +8,10 @@ from statsmodels.stats.proportion import proportion_confint
 
 from fmtest import FMeasureComparison
 from fmtest.datasets import load_example
-from fmtest.delta import cell_variance, pair_covariance
-from fmtest.fmeasure import fbeta, fbeta_gradient, fbeta_weights
-from fmtest.inference import wald_interval
-from fmtest.intervals import (
+from fmtest.estimates.delta import cell_variance, pair_covariance
+from fmtest.estimates.fmeasure import fbeta, fbeta_gradient, fbeta_weights
+from fmtest.within.inference import wald_interval
+from fmtest.within.intervals import (
     constrained_fbeta_mle,
     difference_interval,
     difference_test,

@@ -5,8 +5,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from fmtest.levels import MAX_FEW_LEVELS, few_levels
-from fmtest.longdata import _factorize
+from fmtest.tables.levels import MAX_FEW_LEVELS, few_levels
+from fmtest.tables.longdata import _factorize
 
 
 def arrow_strings(chunks, storage="str"):

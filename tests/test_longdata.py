@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmtest.counts import CountTables
+from fmtest.tables.counts import CountTables
 
 
 def tabulate(df, **kw):

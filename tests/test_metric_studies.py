@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmtest.metric_studies import (
+from fmtest.estimates.metric_studies import (
     INVARIANCE_PROPERTIES,
     CorrelationStudy,
     correlation_study,
@@ -16,7 +16,7 @@ from fmtest.metric_studies import (
     study_conclusions,
     true_tuple,
 )
-from fmtest.metrics import METRICS, get_metric, panel
+from fmtest.estimates.metrics import METRICS, get_metric, panel
 from tests.results import garcia2012 as paper
 
 PROPS = list(INVARIANCE_PROPERTIES)

@@ -9,8 +9,8 @@ from sklearn.metrics import cohen_kappa_score, matthews_corrcoef
 
 from fmtest import FMeasureComparison, MetricComparison, panel
 from fmtest.datasets import load_example
-from fmtest.delta import cell_variance, pair_covariance
-from fmtest.metrics import METRICS, get_metric, metric_value_and_gradient
+from fmtest.estimates.delta import cell_variance, pair_covariance
+from fmtest.estimates.metrics import METRICS, get_metric, metric_value_and_gradient
 
 TP, FN, FP, TN = 40, 10, 20, 930  # the hand-computed example
 CELLS = np.array([[TN, FP], [FN, TP]], dtype=float)

@@ -6,8 +6,8 @@ from sklearn.metrics import roc_auc_score
 
 from fmtest import FMeasureComparison, MetricComparison
 from fmtest.datasets import load_example
-from fmtest.roc import confident_roc
-from fmtest.tango import misclassification_balance, paired_error_comparison
+from fmtest.within.roc import confident_roc
+from fmtest.within.tango import misclassification_balance, paired_error_comparison
 from tests.summary_text import table_rows
 
 FORMULA = "correct ~ algorithm + dataset"

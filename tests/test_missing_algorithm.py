@@ -6,10 +6,10 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from fmtest import FMeasureComparison, MetricComparison
-from fmtest.counts import CountTables
-from fmtest.inference import omnibus_wald_test
-from fmtest.pair_notes import REASON_IDENTICAL
-from fmtest.variance import REASON_NOT_RUN
+from fmtest.estimates.variance import REASON_NOT_RUN
+from fmtest.report.pair_notes import REASON_IDENTICAL
+from fmtest.tables.counts import CountTables
+from fmtest.within.inference import omnibus_wald_test
 from tests.reference import naive_confusion, naive_joint
 
 FORMULA = "correct ~ algorithm + dataset"

@@ -14,7 +14,7 @@ import pytest
 
 from fmtest import FMeasureComparison
 from fmtest.datasets import load_example
-from fmtest.roles import assign_terms, name_kind
+from fmtest.tables.roles import assign_terms, name_kind
 from fmtest.warnings import (
     DatasetColumnWarning,
     FmtestWarning,

@@ -12,7 +12,7 @@ from statsmodels.stats.multitest import multipletests
 
 from fmtest import FMeasureComparison
 from fmtest.datasets import load_example
-from fmtest.fmeasure import fbeta_gradient
+from fmtest.estimates.fmeasure import fbeta_gradient
 from tests.results import wong2020 as ref
 
 
@@ -525,8 +525,8 @@ def test_header_without_tn_says_so():
 def test_default_intervals_are_score_and_paired_score(res, example):
     """The F_β score interval for each F, the paired score interval for
     differences of paired data, and MOVER-score on request (docs/accuracy.rst)."""
-    from fmtest.intervals import difference_interval, fmeasure_interval
-    from fmtest.paired_score import paired_difference_test
+    from fmtest.within.intervals import difference_interval, fmeasure_interval
+    from fmtest.within.paired_score import paired_difference_test
 
     low, high = fmeasure_interval(res.counts.totals)
     np.testing.assert_allclose(res.fmeasures["ci_lower"], low.ravel(), rtol=1e-12)

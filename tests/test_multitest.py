@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from fmtest.multitest import MULTITEST_ALIASES, adjust_pvalues, check_multitest
+from fmtest.within.multitest import MULTITEST_ALIASES, adjust_pvalues, check_multitest
 
 EXACT = [
     "bonferroni",

@@ -8,7 +8,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 
 from fmtest import FMeasureComparison
 from fmtest.datasets import load_example
-from fmtest.tango import (
+from fmtest.within.tango import (
     misclassification_balance,
     paired_error_comparison_from_counts,
     paired_error_comparisons,

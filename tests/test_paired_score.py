@@ -1,4 +1,4 @@
-"""The paired score test and interval for F_a − F_b (fmtest.paired_score).
+"""The paired score test and interval for F_a − F_b (fmtest.within.paired_score).
 
 The constrained maximum-likelihood fit is checked against an independent
 route: scipy's SLSQP maximising the seven-cell multinomial likelihood under
@@ -11,9 +11,9 @@ from scipy import optimize, stats
 
 from fmtest import FMeasureComparison
 from fmtest.datasets import load_example
-from fmtest.fmeasure import fbeta_weights
-from fmtest.intervals import difference_test, pair_joint
-from fmtest.paired_score import (
+from fmtest.estimates.fmeasure import fbeta_weights
+from fmtest.within.intervals import difference_test, pair_joint
+from fmtest.within.paired_score import (
     paired_cells,
     paired_constrained_mle,
     paired_difference_test,
@@ -221,7 +221,7 @@ def test_every_pair_of_the_example():
 def test_default_falls_back_to_mover_score_with_a_note(monkeypatch):
     """Unpaired data (no instance column) and too many pair tables: MOVER-score,
     named in the header and explained in a note; paired data: the paired score."""
-    from fmtest import paired_score
+    from fmtest.within import paired_score
 
     df = load_example()
     sub = df[df["dataset"] == "synth_hard"]

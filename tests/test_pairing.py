@@ -4,15 +4,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmtest.counts import CountTables
-from fmtest.longdata import (
+from fmtest.tables.counts import CountTables
+from fmtest.tables.longdata import (
     _encode_instances,
     _pair_predictions,
     cell_counts,
     count_codes,
     read_long_data,
 )
-from fmtest.pairing import pair_by_counts
+from fmtest.tables.pairing import pair_by_counts
 from tests.reference import naive_joint
 
 
@@ -114,7 +114,7 @@ def test_problems_are_left_to_the_row_route(problem, n_folds):
 
 def read_codes(df):
     """The arguments of pair_by_counts, built without the pairing checks."""
-    from fmtest.longdata import _encode_response, _encode_truth, _factorize
+    from fmtest.tables.longdata import _encode_response, _encode_truth, _factorize
 
     truth, _ = _encode_truth(df["truth"], "truth", 1)
     correct = _encode_response(df["correct"], "correct", "correct", None, None, 1)

@@ -9,8 +9,8 @@ from fmtest import FMeasureComparison
 from fmtest.cli import main
 from fmtest.datasets import load_example
 from fmtest.model import MetricComparison
-from fmtest.paper_table import MEAN_RANK
-from fmtest.rank_summary import rank_summary_table
+from fmtest.report.paper_table import MEAN_RANK
+from fmtest.report.rank_summary import rank_summary_table
 
 FORMULA = "correct ~ algorithm + dataset"
 

@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from fmtest.datasets import load_example  # noqa: E402
 from fmtest.model import FMeasureComparison  # noqa: E402
-from fmtest.plotting import plot_forest, plot_recall_weight  # noqa: E402
+from fmtest.report.plotting import plot_forest, plot_recall_weight  # noqa: E402
 
 FORMULA = "correct ~ algorithm + dataset"
 LEVELS = ("algorithm_1", "algorithm_2")
@@ -303,7 +303,7 @@ def test_importing_fmtest_does_not_import_matplotlib():
     import subprocess
 
     code = (
-        "import sys, fmtest, fmtest.plotting; "
+        "import sys, fmtest, fmtest.report.plotting; "
         "assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.meta_analysis import combine_effects
 
-from fmtest.pooling import (
+from fmtest.across.pooling import (
     combine_differences,
     fixed_effect_test,
     mean_difference_test,

@@ -14,9 +14,7 @@ import pytest
 
 import fmtest.results
 from fmtest import FMeasureComparison
-from fmtest.datasets import load_example
-from fmtest.multitest import adjust_pvalues
-from fmtest.pooling import (
+from fmtest.across.pooling import (
     HIGH_I2,
     across_datasets_table,
     combine_differences,
@@ -24,6 +22,8 @@ from fmtest.pooling import (
     variance_from_interval,
     wilcoxon_signed_rank,
 )
+from fmtest.datasets import load_example
+from fmtest.within.multitest import adjust_pvalues
 
 
 def _reference_row(d, var_fixed, var_lead, var_wong, *, options, with_wong):

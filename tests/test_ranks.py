@@ -14,8 +14,7 @@ from numpy.testing import assert_allclose
 from scipy import stats
 
 from fmtest import FMeasureComparison
-from fmtest.datasets import load_example
-from fmtest.ranks import (
+from fmtest.across.ranks import (
     Ranks,
     friedman_test,
     metric_matrix,
@@ -23,6 +22,7 @@ from fmtest.ranks import (
     rank_posthoc,
     shaffer_true_counts,
 )
+from fmtest.datasets import load_example
 
 FORMULA = "correct ~ algorithm + dataset"
 

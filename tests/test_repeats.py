@@ -9,10 +9,10 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from fmtest import FMeasureComparison
-from fmtest.estimand import algorithm_pairwise, fold_metric, fold_size_ratio
-from fmtest.fmeasure import fbeta_gradient
-from fmtest.metrics import get_metric
-from fmtest.variance import REASON_NOT_RUN
+from fmtest.across.estimand import algorithm_pairwise, fold_metric, fold_size_ratio
+from fmtest.estimates.fmeasure import fbeta_gradient
+from fmtest.estimates.metrics import get_metric
+from fmtest.estimates.variance import REASON_NOT_RUN
 from fmtest.warnings import FoldMismatchWarning
 
 
@@ -169,7 +169,7 @@ def test_truth_that_changes_between_repeats():
 
 
 def test_effective_tables_between_the_averaged_and_the_pooled_table():
-    from fmtest.estimand import effective_tables
+    from fmtest.across.estimand import effective_tables
 
     noisy = fit(repeated_cv(repeats=4)).counts
     totals, joint = effective_tables(noisy)
@@ -177,7 +177,7 @@ def test_effective_tables_between_the_averaged_and_the_pooled_table():
     assert ((scale >= 1) & (scale <= 4)).all() and (scale > 1.2).all()
     # the effective table's multinomial variance is the instance-level variance
     grad = fbeta_gradient(totals)
-    from fmtest.delta import cell_variance
+    from fmtest.estimates.delta import cell_variance
 
     np.testing.assert_allclose(
         cell_variance(totals, grad), fit(repeated_cv(repeats=4)).delta.variances
@@ -337,7 +337,7 @@ def test_algorithm_estimand_across_data_sets_pools_the_fold_tests():
 
 
 def test_five_by_two_designs_add_dietterich_and_alpaydin():
-    from fmtest.cv_tests import combined_ftest_5x2cv, paired_ttest_5x2cv
+    from fmtest.across.cv_tests import combined_ftest_5x2cv, paired_ttest_5x2cv
 
     rng = np.random.default_rng(4)
     n = 200

@@ -9,14 +9,14 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from fmtest.datasets import load_example
-from fmtest.roc import (
+from fmtest.within.roc import (
     POINT_COLUMNS,
     REASON_NO_CONFIDENT,
     ConfidentROC,
     confident_area,
     confident_roc,
 )
-from fmtest.tango import tango_ci, tango_test
+from fmtest.within.tango import tango_ci, tango_test
 
 # Hand-built: 4 positives, 6 negatives, every score distinct.
 TRUTH = np.array([1, 1, 0, 1, 0, 0, 1, 0, 0, 0])

@@ -1,7 +1,7 @@
 """Count tables reduced by an external engine equal the pandas ones (SPEC §3, §9).
 
 The same long data go through pandas (the in-memory reduction of
-``fmtest.longdata``/``fmtest.counts``) and through every engine that is
+``fmtest.tables.longdata``/``fmtest.tables.counts``) and through every engine that is
 installed: Polars (eager and lazy), PyArrow, DuckDB and Dask, and Spark in
 local mode where pyspark and Java are present. The count tables, the fitted
 results and the error messages must be the same. Each engine is skipped when
@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 from fmtest import FMeasureComparison
-from fmtest.counts import CountTables
 from fmtest.datasets import load_example
+from fmtest.tables.counts import CountTables
 from fmtest.warnings import DatasetColumnWarning, FoldMismatchWarning
 
 FORMULA = "correct ~ algorithm + dataset"
@@ -271,7 +271,7 @@ def assert_same_tables(got, want):
 
 
 def scale_tables(frame, **kwargs):
-    from fmtest.scale import count_tables
+    from fmtest.tables.engines import count_tables
 
     return count_tables(frame, **kwargs)
 
@@ -287,14 +287,16 @@ def test_same_count_tables(engine, case):
 
 
 def test_pandas_keeps_the_in_memory_route(random_data, monkeypatch):
-    import fmtest.scale
+    import fmtest.tables.engines
 
     def no_narwhals():
         raise AssertionError("pandas must not go through narwhals")
 
-    monkeypatch.setattr(fmtest.scale, "_narwhals", no_narwhals)
+    monkeypatch.setattr(fmtest.tables.engines, "_narwhals", no_narwhals)
     want = CountTables.from_long(random_data, response="correct", dataset="dataset")
-    got = fmtest.scale.count_tables(random_data, response="correct", dataset="dataset")
+    got = fmtest.tables.engines.count_tables(
+        random_data, response="correct", dataset="dataset"
+    )
     assert_same_tables(got, want)
     model = FMeasureComparison.from_formula(FORMULA, random_data)
     assert_same_tables(model.counts, want)
@@ -317,7 +319,7 @@ def labels_of(index):
 def test_same_fold_warning(engine, random_data, monkeypatch, many):
     """Folds that differ between algorithms: the same count as pandas."""
     if many:  # the reduction for many algorithms (sums instead of patterns)
-        monkeypatch.setattr("fmtest.scale.MAX_PATTERN_ALGORITHMS", 2)
+        monkeypatch.setattr("fmtest.tables.engines.MAX_PATTERN_ALGORITHMS", 2)
     with pytest.warns(FoldMismatchWarning) as want:
         CountTables.from_long(random_data, response="correct", dataset="dataset")
     with pytest.warns(FoldMismatchWarning) as got:
@@ -337,7 +339,7 @@ def test_no_fold_warning_with_repeats(engine, monkeypatch, many):
     """Folds that differ between repeats are no mismatch; within a repeat they
     are an error, without the warning, in pandas and in the engine."""
     if many:
-        monkeypatch.setattr("fmtest.scale.MAX_PATTERN_ALGORITHMS", 2)
+        monkeypatch.setattr("fmtest.tables.engines.MAX_PATTERN_ALGORITHMS", 2)
     df = repeated_long()
     kwargs = {"response": "correct", "dataset": "dataset"}
     change = BAD_REPEATS["folds-differ-within-a-repeat"][0]
@@ -761,12 +763,12 @@ def test_not_a_frame():
 
 def test_engine_frame_without_narwhals(monkeypatch):
     pa = pytest.importorskip("pyarrow")
-    import fmtest.scale
+    import fmtest.tables.engines
 
     def no_narwhals():
         raise ImportError("No module named 'narwhals'")
 
-    monkeypatch.setattr(fmtest.scale, "_narwhals", no_narwhals)
+    monkeypatch.setattr(fmtest.tables.engines, "_narwhals", no_narwhals)
     table = pa.Table.from_pandas(small_long())
     with pytest.raises(ImportError, match=r"pip install 'fmtest\[scale\]'"):
         FMeasureComparison.from_formula(FORMULA, table)
@@ -795,12 +797,12 @@ def test_cli_reads_parquet_with_duckdb(tmp_path, random_data, monkeypatch):
         got.pairwise["se_delta"], want.pairwise["se_delta"], rtol=1e-12
     )
 
-    import fmtest.scale
+    import fmtest.tables.engines
 
     def no_narwhals():
         raise ImportError("No module named 'narwhals'")
 
-    monkeypatch.setattr(fmtest.scale, "_narwhals", no_narwhals)
+    monkeypatch.setattr(fmtest.tables.engines, "_narwhals", no_narwhals)
     assert isinstance(cli.read_data(folder, engine="auto"), pd.DataFrame)
 
 
@@ -908,7 +910,7 @@ def assert_same_dataset_warning(frame, df):
 @pytest.mark.parametrize("many", [False, True], ids=["patterns", "sums"])
 def test_same_dataset_column_warning(engine, monkeypatch, many):
     if many:  # the reduction for many algorithms (sums instead of patterns)
-        monkeypatch.setattr("fmtest.scale.MAX_PATTERN_ALGORITHMS", 2)
+        monkeypatch.setattr("fmtest.tables.engines.MAX_PATTERN_ALGORITHMS", 2)
     df = one_set_per_id(small_long())
     assert_same_dataset_warning(native(engine, df), df)
     # the term given, or one level only: no warning on either route
@@ -926,7 +928,7 @@ def test_colliding_ids_without_dataset_same_hint(engine, monkeypatch, many):
     """Ids repeated across data sets without a dataset term: the pairing error
     ends with the hint at the data-set column, as in pandas."""
     if many:
-        monkeypatch.setattr("fmtest.scale.MAX_PATTERN_ALGORITHMS", 2)
+        monkeypatch.setattr("fmtest.tables.engines.MAX_PATTERN_ALGORITHMS", 2)
     df = small_long()
     with pytest.raises(ValueError) as want:
         CountTables.from_long(df, response="correct")

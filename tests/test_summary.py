@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from fmtest import FMeasureComparison, MetricComparison
 from fmtest.datasets import load_example
-from fmtest.notes import MAX_LISTED
-from fmtest.paired_score import paired_score_interval
-from fmtest.summary import DEFAULT_WIDTH, NAME_LIMIT, latex_escape, select_pairs
+from fmtest.report.notes import MAX_LISTED
+from fmtest.report.summary import DEFAULT_WIDTH, NAME_LIMIT, latex_escape, select_pairs
+from fmtest.within.paired_score import paired_score_interval
 from tests.summary_text import table_rows
 
 FORMULA = "correct ~ algorithm + dataset"

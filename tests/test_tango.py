@@ -14,7 +14,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy import optimize, stats
 from statsmodels.stats.contingency_tables import mcnemar
 
-from fmtest.tango import (
+from fmtest.within.tango import (
     REASON_ALL_DISCORDANT,
     REASON_IMPOSSIBLE,
     REASON_NO_DISCORDANT,

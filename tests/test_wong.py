@@ -4,11 +4,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fmtest.counts import CountTables
-from fmtest.fmeasure import divide, fbeta
-from fmtest.inference import z_test
-from fmtest.pooling import mean_difference_test
-from fmtest.wong import WongLinearVariance, recall_weight, wong_variance
+from fmtest.across.pooling import mean_difference_test
+from fmtest.estimates.fmeasure import divide, fbeta
+from fmtest.estimates.wong import WongLinearVariance, recall_weight, wong_variance
+from fmtest.tables.counts import CountTables
+from fmtest.within.inference import z_test
 from tests.results import wong2020 as ref
 
 # Printed to 4 decimals: half a unit in the last digit plus float slack.

@@ -4,10 +4,10 @@ Every replicate (a simulated test set) is reduced to its 8-cell table of
 (truth, prediction a, prediction b), and for Wong's method to one such table
 per fold. The functions here compute, for a whole stack of replicates at
 once, what fmtest's engines compute for one data set: the F-measures, the
-delta-method covariance matrix (:func:`fmtest.delta.pair_covariance`) and
-Wong's variances (:func:`fmtest.wong.fold_correlation`,
-:func:`fmtest.wong.wong_variance`), with the same masking of degenerate cases
-(:func:`fmtest.variance.boundary_reasons`). ``tests/test_validation.py``
+delta-method covariance matrix (:func:`fmtest.estimates.delta.pair_covariance`) and
+Wong's variances (:func:`fmtest.estimates.wong.fold_correlation`,
+:func:`fmtest.estimates.wong.wong_variance`), with the same masking of degenerate cases
+(:func:`fmtest.estimates.variance.boundary_reasons`). ``tests/test_validation.py``
 checks that they agree with :class:`fmtest.DeltaMethodVariance` and
 :class:`fmtest.WongLinearVariance` on stacked count tables.
 """
@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from fmtest.delta import pair_covariance
-from fmtest.fmeasure import fbeta, fbeta_gradient
-from fmtest.intervals import pair_joint
-from fmtest.wong import fold_correlation, wong_variance
+from fmtest.estimates.delta import pair_covariance
+from fmtest.estimates.fmeasure import fbeta, fbeta_gradient
+from fmtest.estimates.wong import fold_correlation, wong_variance
+from fmtest.within.intervals import pair_joint
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = (REPO_ROOT / ".." / "shared" / "data").resolve()

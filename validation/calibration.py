@@ -36,10 +36,10 @@ their sum: never rows, and the cost does not depend on ``n``.
 Measured per cell (R replicates, 10 000 in the full study): coverage of the
 true F by the Wald interval with the delta (JVESR) and with Wong's standard
 error, the logit interval, and the score-type intervals of
-:mod:`fmtest.bootstrap` (Wilson, Jeffreys); coverage of the true F_a − F_b
+:mod:`fmtest.within.bootstrap` (Wilson, Jeffreys); coverage of the true F_a − F_b
 by the Wald interval (delta with covariance; Wong, independence), an atanh
 transformed Wald interval, MOVER from the score, LR and Jeffreys intervals
-and the paired score interval of :mod:`fmtest.paired_score`;
+and the paired score interval of :mod:`fmtest.within.paired_score`;
 in the ``equal`` design the rejection rate of each test at 5 % (a test
 rejects when its 95 % interval excludes 0). On a subgrid the parametric
 bootstrap (percentile and BCa) is measured on the first ``R_boot``
@@ -67,11 +67,11 @@ if __package__ in (None, ""):  # run as a script: make the work tree importable
 import numpy as np
 import pandas as pd
 
-from fmtest.bootstrap import bootstrap_rows, diff_of_cells8, f_of_cells4
-from fmtest.fmeasure import fbeta_weights
-from fmtest.inference import logit_interval, wald_interval
-from fmtest.intervals import fmeasure_interval, mover_interval
-from fmtest.paired_score import paired_score_interval
+from fmtest.estimates.fmeasure import fbeta_weights
+from fmtest.within.bootstrap import bootstrap_rows, diff_of_cells8, f_of_cells4
+from fmtest.within.inference import logit_interval, wald_interval
+from fmtest.within.intervals import fmeasure_interval, mover_interval
+from fmtest.within.paired_score import paired_score_interval
 from validation._common import (
     Z95,
     covers,
@@ -251,7 +251,7 @@ def _f_intervals(own, beta, method):
 
 def _mover(est, bounds, corr):
     """(R,) MOVER bounds for F_a − F_b from both algorithms' (R, 2) intervals,
-    as :func:`fmtest.intervals.difference_interval` combines them."""
+    as :func:`fmtest.within.intervals.difference_interval` combines them."""
     lo, hi = bounds
     lower, upper = mover_interval(
         est[:, 0], est[:, 1], (lo[:, 0], hi[:, 0]), (lo[:, 1], hi[:, 1]), corr
@@ -415,7 +415,7 @@ def expected_counts(n, p8):
     """Per algorithm, the smaller of its expected TP and FP + FN counts.
 
     For F₁ the Wald interval is a binomial Wald interval for
-    J = TP/(TP + FP + FN) (see :mod:`fmtest.bootstrap`), so its accuracy is
+    J = TP/(TP + FP + FN) (see :mod:`fmtest.within.bootstrap`), so its accuracy is
     governed by the smaller of the expected "successes" TP and "failures"
     FP + FN.
     """

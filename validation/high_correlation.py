@@ -25,9 +25,9 @@ import pandas as pd
 if __package__ in (None, ""):  # run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fmtest.inference import wald_interval
-from fmtest.intervals import difference_test, pair_joint
-from fmtest.paired_score import paired_score_interval
+from fmtest.within.inference import wald_interval
+from fmtest.within.intervals import difference_test, pair_joint
+from fmtest.within.paired_score import paired_score_interval
 from validation._common import DOCS_OUT, ensure_dir, pair_stats
 from validation.calibration import joint_distribution
 

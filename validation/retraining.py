@@ -33,7 +33,7 @@ Algorithm estimand
     - the uncorrected repeated-CV t interval (variance s²/J), for contrast;
     - Dietterich's 5×2cv t interval and Alpaydin's combined F-test (size at
       the true difference);
-    - "delta + between" (:func:`fmtest.cv_tests.repeat_pooled_interval`):
+    - "delta + between" (:func:`fmtest.across.cv_tests.repeat_pooled_interval`):
       the mean over repeats of the pooled F (or difference) with variance =
       delta-method variance of the F pooled over repeats (n instances) + the
       sample variance of the per-repeat pooled values, and a normal interval;
@@ -66,15 +66,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fmtest.cv_tests import (
+from fmtest.across.cv_tests import (
     bayesian_correlated_ttest,
     combined_ftest_5x2cv,
     corrected_repeated_cv_ttest,
     paired_ttest_5x2cv,
     repeat_pooled_interval,
 )
-from fmtest.fmeasure import fbeta
-from fmtest.intervals import difference_interval, fmeasure_interval, pair_joint
+from fmtest.estimates.fmeasure import fbeta
+from fmtest.within.intervals import difference_interval, fmeasure_interval, pair_joint
 from validation._common import REPO_ROOT, Z95, covers, ensure_dir, pair_stats
 
 DOCS_OUT = REPO_ROOT / "docs" / "_static" / "retraining"

@@ -17,7 +17,7 @@ population codes, so its joint (truth, pred 1, pred 2, fold) counts come from
 one ``bincount`` per chunk of test sets (offset trick: code + 40 × test set).
 The draws are i.i.d., so giving positions 1–200 fold 1, 201–400 fold 2 and
 so on is a uniformly random split into 5 equal folds. The 1200 test sets are
-then stacked as 1200 "data sets" of one :class:`~fmtest.counts.CountTables`,
+then stacked as 1200 "data sets" of one :class:`~fmtest.tables.counts.CountTables`,
 and fmtest's own engines (:class:`fmtest.DeltaMethodVariance`,
 :class:`fmtest.WongLinearVariance`) run on the stack in one vectorised call.
 
@@ -39,10 +39,10 @@ import numpy as np
 import pandas as pd
 
 from fmtest import CountTables, DeltaMethodVariance, WongLinearVariance
-from fmtest.bootstrap import bootstrap_rows, diff_of_cells8, f_of_cells4
-from fmtest.inference import logit_interval, wald_interval
-from fmtest.intervals import difference_interval, fmeasure_interval, pair_joint
-from fmtest.paired_score import paired_score_interval
+from fmtest.within.bootstrap import bootstrap_rows, diff_of_cells8, f_of_cells4
+from fmtest.within.inference import logit_interval, wald_interval
+from fmtest.within.intervals import difference_interval, fmeasure_interval, pair_joint
+from fmtest.within.paired_score import paired_score_interval
 from validation import published_table1 as published
 from validation._common import (
     DEFAULT_DATA,

@@ -1,0 +1,10 @@
+"""Inference across data sets, folds and repeats: the algorithm estimand.
+
+Pooling of differences over data sets (fixed and random effects, Wilcoxon),
+ranks with Friedman and post-hoc tests, the Bayesian signed-rank test, and
+the cross-validation tests and fold scores behind the learning-algorithm
+estimand (:mod:`~fmtest.across.estimand`).
+
+May import: :mod:`fmtest.within`, :mod:`fmtest.estimates`,
+:mod:`fmtest.tables` and the vocabulary modules.
+"""

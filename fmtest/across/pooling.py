@@ -1,0 +1,722 @@
+"""Pooling per-data-set differences over independent data sets.
+
+Four answers to "is algorithm 1 better than algorithm 2 over these data
+sets", each from the M per-data-set differences d_m and their variances v_m:
+
+* :func:`mean_difference_test` — the unweighted mean of the d_m with
+  variance Σ v_m / M² (Wong 2020, Theorem 2; also with the delta variances).
+* :func:`fixed_effect_test` — the inverse-variance weighted mean
+  Σ (d_m/v_m) / Σ (1/v_m), standard error (Σ 1/v_m)^(−1/2): one common
+  difference assumed.
+* :func:`random_effects_test` — the difference varies between data sets with
+  variance τ²; by default the Hartung–Knapp–Sidik–Jonkman (HKSJ) t-test with
+  M − 1 degrees of freedom, which holds its level with few data sets where
+  the DerSimonian–Laird z-test does not.
+* :func:`wilcoxon_signed_rank` — a rank test of the d_m, no variances used.
+
+:func:`across_datasets_table` assembles them for every pair of algorithms.
+The fixed and random effects come from statsmodels' ``combine_effects``; the
+table computes the same numbers for all pairs at once on arrays
+(:mod:`fmtest.across.pooling_arrays`), since one call per pair costs about 1 ms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+from statsmodels.stats.meta_analysis import combine_effects
+
+from fmtest.across.pooling_arrays import (
+    POOLED_COLUMNS,
+    mean_difference_arrays,
+    pooled_arrays,
+    wilcoxon_arrays,
+)
+from fmtest.within.inference import DifferenceTest, check_alpha, z_test
+from fmtest.within.multitest import adjust_pvalues
+
+__all__ = [
+    "HIGH_I2",
+    "PooledDifferences",
+    "RandomEffectsResult",
+    "WilcoxonResult",
+    "across_datasets_table",
+    "check_pooling_options",
+    "combine_differences",
+    "fixed_effect_test",
+    "mean_difference_test",
+    "random_effects_test",
+    "variance_from_interval",
+    "wilcoxon_signed_rank",
+]
+
+#: I² from which a fixed-effect p-value is flagged as misleading: at least
+#: half of the spread of the differences is heterogeneity, not sampling error
+#: (Higgins et al. 2003 call 50 % "moderate to substantial").
+HIGH_I2 = 0.5
+
+MEAN_DIFFERENCE_DIVISORS = ("theorem", "printed")
+RE_METHODS = {"dl": "chi2", "pm": "iterated", "chi2": "chi2", "iterated": "iterated"}
+RE_TESTS = ("hksj", "z")
+
+# The reasons, shared by the per-pair functions and the table.
+_NO_DATA_SETS = "no data sets"
+_MISSING = "{} of {} data sets have no difference or variance"
+_ZERO_VARIANCE = "zero variance"
+_NEEDS_TWO = "needs at least 2 data sets"
+_NO_POSITIVE_VARIANCE = "a data set has no difference or no positive variance"
+_HKSJ_EQUAL = (
+    "HKSJ: the differences are all equal, so the HKSJ variance is 0 and "
+    "there is no t-test (see the fixed-effect and z tests)"
+)
+_NO_DIFFERENCES = "no differences"
+_NAN_DIFFERENCE = "a difference is NaN"
+_ALL_ZERO = "all differences are 0"
+_NO_EXACT_TIES = "no exact p-value with tied or zero differences"
+_NO_EXACT_MANY = "no exact p-value for more than {} differences"
+
+
+def mean_difference_test(differences, variances, *, divisor="theorem"):
+    """Test of the unweighted mean difference over independent data sets.
+
+    The mean of M independent per-data-set differences d_m with variances
+    v_m has variance Σ v_m / M² (Wong 2020, Theorem 2). Every data set counts
+    equally, however precise its difference; :func:`fixed_effect_test` weights
+    them by precision instead.
+
+    Parameters
+    ----------
+    differences, variances : array_like, shape (M,)
+        Per-data-set difference and its variance.
+    divisor : {"theorem", "printed"}, default="theorem"
+        ``"theorem"`` divides Σ v_m by M², as Theorem 2 derives.
+        ``"printed"`` divides by M, as Wong's formula (7) is printed and as his
+        worked example computes (z = 5.8099); it overstates the variance by a
+        factor M and is offered only to reproduce published numbers.
+
+    Returns
+    -------
+    DifferenceTest
+        NaN with a ``reason`` when some data set's variance is missing.
+
+    Examples
+    --------
+    Wong's 1-NN vs NBC over ten data sets (x̄ = 0.5952 vs 0.4078; the s²
+    sum to 0.006004 and 0.004400), spread evenly over the data sets:
+
+    >>> import numpy as np
+    >>> d = np.full(10, 0.5952 - 0.4078)
+    >>> v = np.full(10, (0.006004 + 0.004400) / 10)
+    >>> round(mean_difference_test(d, v, divisor="printed").statistic, 4)
+    5.8099
+    """
+    if divisor not in MEAN_DIFFERENCE_DIVISORS:
+        raise ValueError(
+            f"`divisor` must be one of {set(MEAN_DIFFERENCE_DIVISORS)}; got {divisor!r}."
+        )
+    differences = np.asarray(differences, dtype=float)
+    variances = np.asarray(variances, dtype=float)
+    m = differences.size
+    method = "Wong formula (7) as printed: sum/M" if divisor == "printed" else "sum/M^2"
+    bad = np.isnan(differences) | np.isnan(variances)
+    if m == 0 or bad.any():
+        reason = _NO_DATA_SETS if m == 0 else _MISSING.format(int(bad.sum()), m)
+        return DifferenceTest(np.nan, np.nan, np.nan, np.nan, method, reason)
+    mean = float(differences.mean())
+    variance = float(variances.sum()) / (m if divisor == "printed" else m * m)
+    z, p = z_test(mean, variance)
+    reason = "" if variance > 0 else _ZERO_VARIANCE
+    return DifferenceTest(
+        mean, float(np.sqrt(variance)), float(z), float(p), method, reason
+    )
+
+
+@dataclass(frozen=True)
+class RandomEffectsResult:
+    """Random-effects pooling of per-data-set differences.
+
+    Attributes
+    ----------
+    estimate, std_error : float
+        Pooled difference (weights 1/(v_m + τ²)) and its standard error: the
+        HKSJ one with ``test="hksj"``, (Σ w*)^(−1/2) with ``test="z"``.
+    statistic, pvalue : float
+        t (HKSJ) or z statistic and its two-sided p-value.
+    df : float
+        Degrees of freedom of the t reference, M − 1; ``inf`` for the z-test.
+    ci_lower, ci_upper : float
+        Interval for the pooled difference from the same reference.
+    tau2 : float
+        Between-data-set variance (0 when Q ≤ M − 1).
+    i2 : float
+        Share of the variation due to heterogeneity, in [0, 1].
+    q, q_pvalue : float
+        Cochran's Q (≥ 0) and its χ²(M − 1) p-value.
+    method : str
+        The τ² estimator, ``"dl"`` or ``"pm"``.
+    test : str
+        ``"hksj"`` or ``"z"``.
+    reason : str
+        Why values are NaN, if they are.
+    """
+
+    estimate: float
+    std_error: float
+    statistic: float
+    pvalue: float
+    df: float
+    ci_lower: float
+    ci_upper: float
+    tau2: float
+    i2: float
+    q: float
+    q_pvalue: float
+    method: str
+    test: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class PooledDifferences:
+    """The fixed- and random-effects pooling of one set of differences.
+
+    Attributes
+    ----------
+    fixed : DifferenceTest
+        Inverse-variance weighted mean and its z-test.
+    random : RandomEffectsResult
+    """
+
+    fixed: DifferenceTest
+    random: RandomEffectsResult
+
+
+def check_pooling_options(method="dl", test="hksj", alpha=0.05):
+    """Check the pooling options, naming the argument in the ValueError.
+
+    Parameters
+    ----------
+    method : {"dl", "pm"}, default="dl"
+        ``re_method`` (statsmodels' names ``"chi2"`` and ``"iterated"`` are
+        accepted too).
+    test : {"hksj", "z"}, default="hksj"
+        ``re_test``.
+    alpha : float, default=0.05
+
+    Examples
+    --------
+    >>> check_pooling_options("pm", "z")
+    >>> check_pooling_options("reml")
+    Traceback (most recent call last):
+    ...
+    ValueError: `re_method` must be one of {'dl', 'pm'}; got 'reml'.
+    """
+    if method not in RE_METHODS:
+        raise ValueError(f"`re_method` must be one of {{'dl', 'pm'}}; got {method!r}.")
+    if test not in RE_TESTS:
+        raise ValueError(f"`re_test` must be one of {set(RE_TESTS)}; got {test!r}.")
+    check_alpha(alpha)
+
+
+def _two_sided_p(stat, df):
+    """2·P(T > |stat|) for T ~ t(df), normal at df = inf (scipy.special: the
+    functions behind scipy.stats.t and norm, without their per-call overhead)."""
+    tail = special.ndtr(-abs(stat)) if np.isinf(df) else special.stdtr(df, -abs(stat))
+    return float(2 * tail)
+
+
+def _critical_value(alpha, df):
+    """The upper α/2 quantile of t(df), of the normal at df = inf."""
+    if np.isinf(df):
+        return float(-special.ndtri(alpha / 2))
+    return float(-special.stdtrit(df, alpha / 2))
+
+
+def _nan_result(method, test, reason):
+    nan = (np.nan,) * 11
+    fixed = DifferenceTest(np.nan, np.nan, np.nan, np.nan, "inverse-variance", reason)
+    return PooledDifferences(fixed, RandomEffectsResult(*nan, method, test, reason))
+
+
+def combine_differences(
+    differences, variances, *, re_method="dl", re_test="hksj", alpha=0.05
+):
+    """Fixed- and random-effects pooling of per-data-set differences.
+
+    Both come from ``statsmodels.stats.meta_analysis.combine_effects``.
+    Cochran's Q is clipped at 0 (its one-pass formula can give −1e−17 for
+    equal differences) and I² = (Q − (M − 1))/Q is clipped to [0, 1]. When
+    Q ≤ M − 1 both τ² estimators give τ² = 0 (DerSimonian & Laird truncate
+    their moment estimate there; statsmodels does not), and the random-effects
+    results are the fixed-effect ones with the HKSJ scale of the fixed-effect
+    weights.
+
+    Parameters
+    ----------
+    differences, variances : array_like, shape (M,)
+    re_method : {"dl", "pm"}, default="dl"
+        τ² estimator: DerSimonian–Laird (statsmodels ``"chi2"``) or
+        Paule–Mandel (statsmodels ``"iterated"``).
+    re_test : {"hksj", "z"}, default="hksj"
+        ``"hksj"``: Hartung–Knapp–Sidik–Jonkman, Var = q / Σ w* with
+        q = Σ w*(d − μ̂)²/(M − 1), and a t(M − 1) reference. ``"z"``: the
+        classical Var = 1/Σ w* with a normal reference.
+    alpha : float, default=0.05
+        Level of the random-effects interval.
+
+    Returns
+    -------
+    PooledDifferences
+        NaN with a reason for fewer than 2 data sets or a missing or
+        non-positive variance.
+
+    Examples
+    --------
+    >>> pooled = combine_differences([0.10, 0.25, 0.05, 0.30, 0.18],
+    ...                              [0.001, 0.002, 0.0015, 0.003, 0.001])
+    >>> round(pooled.fixed.estimate, 4), round(pooled.random.estimate, 4)
+    (0.1538, 0.1704)
+    >>> pooled.random.df
+    4.0
+    """
+    check_pooling_options(re_method, re_test, alpha)
+    d = np.asarray(differences, dtype=float)
+    v = np.asarray(variances, dtype=float)
+    m = d.size
+    if m < 2:
+        return _nan_result(re_method, re_test, _NEEDS_TWO)
+    if not (np.isfinite(d).all() and np.isfinite(v).all() and (v > 0).all()):
+        return _nan_result(re_method, re_test, _NO_POSITIVE_VARIANCE)
+    # The fixed-effect part, with τ² held at 0 (Paule-Mandel start, no
+    # iteration). statsmodels computes I² = 1 - (M - 1)/Q on construction,
+    # which divides by zero when Q = 0 (all differences equal); that value
+    # is replaced below, so only this division is silenced.
+    with np.errstate(divide="ignore"):
+        fit = combine_effects(d, v, method_re="iterated", maxiter=0)
+    fixed_z, fixed_p = z_test(fit.mean_effect_fe, fit.var_eff_w_fe)
+    fixed = DifferenceTest(
+        float(fit.mean_effect_fe),
+        float(fit.sd_eff_w_fe),
+        float(fixed_z),
+        float(fixed_p),
+        "inverse-variance",
+    )
+    df = m - 1
+    q = max(0.0, float(fit.q))
+    if q > df:  # τ² > 0 for both estimators; Q > 0, so no division by zero
+        fit = combine_effects(d, v, method_re=RE_METHODS[re_method])
+    tau2 = max(0.0, float(fit.tau2)) if q > df else 0.0
+    i2 = (q - df) / q if q > df else 0.0
+    est = float(fit.mean_effect_re)
+    reason = ""
+    if re_test == "hksj":
+        se = float(np.sqrt(fit.var_hksj_re))
+        t_df = float(df)
+        # equal differences: the scale is 0, or 1e-17 from the estimate being
+        # 1 ulp off the common value, which would give t = 1e16
+        if np.ptp(d) == 0 or se == 0:
+            se = 0.0
+            reason = _HKSJ_EQUAL
+    else:
+        se, t_df = float(fit.sd_eff_w_re), np.inf
+    stat, pvalue, half = np.nan, np.nan, np.nan
+    if not reason:
+        stat = float(z_test(est, se**2)[0])
+        pvalue = _two_sided_p(stat, t_df) if np.isfinite(stat) else np.nan
+        half = _critical_value(alpha, t_df) * se
+    random = RandomEffectsResult(
+        est,
+        se,
+        stat,
+        pvalue,
+        t_df,
+        est - half,
+        est + half,
+        tau2,
+        float(i2),
+        q,
+        float(special.chdtrc(df, q)),
+        re_method,
+        re_test,
+        reason,
+    )
+    return PooledDifferences(fixed, random)
+
+
+def fixed_effect_test(differences, variances):
+    """Inverse-variance weighted (fixed-effect) mean difference and its z-test.
+
+    μ̂ = Σ (d_m/v_m) / Σ (1/v_m), SE = (Σ 1/v_m)^(−1/2)
+    (statsmodels ``combine_effects``). It assumes one difference common to all
+    data sets; with heterogeneity (high I²) its p-value is too small.
+
+    Parameters
+    ----------
+    differences, variances : array_like, shape (M,)
+
+    Returns
+    -------
+    DifferenceTest
+
+    Examples
+    --------
+    >>> res = fixed_effect_test([0.1, 0.3], [0.01, 0.03])
+    >>> round(res.estimate, 4), round(res.std_error, 4)
+    (0.15, 0.0866)
+    """
+    return combine_differences(differences, variances).fixed
+
+
+def random_effects_test(
+    differences, variances, *, method="dl", test="hksj", alpha=0.05
+):
+    """Random-effects meta-analysis of per-data-set differences.
+
+    See :func:`combine_differences` for the estimators and options
+    (``method`` is ``re_method``, ``test`` is ``re_test``).
+
+    Returns
+    -------
+    RandomEffectsResult
+
+    Examples
+    --------
+    >>> res = random_effects_test([0.10, 0.25, 0.05, 0.30, 0.18],
+    ...                           [0.001, 0.002, 0.0015, 0.003, 0.001])
+    >>> round(res.tau2, 5), round(res.i2, 3), round(res.pvalue, 4)
+    (0.00686, 0.822, 0.0195)
+    """
+    return combine_differences(
+        differences, variances, re_method=method, re_test=test, alpha=alpha
+    ).random
+
+
+@dataclass(frozen=True)
+class WilcoxonResult:
+    """Wilcoxon signed-rank test of per-data-set differences.
+
+    Attributes
+    ----------
+    t_plus : float
+        Sum of the ranks of the positive differences.
+    n_used : int
+        Number of non-zero differences (zeros are dropped, Wilcoxon's rule).
+    n_zero : int
+        Number of zero differences dropped.
+    ties : bool
+        Whether some non-zero absolute differences are tied (average ranks used).
+    p_exact : float
+        Two-sided exact p-value from ``scipy.stats.wilcoxon``; NaN when there
+        are ties or zeros, or more than ``exact_max`` differences.
+    z_normal, p_normal : float
+        Normal approximation z = (T⁺ − M(M+1)/4)/√(M(M+1)(2M+1)/24) with M the
+        number of non-zero differences, no tie or continuity correction (the
+        form Wong uses), and its two-sided p-value.
+    reason : str
+        Why values are NaN, if they are.
+    """
+
+    t_plus: float
+    n_used: int
+    n_zero: int
+    ties: bool
+    p_exact: float
+    z_normal: float
+    p_normal: float
+    reason: str = ""
+
+    @property
+    def min_exact_pvalue(self):
+        """Smallest two-sided exact p attainable with ``n_used`` differences, 2^(1−M).
+
+        With M ≤ 5 it is at least 0.0625, so the exact test can never reject
+        at 5 %; the normal approximation has no such floor.
+        """
+        return 2.0 ** (1 - self.n_used) if self.n_used else np.nan
+
+
+def wilcoxon_signed_rank(differences, *, exact_max=50):
+    """Wilcoxon signed-rank test of per-data-set differences against 0.
+
+    Parameters
+    ----------
+    differences : array_like, shape (M,)
+    exact_max : int, default=50
+        Largest number of differences for which the exact p-value is computed.
+
+    Returns
+    -------
+    WilcoxonResult
+
+    Examples
+    --------
+    Any ten differences whose positive ranks sum to 49 give Wong's z:
+
+    >>> d = [0.01, 0.02, 0.03, 0.04, 0.05, -0.06, 0.07, 0.08, 0.09, 0.10]
+    >>> res = wilcoxon_signed_rank(d)
+    >>> res.t_plus, round(res.z_normal, 4), round(res.p_normal, 4)
+    (49.0, 2.1915, 0.0284)
+    """
+    d = np.asarray(differences, dtype=float)
+    if d.size == 0 or np.isnan(d).any():
+        reason = _NO_DIFFERENCES if d.size == 0 else _NAN_DIFFERENCE
+        return WilcoxonResult(np.nan, 0, 0, False, np.nan, np.nan, np.nan, reason)
+    nonzero = d[d != 0]
+    m = nonzero.size
+    n_zero = int(d.size - m)
+    if m == 0:
+        return WilcoxonResult(
+            np.nan, 0, n_zero, False, np.nan, np.nan, np.nan, _ALL_ZERO
+        )
+    magnitude = np.abs(nonzero)
+    ranks = stats.rankdata(magnitude)
+    ties = bool(np.unique(magnitude).size < m)
+    t_plus = float(ranks[nonzero > 0].sum())
+    mean = m * (m + 1) / 4
+    sd = np.sqrt(m * (m + 1) * (2 * m + 1) / 24)
+    z = (t_plus - mean) / sd
+    p_normal = _two_sided_p(z, np.inf)
+    reasons = []
+    p_exact = np.nan
+    if ties or n_zero:
+        reasons.append(_NO_EXACT_TIES)
+    elif m > exact_max:
+        reasons.append(_NO_EXACT_MANY.format(exact_max))
+    else:
+        p_exact = float(stats.wilcoxon(nonzero, method="exact").pvalue)
+    return WilcoxonResult(
+        t_plus, m, n_zero, ties, p_exact, float(z), p_normal, "; ".join(reasons)
+    )
+
+
+def variance_from_interval(variance, lower, upper, alpha=0.05, *, difference=None):
+    """Fill missing or zero variances from the width of an interval.
+
+    Where ``variance`` is NaN or ≤ 0 but the interval [L, U] exists and has
+    positive width, use ((U − L)/(2 z_{α/2}))², the variance of a Wald
+    interval of the same width. This keeps, say, a pair whose delta variance
+    degenerates at F̂ = 0 in the pooling, with the uncertainty its (MOVER)
+    interval states.
+
+    Parameters
+    ----------
+    variance, lower, upper : array_like
+        Same shape.
+    alpha : float, default=0.05
+        Level of the interval.
+    difference : array_like, optional
+        The differences. Where one is exactly 0 with variance exactly 0 (two
+        algorithms that predict identically) the zero is right, not missing:
+        it is kept, whatever width the interval has from rounding.
+
+    Returns
+    -------
+    variance : ndarray
+    recovered : ndarray of bool
+        Where the variance came from the interval.
+
+    Examples
+    --------
+    >>> v, used = variance_from_interval([np.nan, 0.01], [-0.196, 0.0], [0.196, 1.0])
+    >>> np.round(v, 6).tolist(), used.tolist()
+    ([0.01, 0.01], [True, False])
+    """
+    check_alpha(alpha)
+    variance = np.asarray(variance, dtype=float)
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    width = upper - lower
+    usable = np.isfinite(width) & (width > 0)
+    missing = ~(variance > 0)  # NaN or not positive
+    if difference is not None:
+        missing &= ~((np.asarray(difference) == 0) & (variance == 0))
+    recovered = missing & usable
+    from_width = (np.where(usable, width, 0.0) / (2 * stats.norm.isf(alpha / 2))) ** 2
+    return np.where(recovered, from_width, variance), recovered
+
+
+def _labelled(name, reasons):
+    return np.array([f"{name}: {r}" if r else "" for r in reasons], dtype=object)
+
+
+def _mean_reasons(res, m):
+    reasons = np.where(res["variance"] > 0, "", _ZERO_VARIANCE).astype(object)
+    for p in np.flatnonzero(res["n_missing"]):
+        reasons[p] = _MISSING.format(int(res["n_missing"][p]), m)
+    return reasons
+
+
+def _pooled_reasons(pooled, m):
+    reasons = np.full(pooled["invalid"].shape, "", dtype=object)
+    reasons[pooled["invalid"]] = "fixed and random effects: " + (
+        _NEEDS_TWO if m < 2 else _NO_POSITIVE_VARIANCE
+    )
+    reasons[pooled["hksj_equal"]] = f"random effects: {_HKSJ_EQUAL}"
+    return reasons
+
+
+def _wilcoxon_reasons(wil, m, exact_max=50):
+    reasons = np.full(wil["has_nan"].shape, "", dtype=object)
+    reasons[wil["ties"] | (wil["n_zero"] > 0)] = _NO_EXACT_TIES
+    if m > exact_max:
+        reasons[reasons == ""] = _NO_EXACT_MANY.format(exact_max)
+    reasons[wil["n_used"] == 0] = _ALL_ZERO
+    reasons[wil["has_nan"]] = _NAN_DIFFERENCE
+    return _labelled("Wilcoxon", reasons)
+
+
+def _joined(separator, columns):
+    return [separator.join(filter(None, parts)) for parts in zip(*columns, strict=True)]
+
+
+def across_datasets_table(
+    diff,
+    var_delta,
+    var_wong,
+    *,
+    index,
+    datasets,
+    lead="delta",
+    interval=None,
+    alpha=0.05,
+    re_method="dl",
+    re_test="hksj",
+    multitest="holm",
+    wong_divisor="theorem",
+    with_wong=True,
+):
+    """Every across-data-set test for every pair of algorithms.
+
+    The numbers are those of :func:`mean_difference_test`,
+    :func:`combine_differences` and :func:`wilcoxon_signed_rank` applied to
+    each pair, computed for all pairs at once.
+
+    Parameters
+    ----------
+    diff, var_delta, var_wong : ndarray, shape (M, P)
+        Per data set and pair: the difference, its delta-method variance and
+        Wong's variance (NaN without folds). M ≥ 1.
+    index : pandas.Index
+        P labels of the pairs.
+    datasets : sequence
+        M labels of the data sets (named in flags).
+    lead : {"delta", "wong"}, default="delta"
+        The variance pooled by the fixed and random effects.
+    interval : callable, optional
+        ``interval() -> (lower, upper)``, each (M, P): the pairwise intervals.
+        Called only when a variance is NaN or 0; where the difference and its
+        interval exist, the variance is taken from the interval width
+        (:func:`variance_from_interval`) and the pair is flagged
+        ``variance_from_interval``. Wong's own columns are never filled.
+    alpha, re_method, re_test, multitest, wong_divisor, with_wong
+        As in ``fit``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``index``; the columns of
+        ``MetricComparisonResults.across_datasets``.
+    """
+    check_pooling_options(re_method, re_test, alpha)
+    if wong_divisor not in MEAN_DIFFERENCE_DIVISORS:
+        raise ValueError(
+            f"`wong_divisor` must be one of {set(MEAN_DIFFERENCE_DIVISORS)}; "
+            f"got {wong_divisor!r}."
+        )
+    diff = np.asarray(diff, dtype=float)
+    var_delta = np.asarray(var_delta, dtype=float)
+    var_wong = np.asarray(var_wong, dtype=float)
+    var_lead = var_wong if lead == "wong" else var_delta
+    recovered = np.zeros(var_delta.shape, dtype=bool)
+    if interval is not None and (~(var_lead > 0) | ~(var_delta > 0)).any():
+        lower, upper = interval()
+        has_diff = np.isfinite(diff)
+        lower, upper = (
+            np.where(has_diff, lower, np.nan),
+            np.where(has_diff, upper, np.nan),
+        )
+        var_delta, rec_delta = variance_from_interval(
+            var_delta, lower, upper, alpha, difference=diff
+        )
+        var_lead, rec_lead = (
+            variance_from_interval(var_lead, lower, upper, alpha, difference=diff)
+            if lead == "wong"
+            else (var_delta, rec_delta)
+        )
+        recovered = rec_delta | rec_lead
+    m, n_pairs = diff.shape
+    datasets = [str(name) for name in datasets]
+    d = np.ascontiguousarray(diff.T)  # (P, M): see fmtest.across.pooling_arrays
+    wong = mean_difference_arrays(
+        d, var_wong.T, m if wong_divisor == "printed" else m * m
+    )
+    mean = mean_difference_arrays(d, var_delta.T, m * m)
+    pooled = pooled_arrays(
+        d, var_lead.T, re_method=re_method, re_test=re_test, alpha=alpha
+    )
+    wil = wilcoxon_arrays(d)
+    reasons = [
+        _labelled("unweighted mean", _mean_reasons(mean, m)),
+        _pooled_reasons(pooled, m),
+        _wilcoxon_reasons(wil, m),
+    ]
+    if with_wong:
+        reasons.insert(0, _labelled("Wong", _mean_reasons(wong, m)))
+    same = ((diff == 0) & (var_lead == 0)).T
+    identical = np.full(n_pairs, "", dtype=object)
+    for p in np.flatnonzero(same.any(axis=1)):
+        where = ", ".join(datasets[k] for k in np.flatnonzero(same[p]))
+        identical[p] = (
+            f"identical predictions in {where} "
+            "(difference and variance 0): no inverse-variance pooling"
+        )
+    reasons.append(identical)
+    from_interval = np.full(n_pairs, "", dtype=object)
+    for p in np.flatnonzero(recovered.any(axis=0)):
+        from_interval[p] = ", ".join(
+            datasets[k] for k in np.flatnonzero(recovered[:, p])
+        )
+    flags = [
+        np.where(
+            (pooled["i2"] >= HIGH_I2) & np.isfinite(pooled["p_fe"]), "high_i2", ""
+        ),
+        np.where(
+            (wil["n_used"] > 0) & (wil["n_used"] <= 5), "wilcoxon_exact_floor", ""
+        ),
+        np.where(from_interval != "", "variance_from_interval", ""),
+    ]
+    p_exact = wil["p_exact"]
+    columns = {
+        "n_datasets": np.full(n_pairs, m, dtype=np.int64),
+        "mean_diff": d.mean(axis=-1),
+        "se_wong": wong["std_error"],
+        "z_wong": wong["statistic"],
+        "p_wong": wong["pvalue"],
+        "se_delta": mean["std_error"],
+        "z_delta": mean["statistic"],
+        "p_delta": mean["pvalue"],
+        **{name: pooled[name] for name in POOLED_COLUMNS},
+        "t_plus": wil["t_plus"],
+        "n_nonzero": wil["n_used"].astype(np.int64),
+        "p_exact": p_exact,
+        "z_normal": wil["z_normal"],
+        "p_normal": wil["p_normal"],
+        "p_wilcoxon": np.where(np.isfinite(p_exact), p_exact, wil["p_normal"]),
+        "flags": _joined(", ", flags),
+        "variance_from_interval": list(from_interval),
+        "reason": _joined("; ", reasons),
+    }
+    frame = pd.DataFrame(columns, index=index)
+    frame.insert(
+        frame.columns.get_loc("tau2"),
+        "p_re_adjusted",
+        adjust_pvalues(frame["p_re"].to_numpy(), multitest),
+    )
+    frame.insert(
+        frame.columns.get_loc("p_wilcoxon") + 1,
+        "p_wilcoxon_adjusted",
+        adjust_pvalues(frame["p_wilcoxon"].to_numpy(), multitest),
+    )
+    return frame

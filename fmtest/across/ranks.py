@@ -1,0 +1,382 @@
+"""Many algorithms on many data sets: ranks, Friedman's test and post-hoc tests.
+
+The workflow of Demšar (2006, JMLR 7:1–30) on a table of per-data-set metric
+values (data sets as rows, algorithms as columns, higher is better):
+
+* :func:`rank_datasets` — per data set the rank of every algorithm (1 =
+  best, ties averaged) and the mean ranks;
+* :func:`friedman_test` — Friedman's χ²_F and the Iman–Davenport F;
+* :func:`rank_posthoc` — Nemenyi's test (critical difference), the
+  Bonferroni–Dunn test against a control, and the Holm and Shaffer
+  step-down procedures on the z statistics of mean-rank differences.
+
+A data set where an algorithm's metric is NaN (it does not exist, e.g. F_β
+with no positives at all) has no complete ranking: by default it is dropped
+from the ranks and from every test, and named in ``Ranks.dropped`` with the
+reason. ``nan_policy="worst"`` instead ranks NaN last (ties among NaNs
+averaged) and names the data set in ``Ranks.flagged``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from fmtest.within.inference import check_alpha
+
+__all__ = [
+    "POSTHOC_METHODS",
+    "Ranks",
+    "friedman_test",
+    "metric_matrix",
+    "rank_datasets",
+    "rank_posthoc",
+    "shaffer_true_counts",
+]
+
+NAN_POLICIES = ("drop", "worst")
+POSTHOC_METHODS = ("nemenyi", "bonferroni", "holm", "shaffer")
+POSTHOC_NAMES = {
+    "nemenyi": "Nemenyi",
+    "bonferroni": "Bonferroni-Dunn",
+    "holm": "Holm",
+    "shaffer": "Shaffer (static)",
+}
+
+
+@dataclass(frozen=True)
+class Ranks:
+    """Per-data-set ranks of the algorithms (1 = best, ties averaged).
+
+    Attributes
+    ----------
+    per_dataset : pandas.DataFrame
+        Index ``dataset``, one column per algorithm; a dropped data set's row
+        is NaN.
+    mean : pandas.Series
+        Mean rank of each algorithm over the data sets used (``mean_rank``).
+    n_datasets : int
+        Data sets used (M).
+    dropped : dict
+        Data set -> why it was left out of the ranks and the tests.
+    flagged : dict
+        Data set -> which NaN metrics were ranked worst (``nan_policy="worst"``).
+    """
+
+    per_dataset: pd.DataFrame
+    mean: pd.Series
+    n_datasets: int
+    dropped: dict = field(default_factory=dict)
+    flagged: dict = field(default_factory=dict)
+
+    @property
+    def used(self):
+        """The (M, A) ranks of the data sets used, as an array."""
+        return self.per_dataset.drop(index=list(self.dropped)).to_numpy(dtype=float)
+
+    @property
+    def algorithms(self):
+        """The algorithms, in column order."""
+        return list(self.per_dataset.columns)
+
+
+def metric_matrix(res):
+    """The metric of every (data set, algorithm) of a results object as a table.
+
+    Parameters
+    ----------
+    res : MetricComparisonResults
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``dataset``, one column per algorithm (the fit's order).
+    """
+    values = res.estimates["estimate"].unstack("algorithm")
+    return values.reindex(index=res.counts.datasets, columns=res.counts.algorithms)
+
+
+def _check_values(values):
+    if not isinstance(values, pd.DataFrame):
+        raise TypeError(
+            "`values` must be a DataFrame with data sets as rows and algorithms "
+            f"as columns; got {type(values).__name__}."
+        )
+    if values.shape[1] < 2:
+        raise ValueError(
+            f"Ranking needs at least two algorithms (columns); got {values.shape[1]}."
+        )
+    if values.shape[0] < 1:
+        raise ValueError("Ranking needs at least one data set (row); got none.")
+    try:
+        return values.to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("`values` must hold numbers (the metric values).") from None
+
+
+def rank_datasets(values, *, nan_policy="drop"):
+    """Rank the algorithms within each data set (1 = highest value = best).
+
+    Parameters
+    ----------
+    values : pandas.DataFrame
+        Data sets as rows, algorithms as columns; higher is better.
+    nan_policy : {"drop", "worst"}, default="drop"
+        A data set with a NaN value is left out (``"drop"``), or its NaN
+        values get the worst ranks, tied among themselves (``"worst"``).
+
+    Returns
+    -------
+    Ranks
+
+    Examples
+    --------
+    >>> values = pd.DataFrame({"a": [0.9, 0.5], "b": [0.7, 0.5], "c": [0.8, 0.1]})
+    >>> rank_datasets(values).mean.tolist()
+    [1.25, 2.25, 2.5]
+    """
+    matrix = _check_values(values)
+    if nan_policy not in NAN_POLICIES:
+        raise ValueError(
+            f"`nan_policy` must be one of {set(NAN_POLICIES)}; got {nan_policy!r}."
+        )
+    algorithms = list(values.columns)
+    missing = np.isnan(matrix)
+    dropped, flagged = {}, {}
+    for row in np.flatnonzero(missing.any(axis=1)):
+        names = ", ".join(
+            str(a) for a, m in zip(algorithms, missing[row], strict=True) if m
+        )
+        label = values.index[row]
+        if nan_policy == "drop":
+            dropped[label] = (
+                f"metric is NaN for {names}; data set left out of the ranks"
+            )
+        else:
+            flagged[label] = f"metric is NaN for {names}; ranked worst"
+    # Negated so that the highest value gets rank 1; NaN (as +inf) ranks last.
+    ranks = stats.rankdata(np.where(missing, np.inf, -matrix), axis=1)
+    if dropped:
+        ranks[missing.any(axis=1)] = np.nan
+    per_dataset = pd.DataFrame(ranks, index=values.index, columns=values.columns)
+    per_dataset.index.name = "dataset"
+    per_dataset.columns.name = "algorithm"
+    used = len(values) - len(dropped)
+    mean = per_dataset.mean(axis=0) if used else per_dataset.iloc[0] * np.nan
+    return Ranks(per_dataset, mean.rename("mean_rank"), used, dropped, flagged)
+
+
+def _too_few(ranks):
+    """Why the rank tests cannot run, or ''."""
+    if ranks.n_datasets < 2:
+        left = f" (after dropping {len(ranks.dropped)})" if ranks.dropped else ""
+        return (
+            f"the rank tests need at least 2 data sets; {ranks.n_datasets} usable{left}"
+        )
+    return ""
+
+
+def friedman_test(ranks):
+    """Friedman's χ²_F and the Iman–Davenport F on per-data-set ranks.
+
+    χ²_F = (A − 1) Σ_j (R_j − M(A+1)/2)² / (Σ_ij r_ij² − M A (A+1)²/4), with
+    R_j the rank sums: without ties it is Demšar's
+    12M/(A(A+1)) [Σ_j R̄_j² − A(A+1)²/4]; with ties it is the tie-corrected
+    statistic of :func:`scipy.stats.friedmanchisquare`. χ²_F has A − 1 df;
+    F_F = (M − 1) χ²_F / (M(A − 1) − χ²_F) has (A − 1, (A − 1)(M − 1)) df.
+
+    Parameters
+    ----------
+    ranks : Ranks
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``test`` (``"Friedman"``, ``"Iman-Davenport"``); columns
+        ``statistic``, ``df1``, ``df2`` (NaN for χ²), ``pvalue``,
+        ``n_datasets``, ``n_algorithms``, ``reason`` (why NaN).
+    """
+    r = ranks.used
+    m, a = r.shape
+    reason = _too_few(ranks)
+    chi2 = f_stat = np.nan
+    if not reason:
+        sums = r.sum(axis=0)
+        spread = (r**2).sum() - m * a * (a + 1) ** 2 / 4
+        if spread <= 0:
+            reason = "every data set ties all algorithms; the ranks carry no order"
+        else:
+            chi2 = (a - 1) * ((sums - m * (a + 1) / 2) ** 2).sum() / spread
+            room = m * (a - 1) - chi2
+            # Perfect agreement of all data sets: F is infinite, p = 0.
+            f_stat = (m - 1) * chi2 / room if room > 1e-12 * m * a else np.inf
+    df1, df2 = a - 1, (a - 1) * (m - 1)
+    frame = pd.DataFrame(
+        {
+            "statistic": [chi2, f_stat],
+            "df1": [float(df1), float(df1)],
+            "df2": [np.nan, float(df2)],
+            "pvalue": [stats.chi2.sf(chi2, df1), stats.f.sf(f_stat, df1, df2)],
+            "n_datasets": [m, m],
+            "n_algorithms": [a, a],
+            "reason": [reason, reason],
+        },
+        index=pd.Index(["Friedman", "Iman-Davenport"], name="test"),
+    )
+    if reason:
+        frame[["statistic", "pvalue"]] = np.nan
+    return frame
+
+
+def shaffer_true_counts(n_algorithms):
+    """The numbers of pairwise hypotheses that can be true at once (Shaffer 1986).
+
+    All-pairs equality hypotheses among k algorithms are true together exactly
+    for the pairs inside the groups of a partition of the algorithms into
+    equal-valued groups, so the possible counts are
+    S(k) = ∪_{j=1..k} {C(j, 2) + s : s ∈ S(k − j)}, S(0) = {0}. No well-kept
+    library computes these, so it is written here.
+
+    Parameters
+    ----------
+    n_algorithms : int
+
+    Returns
+    -------
+    list of int
+        Sorted.
+
+    Examples
+    --------
+    >>> shaffer_true_counts(4)
+    [0, 1, 2, 3, 6]
+    """
+    sets = [{0}]
+    for k in range(1, int(n_algorithms) + 1):
+        sets.append(
+            {j * (j - 1) // 2 + s for j in range(1, k + 1) for s in sets[k - j]}
+        )
+    return sorted(sets[int(n_algorithms)])
+
+
+def _shaffer_adjust(pvalues, n_algorithms):
+    """Shaffer's static step-down adjusted p-values for all pairwise hypotheses."""
+    m = len(pvalues)
+    possible = np.array(shaffer_true_counts(n_algorithms))
+    order = np.argsort(pvalues, kind="stable")
+    # t_i: most hypotheses that can still be true once i - 1 are rejected.
+    t = np.array([possible[possible <= m - i].max() for i in range(m)])
+    stepped = np.minimum(1.0, np.maximum.accumulate(t * pvalues[order]))
+    out = np.empty(m)
+    out[order] = stepped
+    return out
+
+
+def rank_posthoc(ranks, *, method="nemenyi", control=None, alpha=0.05):
+    """Post-hoc tests on mean ranks (Demšar 2006, §3.2.2; Shaffer 1986).
+
+    z = (R̄_1 − R̄_2) / √(A(A+1)/(6M)) for every pair (or every algorithm
+    against ``control``).
+
+    * ``"nemenyi"``: p from the studentized range, P(Q_{A,∞} > √2 abs(z)); a
+      pair differs when abs(R̄_1 − R̄_2) exceeds the critical difference
+      CD = q_α/√2 · √(A(A+1)/(6M)), q_α the 1 − α quantile of the
+      studentized range with A means and infinite df.
+    * ``"bonferroni"`` (Bonferroni–Dunn, needs ``control``): two-sided
+      normal p times A − 1; CD = z_{α/(2(A−1))} · √(A(A+1)/(6M)).
+    * ``"holm"``: two-sided normal p, Holm's step-down
+      (statsmodels ``multipletests``) over the family compared.
+    * ``"shaffer"`` (all pairs only): Shaffer's static step-down, which
+      divides by the most hypotheses that can be true given the rejections
+      so far (:func:`shaffer_true_counts`); with a control it equals Holm.
+
+    Parameters
+    ----------
+    ranks : Ranks
+    method : {"nemenyi", "bonferroni", "holm", "shaffer"}, default="nemenyi"
+    control : label, optional
+        Compare every algorithm with this one only.
+    alpha : float, default=0.05
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index (``algorithm_1``, ``algorithm_2``); with a control
+        ``algorithm_1`` is the control. Columns ``mean_rank_1``,
+        ``mean_rank_2``, ``rank_diff`` (R̄_1 − R̄_2; negative: algorithm 1
+        ranks better), ``z``, ``pvalue`` (unadjusted; Nemenyi's is already
+        simultaneous), ``p_adjusted``, ``critical_difference`` (Nemenyi and
+        Bonferroni–Dunn; NaN for step-down), ``reject`` (differ at
+        ``alpha``), ``method``, ``reason`` (why NaN).
+    """
+    check_alpha(alpha)
+    if method not in POSTHOC_METHODS:
+        raise ValueError(
+            f"`method` must be one of {set(POSTHOC_METHODS)}; got {method!r}."
+        )
+    algorithms = ranks.algorithms
+    a, m = len(algorithms), ranks.n_datasets
+    if control is not None and control not in algorithms:
+        raise ValueError(f"`control` {control!r} is not one of {algorithms}.")
+    if method == "shaffer" and control is not None:
+        raise ValueError(
+            "Shaffer's static procedure is for all pairs; against a control it "
+            "equals Holm's: use method='holm'."
+        )
+    if method == "bonferroni" and control is None:
+        raise ValueError(
+            "The Bonferroni-Dunn test compares with a control: pass `control`, "
+            "or use method='nemenyi', 'holm' or 'shaffer' for all pairs."
+        )
+    if control is None:
+        pairs = list(combinations(range(a), 2))
+    else:
+        c = algorithms.index(control)
+        pairs = [(c, j) for j in range(a) if j != c]
+    first, second = (np.array(side, dtype=int) for side in zip(*pairs, strict=True))
+    mean = ranks.mean.to_numpy(dtype=float)
+    diff = mean[first] - mean[second]
+    reason = _too_few(ranks)
+    se = np.sqrt(a * (a + 1) / (6.0 * m)) if not reason else np.nan
+    z = diff / se
+    cd = np.nan
+    if method == "nemenyi":
+        pvalue = stats.studentized_range.sf(np.abs(z) * np.sqrt(2.0), a, np.inf)
+        p_adj = pvalue
+        cd = stats.studentized_range.ppf(1 - alpha, a, np.inf) / np.sqrt(2.0) * se
+    else:
+        pvalue = 2 * stats.norm.sf(np.abs(z))
+        if reason:
+            p_adj = np.full(len(pairs), np.nan)
+        elif method == "bonferroni":
+            p_adj = np.minimum(1.0, pvalue * len(pairs))
+            cd = stats.norm.isf(alpha / (2 * len(pairs))) * se
+        elif method == "holm":
+            p_adj = multipletests(pvalue, method="holm")[1]
+        else:
+            p_adj = _shaffer_adjust(pvalue, a)
+    reject = np.abs(diff) > cd if np.isfinite(cd) else p_adj < alpha
+    index = pd.MultiIndex.from_tuples(
+        [(algorithms[i], algorithms[j]) for i, j in pairs],
+        names=["algorithm_1", "algorithm_2"],
+    )
+    return pd.DataFrame(
+        {
+            "mean_rank_1": mean[first],
+            "mean_rank_2": mean[second],
+            "rank_diff": diff,
+            "z": z,
+            "pvalue": pvalue,
+            "p_adjusted": p_adj,
+            "critical_difference": cd,
+            "reject": reject & ~np.isnan(p_adj),
+            "method": POSTHOC_NAMES[method],
+            "reason": reason,
+        },
+        index=index,
+    )

@@ -1,0 +1,211 @@
+"""The notes under the summary: every flag behind the numbers, one sentence per kind.
+
+Each kind of flag (a NaN standard error for one reason, Wong's large-sample
+condition, an undefined fold correlation, an omnibus or across-data-set test
+that could not be computed) gives one sentence listing the cells it concerns,
+at most ``MAX_LISTED`` of them, with the DataFrame column that holds all.
+Wong's notes appear only when his method is shown (``fit(wong=True)``,
+``summary(wong=True)`` or ``method="wong"``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from fmtest.across.pooling import HIGH_I2
+from fmtest.report.pair_notes import REASON_IDENTICAL
+from fmtest.report.wording import (
+    NOTE_WILCOXON,
+    NOTE_WONG_F_ONLY,
+    NOTE_WONG_INDEPENDENT,
+)
+
+__all__ = ["MAX_LISTED", "collect_notes", "show_wong"]
+
+#: At most this many cells are listed in one note.
+MAX_LISTED = 10
+
+
+def show_wong(res):
+    """Whether Wong's method is shown by default: asked for in ``fit`` or leading."""
+    return bool(res.config.get("wong", False)) or res.method == "wong"
+
+
+def _listed(cells, where):
+    """``"a, b, c"``, or the first ``MAX_LISTED`` and how many more, and where."""
+    cells = list(cells)
+    if len(cells) <= MAX_LISTED:
+        return ", ".join(cells)
+    more = len(cells) - MAX_LISTED
+    return ", ".join(cells[:MAX_LISTED]) + f" and {more} more (see {where})"
+
+
+def _grouped(labels, reasons, template, where):
+    """One sentence per distinct non-empty reason: ``template.format(reason, cells)``."""
+    reasons = pd.Series(np.asarray(reasons, dtype=object)).fillna("").astype(str)
+    flagged = reasons.to_numpy() != ""
+    if not flagged.any():
+        return []
+    frame = pd.DataFrame(
+        {"reason": reasons[flagged], "cell": np.asarray(labels)[flagged]}
+    )
+    return [
+        template.format(reason=reason, cells=_listed(group["cell"], where))
+        for reason, group in frame.groupby("reason", sort=False)
+    ]
+
+
+def _cell_labels(index, sep="/"):
+    levels = [index.get_level_values(i).astype(str) for i in range(index.nlevels)]
+    out = levels[0]
+    for level in levels[1:]:
+        out = out + sep + level
+    return np.asarray(out, dtype=object)
+
+
+def collect_notes(res, *, wong=None):
+    """Every flag and remark behind the numbers, grouped by kind, as sentences.
+
+    Parameters
+    ----------
+    res : MetricComparisonResults
+    wong : bool, optional
+        Include the notes on Wong's method; by default :func:`show_wong`.
+
+    Returns
+    -------
+    list of str
+    """
+    wong = show_wong(res) if wong is None else wong
+    notes = list(res.model.notes)
+    if res.config.get("difference_ci_note"):
+        notes.append(res.config["difference_ci_note"])
+    if wong:
+        if not res.has_wong:
+            notes.append(NOTE_WONG_F_ONLY)
+        elif res.wong is None:
+            notes.append(res.no_wong_note)
+        else:
+            notes.append(NOTE_WONG_INDEPENDENT)
+    with_wong = res.wong is not None
+    table = res.fmeasures if with_wong else res.estimates
+    name = "res.fmeasures" if with_wong else "res.estimates"
+    cells = _cell_labels(table.index)
+    notes += _grouped(
+        cells,
+        table["reason_delta"],
+        "Delta method: {reason}: {cells}.",
+        f"{name}['reason_delta']",
+    )
+    if wong and with_wong:
+        differs = (table["reason_wong"] != table["reason_delta"]).to_numpy()
+        notes += _grouped(
+            cells,
+            np.where(differs, table["reason_wong"].to_numpy(dtype=object), ""),
+            "Wong: {reason}: {cells}.",
+            f"{name}['reason_wong']",
+        )
+        small = table["small_counts"].astype(str).to_numpy(dtype=object)
+        flagged = small != ""
+        if flagged.any():
+            threshold = f"<{res.config['min_count']}"
+            detail = pd.Series(small[flagged]).str.replace(threshold, "", regex=False)
+            listed = cells[flagged] + " (" + detail.to_numpy(dtype=object) + ")"
+            where = f"{name}['small_counts']"
+            notes.append(
+                f"Wong's large-sample condition (TP, FN, FP >= {res.config['min_count']}) "
+                f"fails: {_listed(listed, where)}."
+            )
+        notes += _grouped(
+            cells,
+            table["rho_status"],
+            "Wong's fold correlation: {reason}: {cells}.",
+            f"{name}['rho_status']",
+        )
+    if len(res.counts.algorithms) > 2:
+        notes += _grouped(
+            np.asarray(res.omnibus.index.astype(str), dtype=object),
+            res.omnibus["reason"],
+            "Omnibus test: {reason}: {cells}.",
+            "res.omnibus['reason']",
+        )
+    if "reason" in res.pairwise.columns:
+        same = (res.pairwise["reason"] == REASON_IDENTICAL).to_numpy()
+        if same.any():
+            index = res.pairwise.index[same]
+            cells = (
+                _cell_labels(index.droplevel([1, 2]))
+                + "/"
+                + _cell_labels(index.droplevel(0), " vs ")
+            )
+            notes.append(
+                f"Pairs with identical predictions ({REASON_IDENTICAL}): "
+                + _listed(cells, "res.pairwise['reason']")
+                + "."
+            )
+    if len(res.counts.datasets) > 1:
+        if res.config.get("wong_divisor") == "printed":
+            notes.append(
+                "Across data sets, Wong's z uses his formula (7) as printed "
+                "(sum of s^2 over M), which overstates the variance M-fold; his "
+                "Theorem 2 divides by M^2."
+            )
+        notes.append(NOTE_WILCOXON)
+        across = res.across_datasets
+        pairs = _cell_labels(across.index, " vs ")
+        notes += _grouped(
+            pairs,
+            across["reason"],
+            "Across data sets: {reason}: {cells}.",
+            "res.across_datasets['reason']",
+        )
+        if "flags" in across.columns:
+            notes += _across_flag_notes(across, pairs)
+    return notes
+
+
+def _across_flag_notes(across, pairs):
+    """One sentence per kind of flag of ``across_datasets`` (see its ``flags``)."""
+    notes = []
+    flags = across["flags"].fillna("").astype(str)
+    high = flags.str.contains("high_i2").to_numpy()
+    if high.any():
+        rows = across[high]
+        cells = [
+            f"{pair} (I2 = {i2:.3f}, p FE {p_fe:.2g}, p RE {p_re:.2g})"
+            for pair, i2, p_fe, p_re in zip(
+                pairs[high], rows["i2"], rows["p_fe"], rows["p_re"], strict=True
+            )
+        ]
+        notes.append(
+            f"I2 >= {HIGH_I2:g}: the difference varies between data sets well beyond "
+            "sampling error, so the fixed-effect and unweighted-mean p-values, which "
+            "assume one common difference, do not hold; read the random-effects p: "
+            + _listed(cells, "res.across_datasets['flags']")
+            + "."
+        )
+    moved = flags.str.contains("variance_from_interval").to_numpy()
+    if moved.any():
+        cells = (
+            pairs[moved]
+            + " ("
+            + across.loc[moved, "variance_from_interval"]
+            .astype(str)
+            .to_numpy(dtype=object)
+            + ")"
+        )
+        notes.append(
+            "The variance of the difference is NaN or 0 (a degenerate F) in these "
+            "data sets; it was taken from the width of the pairwise interval: "
+            + _listed(cells, "res.across_datasets['variance_from_interval']")
+            + "."
+        )
+    floor = across.loc[flags.str.contains("wilcoxon_exact_floor").to_numpy()]
+    for m in sorted(set(floor["n_nonzero"])):
+        notes.append(
+            f"Wilcoxon with M = {m} non-zero differences: the exact two-sided p "
+            f"can never fall below 2^(1-M) = {2.0 ** (1 - m):.4g}, so it cannot "
+            "reach 0.05; the normal approximation has no such floor and can."
+        )
+    return notes

@@ -1,0 +1,334 @@
+"""Plots of F-measure comparison results (needs the ``plot`` extra: matplotlib).
+
+matplotlib is imported only inside the functions, so ``fmtest`` itself works
+without it. Every function draws on the given Axes (or on a new figure) and
+returns the Axes; nothing global (backend, rcParams, style) is changed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from fmtest.within.inference import check_alpha
+
+__all__ = ["plot_forest", "plot_recall_weight"]
+
+MATPLOTLIB_MISSING = "Plotting needs matplotlib: pip install 'fmtest[plot]'"
+
+FIXED_LABEL = "fixed effect ({})"  # filled with the leading method
+RANDOM_LABEL = "random effects"
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+
+
+def _pyplot():
+    """Import ``matplotlib.pyplot`` or say how to install it."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as err:
+        raise ImportError(MATPLOTLIB_MISSING) from err
+    return plt
+
+
+def _level(alpha):
+    """Confidence level in percent, e.g. ``"95"`` for α = 0.05."""
+    return f"{100 * (1 - alpha):.10g}"
+
+
+def _minus(a, b):
+    return f"{a} − {b}"
+
+
+def _resolve_pairs(res, pair):
+    """The requested pairs as ``(algorithm_1, algorithm_2, sign)``.
+
+    ``sign`` is −1 when the pair was given in the reverse of the results'
+    order, so that the plot shows F(first) − F(second) as asked.
+    """
+    index = res.pairwise.index.droplevel("dataset")
+    valid = list(dict.fromkeys(index))
+    if pair is None:
+        return [(*valid[0], 1)]
+    if isinstance(pair, str) and pair == "all":
+        return [(a, b, 1) for a, b in valid]
+    if isinstance(pair, (tuple, list)) and len(pair) == 2:
+        a, b = pair
+        if (a, b) in valid:
+            return [(a, b, 1)]
+        if (b, a) in valid:
+            return [(a, b, -1)]
+    raise ValueError(
+        f"Unknown pair {pair!r}; `pair` must be 'all' or one of the pairs "
+        f"{valid} (either order)."
+    )
+
+
+def _pair_rows(res, a, b, sign, alpha):
+    """Per-data-set and pooled rows of one pair: (label, estimate, lower, upper)."""
+    key = (b, a) if sign < 0 else (a, b)
+    levels = ("algorithm_1", "algorithm_2")
+    frame = res.pairwise.xs(key, level=levels)
+    if alpha == res.alpha:
+        lower, upper = frame["ci_lower"], frame["ci_upper"]
+    else:
+        ci = res.conf_int(alpha, kind="pairwise").xs(key, level=levels)
+        lower, upper = ci["lower"], ci["upper"]
+    diff = sign * frame["diff"].to_numpy(dtype=float)
+    lower, upper = lower.to_numpy(dtype=float), upper.to_numpy(dtype=float)
+    if sign < 0:
+        lower, upper = -upper, -lower
+    rows = [
+        (str(ds), d, lo, hi)
+        for ds, d, lo, hi in zip(frame.index, diff, lower, upper, strict=True)
+    ]
+    pooled = []
+    if len(frame) >= 2:
+        across = res.across_datasets.loc[key]
+        wong = res.method == "wong"
+        for label, est, se, df in (
+            (
+                FIXED_LABEL.format("Wong" if wong else "delta"),
+                across["fe_diff"],
+                across["fe_se"],
+                np.inf,
+            ),
+            (RANDOM_LABEL, across["re_diff"], across["re_se"], across["re_df"]),
+        ):
+            est = sign * float(est)
+            half = stats.t.isf(alpha / 2, float(df)) * float(se)
+            pooled.append((label, est, est - half, est + half))
+    return rows, pooled
+
+
+def _diamond(ax, y, est, lower, upper, *, color, gid, height=0.32):
+    """A pooled estimate: a diamond spanning its CI, or a marker without a CI."""
+    from matplotlib.patches import Polygon
+
+    if np.isfinite([lower, upper]).all():
+        xy = [(lower, y), (est, y - height), (upper, y), (est, y + height)]
+        ax.add_patch(
+            Polygon(xy, closed=True, facecolor=color, edgecolor=color, gid=gid)
+        )
+    else:
+        ax.plot([est], [y], marker="D", color=color, linestyle="none", gid=gid)
+
+
+def plot_forest(res, ax=None, *, pair=None, alpha=None):
+    """Forest plot of the per-data-set differences F₁ − F₂ with their CIs.
+
+    One row per data set with the difference of the two algorithms' F and its
+    interval from ``res.pairwise`` (``ci_lower``/``ci_upper``: by the fit's
+    ``ci_method``, MOVER-score by default, Wald with ``ci_method="wald"``;
+    the summary names it), then, with at least two data
+    sets, two pooled rows drawn as diamonds spanning their intervals: the
+    inverse-variance fixed-effect mean (``fe_diff ± z·fe_se`` of
+    ``res.across_datasets``, with ``method``'s variances) and the
+    random-effects estimate (``re_diff ± t·re_se`` with ``re_df`` degrees of
+    freedom: the HKSJ interval by default). A vertical line marks 0.
+
+    Parameters
+    ----------
+    res : FMeasureComparisonResults
+        Fitted results.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure is created.
+    pair : tuple of two algorithm labels or "all", optional
+        The pair ``(algorithm_1, algorithm_2)`` to plot, in either order (the
+        plot shows F of the first minus F of the second). Default: the first
+        pair of ``res.pairwise``. ``"all"`` draws a block of rows for every
+        pair.
+    alpha : float, optional
+        Level of the intervals; default the results' ``alpha``. Another value
+        recomputes the intervals with ``res.conf_int(alpha, kind="pairwise")``
+        and the same normal quantile for the pooled rows.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on. Rows run top to bottom in the order of the y tick
+        labels: the data sets, then ``"fixed effect (delta)"`` (or ``(Wong)``) and
+        ``"random effects"``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``pair`` (the message lists the valid pairs) or an
+        ``alpha`` outside (0, 1).
+    ImportError
+        Without matplotlib.
+
+    Examples
+    --------
+    >>> from fmtest import FMeasureComparison
+    >>> from fmtest.datasets import load_example
+    >>> res = FMeasureComparison.from_formula("correct ~ algorithm + dataset",
+    ...                                       load_example()).fit()
+    >>> ax = plot_forest(res, pair=("knn1", "rf"))  # doctest: +SKIP
+    >>> ax = res.plot_forest(pair="all", alpha=0.1)  # doctest: +SKIP
+    """
+    plt = _pyplot()
+    alpha = res.alpha if alpha is None else float(alpha)
+    check_alpha(alpha)
+    pairs = _resolve_pairs(res, pair)
+
+    blocks = [(a, b, *_pair_rows(res, a, b, sign, alpha)) for a, b, sign in pairs]
+    several = len(blocks) > 1
+    n_rows = sum(len(rows) + len(pooled) for _, _, rows, pooled in blocks)
+    if ax is None:
+        height = min(max(2.5, 0.32 * n_rows + 1.4), 40.0)
+        _, ax = plt.subplots(figsize=(6.4, height), layout="constrained")
+
+    labels, ests, lowers, uppers, ys = [], [], [], [], []
+    pooled_rows, separators = [], []
+    y = 0
+    for k, (a, b, rows, pooled) in enumerate(blocks):
+        suffix = f"  [{_minus(a, b)}]" if several else ""
+        if k:
+            separators.append((y - 0.5, "0.6"))
+        for label, est, lo, hi in rows:
+            labels.append(label + suffix)
+            ests.append(est)
+            lowers.append(lo)
+            uppers.append(hi)
+            ys.append(y)
+            y += 1
+        if pooled:
+            separators.append((y - 0.5, "0.85"))
+        for label, est, lo, hi in pooled:
+            labels.append(label + suffix)
+            pooled_rows.append((y, label, est, lo, hi))
+            y += 1
+
+    ests, lowers, uppers = (np.asarray(v, dtype=float) for v in (ests, lowers, uppers))
+    # Drawn first: ax.lines[0] holds the per-data-set differences.
+    ax.errorbar(
+        ests,
+        ys,
+        xerr=np.vstack([ests - lowers, uppers - ests]),
+        fmt="s",
+        color="C0",
+        ecolor="0.2",
+        elinewidth=1.2,
+        capsize=3,
+        markersize=5,
+        gid="datasets",
+    )
+    for row_y, label, est, lo, hi in pooled_rows:
+        if np.isfinite(est):
+            color = "C2" if label == RANDOM_LABEL else "C3"
+            _diamond(ax, row_y, est, lo, hi, color=color, gid=label)
+    every = [(r[0], r[2], r[3], r[4]) for r in pooled_rows]
+    every += list(zip(ys, ests, lowers, uppers, strict=True))
+    for row_y, est, lo, hi in every:
+        if not np.isfinite(est):
+            ax.text(0, row_y, " not estimable", va="center", size="small", color="0.4")
+        elif not np.isfinite([lo, hi]).all():
+            ax.text(est, row_y, "   no CI", va="center", size="small", color="0.4")
+    ax.axvline(0, color="0.35", linestyle="--", linewidth=1, zorder=1)
+    for row_y, color in separators:
+        ax.axhline(row_y, color=color, linewidth=0.8, zorder=0)
+
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_ylim(len(labels) - 0.5, -0.5)  # first row on top
+    f_case = getattr(res, "has_wong", True)
+    name = "F" if f_case else res.metric.key
+    if several:
+        ax.set_xlabel(f"{name}1 − {name}2 (algorithm_1 − algorithm_2)")
+    else:
+        ax.set_xlabel(f"{name}1 − {name}2 ({_minus(blocks[0][0], blocks[0][1])})")
+    beta = "" if not f_case or res.beta == 1 else f", F_β with β = {res.beta:g}"
+    from fmtest.report.conclusions import ci_names
+
+    ax.set_title(
+        f"Differences in {name}: {_level(alpha)}% CIs, {ci_names(res)[1]}{beta}"
+    )
+    ax.grid(axis="x", color="0.92")
+    ax.set_axisbelow(True)
+    return ax
+
+
+def plot_recall_weight(res, ax=None):
+    """Dot plot of Wong's recall weight w̄ per data set and algorithm.
+
+    Wong writes F as the weighted mean f̄ = w̄·recall + (1 − w̄)·precision with
+    w̄ = β²(TP + FN) / (β²(TP + FN) + TP + FP). At recall = precision
+    w̄ = β²/(1 + β²) (½ for F₁, the dashed line); w̄ above it means recall
+    below precision, so F leans on recall.
+
+    Parameters
+    ----------
+    res : FMeasureComparisonResults
+        Fitted results; ``res.fmeasures["recall_weight"]`` is plotted.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure is created.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on: data sets on the y axis (first on top, slightly
+        offset per algorithm), one marker and colour per algorithm, w̄ on an x
+        axis from 0 to 1.
+
+    Raises
+    ------
+    ImportError
+        Without matplotlib.
+
+    Examples
+    --------
+    >>> from fmtest import FMeasureComparison
+    >>> from fmtest.datasets import load_example
+    >>> res = FMeasureComparison.from_formula("correct ~ algorithm + dataset",
+    ...                                       load_example()).fit()
+    >>> ax = plot_recall_weight(res)  # doctest: +SKIP
+    >>> ax = res.plot_recall_weight()  # doctest: +SKIP
+    """
+    plt = _pyplot()
+    weights = res.fmeasures["recall_weight"]
+    datasets = list(dict.fromkeys(weights.index.get_level_values("dataset")))
+    algorithms = list(dict.fromkeys(weights.index.get_level_values("algorithm")))
+    if ax is None:
+        height = min(max(2.5, 0.45 * len(datasets) + 1.6), 40.0)
+        _, ax = plt.subplots(figsize=(6.4, height), layout="constrained")
+
+    n_alg = len(algorithms)
+    offsets = np.linspace(-0.2, 0.2, n_alg) if n_alg > 1 else np.zeros(1)
+    positions = np.arange(len(datasets), dtype=float)
+    for k, alg in enumerate(algorithms):
+        values = weights.xs(alg, level="algorithm").reindex(datasets)
+        ax.plot(
+            values.to_numpy(dtype=float),
+            positions + offsets[k],
+            marker=MARKERS[k % len(MARKERS)],
+            color=f"C{k % 10}",
+            linestyle="none",
+            markersize=6,
+            label=str(alg),
+        )
+    b2 = res.beta**2
+    reference = b2 / (1 + b2)
+    ax.axvline(
+        reference,
+        color="0.4",
+        linestyle="--",
+        linewidth=1,
+        zorder=1,
+        label=f"recall = precision\n(w̄ = {reference:.3g})",
+    )
+    ax.set_xlim(0, 1)
+    ax.set_yticks(positions, [str(ds) for ds in datasets])
+    ax.set_ylim(len(datasets) - 0.5, -0.5)  # first data set on top
+    ax.set_xlabel("recall weight w̄ (Wong)")
+    if res.beta == 1:
+        title = "Wong's recall weight per data set"
+        note = "w̄ > ½ means recall < precision"
+    else:
+        title = f"Wong's recall weight per data set (F_β, β = {res.beta:g})"
+        note = f"w̄ > β²/(1+β²) = {reference:.3g} means recall < precision"
+    ax.set_title(f"{title}\n({note})")
+    ax.grid(axis="y", color="0.92")
+    ax.set_axisbelow(True)
+    ax.legend(
+        title="algorithm", loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False
+    )
+    return ax

@@ -1,0 +1,848 @@
+"""Render results as a statsmodels ``Summary``: the tables, legends and layout.
+
+Each table is a DataFrame of the results object, rounded for reading: every
+printed number is the DataFrame's number (see :mod:`fmtest.report.text_format`), so
+a reader can trace each one back; the conclusion lines come from
+:mod:`fmtest.report.conclusions`, the notes from :mod:`fmtest.report.notes` and the choice
+of pairs from :mod:`fmtest.report.pair_selection`.
+
+By default the text is at most ``DEFAULT_WIDTH`` characters wide: the tables
+show the columns a paper reports (the full set with ``full=True``), names
+longer than ``NAME_LIMIT`` characters are shortened (a note gives the full
+names), and with many algorithms only the pairs against the best algorithm
+are shown (``pairs="best"``). Names are escaped for HTML and LaTeX.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+from statsmodels.iolib.summary import Summary
+from statsmodels.iolib.table import SimpleTable
+
+from fmtest.report.accessors import pvalue_column
+from fmtest.report.conclusions import ci_names, conclusions, lead_name, test_name
+from fmtest.report.notes import collect_notes, show_wong
+from fmtest.report.pair_selection import select_pairs
+from fmtest.report.rank_summary import rank_summary_table
+from fmtest.report.text_format import (
+    CONTROL_CHARACTERS,
+    MINUS,
+    NAME_LIMIT,
+    ShortNames,
+    format_table,
+    html_escape,
+    latex_escape,
+    wrap,
+)
+
+__all__ = [
+    "DEFAULT_WIDTH",
+    "NAME_LIMIT",
+    "ComparisonSummary",
+    "Section",
+    "build_summary",
+    "ci_names",
+    "collect_notes",
+    "format_table",
+    "latex_escape",
+    "select_pairs",
+    "test_name",
+]
+
+DEFAULT_WIDTH = 100
+
+# column -> printed header; "first"/"pairwise" hold the default columns, the
+# WONG_* ones are added with wong=True and FULL_* replace them with full=True.
+FMEASURE_COLUMNS = {
+    "f": "F",
+    "se_delta": "SE",
+    "ci_lower": "CI lower",
+    "ci_upper": "CI upper",
+    "recall": "recall",
+    "precision": "precision",
+}
+FMEASURE_FULL = {
+    "f": "F",
+    "se_delta": "SE delta",
+    "se_wong": "SE Wong",
+    "ci_lower": "CI lower",
+    "ci_upper": "CI upper",
+    "ci_logit_lower": "logit lower",
+    "ci_logit_upper": "logit upper",
+    "recall": "recall",
+    "precision": "precision",
+    "recall_weight": "w (Wong)",
+}
+ESTIMATE_COLUMNS = {
+    "estimate": "estimate",
+    "se_delta": "SE",
+    "ci_lower": "CI lower",
+    "ci_upper": "CI upper",
+}
+ESTIMATE_FULL = {
+    "estimate": "estimate",
+    "se_delta": "SE delta",
+    "ci_lower": "CI lower",
+    "ci_upper": "CI upper",
+    "ci_logit_lower": "logit lower",
+    "ci_logit_upper": "logit upper",
+}
+PAIRWISE_COLUMNS = {
+    "diff": "diff",
+    "se_delta": "SE",
+    "ci_lower": "CI lower",
+    "ci_upper": "CI upper",
+    "p": "p",
+    "p_adjusted": "p adj",
+}
+PAIRWISE_FULL = {
+    "diff": "diff",
+    "se_delta": "SE delta",
+    "corr_delta": "corr",
+    "z_delta": "z delta",
+    "p_delta": "p delta",
+    "se_wong": "SE Wong",
+    "z_wong": "z Wong",
+    "p_wong": "p Wong",
+    "ci_lower": "CI lower",
+    "ci_upper": "CI upper",
+    "pvalue": "p",
+    "p_adjusted": "p adj",
+}
+OMNIBUS_COLUMNS = {"statistic": "chi2", "df": "df", "pvalue": "p"}
+ACROSS_COLUMNS = {
+    "n_datasets": "M",
+    "mean_diff": "mean diff",
+    "re_diff": "RE diff",
+    "re_se": "RE SE",
+    "re_ci_lower": "CI lower",
+    "re_ci_upper": "CI upper",
+    "p_re": "p RE",
+    "p_re_adjusted": "p adj",
+    "i2": "I2",
+    "p_exact": "p WSR",
+}
+FIXED_COLUMNS = {
+    "n_datasets": "M",
+    "mean_diff": "mean diff",
+    "z_delta": "z delta",
+    "p_delta": "p delta",
+    "z_wong": "z Wong",
+    "p_wong": "p Wong",
+    "fe_diff": "FE diff",
+    "p_fe": "p FE",
+}
+RE_TEST_NAMES = {"hksj": "HKSJ t(M-1)", "z": "z"}
+RANDOM_COLUMNS = {
+    "re_diff": "RE diff",
+    "re_se": "RE SE",
+    "re_ci_lower": "CI lower",
+    "re_ci_upper": "CI upper",
+    "p_re": "p RE",
+    "p_re_adjusted": "p RE adj",
+    "tau2": "tau2",
+    "i2": "I2",
+    "q": "Q",
+    "p_q": "p Q",
+}
+WILCOXON_COLUMNS = {
+    "t_plus": "T+",
+    "n_nonzero": "M used",
+    "p_exact": "p exact",
+    "z_normal": "z normal",
+    "p_normal": "p normal",
+}
+TANGO_COLUMNS = {
+    "fn": "FN",
+    "fp": "FP",
+    "delta": "delta",
+    "ci_lower": "CI lower",
+    "ci_upper": "CI upper",
+    "pvalue": "p",
+}
+PAIRED_ERROR_COLUMNS = {
+    "n10": "n10",
+    "n01": "n01",
+    "diff": "err diff",
+    "ci_lower": "CI lower",
+    "ci_upper": "CI upper",
+    "pvalue": "p Tango",
+    "mcnemar_exact_p": "p McNemar",
+}
+ROC_COLUMNS = {"auc": "AUC", "cauc": "CAUC", "aved": "AveD", "n_confident": "confident"}
+
+
+# -- what is shown------------------------------------------------------------
+
+
+def _full_columns(res, full_cols):
+    """Every column, without Wong's where his method was not computed."""
+    cols = dict(full_cols)
+    if res.wong is None:
+        for key in ("se_wong", "recall_weight", "z_wong", "p_wong"):
+            cols.pop(key, None)
+    return cols
+
+
+def _lead_columns(res, wong):
+    """The SE (and z-test p) columns of the leading method and of the other one."""
+    lead, other = ("wong", "delta") if res.method == "wong" else ("delta", "wong")
+    show_other = wong and res.wong is not None
+    label = {"delta": "delta", "wong": "Wong"}[other]
+    return lead, (other if show_other else None), label
+
+
+# -- the sections ---------------------------------------------------------------------
+
+
+@dataclass
+class Section:
+    """One table of the summary: cells as strings, with a title and a legend."""
+
+    title: str
+    stubs: list
+    headers: list
+    rows: list
+    legend: list = field(default_factory=list)
+
+    def table(self, escape=str, indent="  "):
+        """A statsmodels ``SimpleTable`` with every string passed through ``escape``.
+
+        ``indent`` replaces the two leading spaces of the rows under a data
+        set heading (``\\quad`` in LaTeX, where spaces do not show).
+        """
+        rows = [[escape(c) for c in row] for row in self.rows]
+        return SimpleTable(
+            rows,
+            headers=[escape(h) for h in self.headers] if self.headers else None,
+            stubs=[_indented(s, escape, indent) for s in self.stubs]
+            if self.stubs
+            else None,
+            title=escape(self.title),
+        )
+
+    def as_text(self):
+        """The table as text, laid out as statsmodels' ``SimpleTable`` does.
+
+        Written here because ``SimpleTable.as_text`` formats cell by cell
+        (about 70 µs a cell), which dominates the summary with many rows.
+        Headerless tables (the summary header) still use ``SimpleTable``.
+        """
+        if not self.headers or not self.stubs:
+            return self.table().as_text()
+        columns = list(zip(*self.rows, strict=True)) if self.rows else []
+        widths = [
+            max(len(h), *(len(c) for c in col))
+            for h, col in zip(self.headers, columns, strict=True)
+        ]
+        stub_width = max(len(s) for s in self.stubs)
+        lines = [
+            " " * stub_width
+            + " "
+            + " ".join(h.center(w) for h, w in zip(self.headers, widths, strict=True))
+        ]
+        lines += [
+            stub.ljust(stub_width)
+            + " "
+            + " ".join(c.rjust(w) for c, w in zip(row, widths, strict=True))
+            for stub, row in zip(self.stubs, self.rows, strict=True)
+        ]
+        width = len(lines[0])
+        rule = "-" * width
+        return "\n".join(
+            [self.title.center(width), "=" * width, lines[0], rule, *lines[1:], rule]
+        )
+
+
+def _indented(stub, escape, indent):
+    if stub.startswith("  "):
+        return indent + escape(stub[2:])
+    return escape(stub)
+
+
+def _grouped_section(title, cells, groups, labels, legend, n_groups):
+    """A section whose rows are grouped under a heading row per data set.
+
+    ``cells`` is a DataFrame of strings (one row per table row), ``groups``
+    the (shortened) data set of each row and ``labels`` the row stubs within
+    it. With one data set the heading rows are left out.
+    """
+    body = cells.to_numpy(dtype=object)
+    headers = list(cells.columns)
+    if n_groups <= 1:
+        return Section(title, list(labels), headers, body.tolist(), legend)
+    groups = np.asarray(groups, dtype=object)
+    starts = (
+        np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]]) if len(groups) else []
+    )
+    blank = [""] * len(headers)
+    stubs, rows = [], []
+    bounds = [*list(starts), len(groups)]
+    for s, e in itertools.pairwise(bounds):
+        stubs.append(str(groups[s]))
+        rows.append(blank)
+        stubs.extend("  " + str(x) for x in labels[s:e])
+        rows.extend(body[s:e].tolist())
+    return Section(title, stubs, headers, rows, legend)
+
+
+def _header_section(res, mode, wong, width):
+    counts = res.counts
+    repeats = counts.n_repeats
+    n_instances = (
+        str(int(counts.totals[:, 0].sum()) // repeats)
+        if counts.tn_known
+        else "unknown (no TN)"
+    )
+    used = counts.fold_present.sum(axis=-1) // repeats
+    folds = "none"
+    if counts.has_folds:
+        low, high = int(used.min()), int(used.max())
+        folds = str(low) if low == high else f"{low} to {high}"
+    if repeats > 1:
+        folds += f" x {repeats} repeats"
+    algs = [str(a) for a in counts.algorithms]
+    value_width = (width - 2 * 13 - 4) // 2
+    metric = (
+        ("beta:", f"{res.beta:g}") if res.has_wong else ("Metric:", res.metric.label())
+    )
+    ci_f, ci_diff = ci_names(res)
+    se = "delta method (JVESR)" if res.method == "delta" else "Wong"
+    if wong and res.wong is not None:
+        se += ", Wong shown" if res.method == "delta" else ", delta shown"
+    n_pairs = len(res.pairwise)
+    items = {
+        "Estimand:": ESTIMAND_LABELS[res.estimand],
+        "Data sets:": str(len(counts.datasets)),
+        "Algorithms:": _listing(algs, value_width),
+        "Instances:": n_instances,
+        "Folds:": folds,
+        metric[0]: metric[1],
+        "alpha:": f"{res.alpha:g}",
+        "Test:": test_name(res),
+        "SE:": se,
+        "Intervals:": f"{ci_f} / {ci_diff}" if ci_f != ci_diff else ci_f,
+        "Covariance:": "estimated (paired)"
+        if counts.paired
+        else "independence assumed",
+        "p adjusted:": f"{res.config['multitest']}, within data set"
+        + (" / over pairs" if len(counts.datasets) > 1 else ""),
+        "Pairs shown:": "all" if mode == "all" else f"vs best ({n_pairs} in all)",
+    }
+    items = [(k, _clip(v, value_width)) for k, v in items.items()]
+    half = (len(items) + 1) // 2
+    left, right = items[:half], items[half:]
+    right += [("", "")] * (len(left) - len(right))
+    rows = [[lk, lv, rk, rv] for (lk, lv), (rk, rv) in zip(left, right, strict=True)]
+    if res.has_wong:
+        title = f"F-measure comparison (F_{res.beta:g})"
+    else:
+        title = f"Comparison by {res.metric.label()}"
+    return Section(title, [], [], rows)
+
+
+ESTIMAND_LABELS = {
+    "models": "these fitted models",
+    "algorithms": "learning algorithms",
+}
+
+
+def _clip(text, width):
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+def _listing(names, width):
+    """``"A: a, b, c"``, cut to ``width`` characters with an ellipsis."""
+    text = f"{len(names)}: " + ", ".join(names).translate(CONTROL_CHARACTERS)
+    return _clip(text, width)
+
+
+def _first_section(res, names, level, wong, full):
+    lead, other, other_label = _lead_columns(res, wong)
+    if res.has_wong:
+        frame, name = res.fmeasures, "F"
+        what = f"F_{res.beta:g} from the counts pooled over folds"
+        if full:
+            cols = _full_columns(res, FMEASURE_FULL)
+        else:
+            cols = dict(FMEASURE_COLUMNS)
+            cols = {
+                (f"se_{lead}" if c == "se_delta" else c): h for c, h in cols.items()
+            }
+            if other is not None:
+                cols[f"se_{other}"] = f"SE {other_label}"
+                cols["recall_weight"] = "w (Wong)"
+    else:
+        frame, name = res.estimates, res.metric.key
+        cols = dict(ESTIMATE_FULL if full else ESTIMATE_COLUMNS)
+        cols["estimate"] = name
+        what = f"{res.metric.label()} from the pooled counts"
+    ci_f, _ = ci_names(res)
+    cells = format_table(frame, cols)
+    ds = names.map(frame.index.get_level_values(0))
+    alg = names.map(frame.index.get_level_values(1))
+    se_names = {
+        "se_delta": "delta-method (JVESR) standard error",
+        "se_wong": "Wong's linear-approximation standard error",
+    }
+    legend = [f"{name}: {what}"]
+    legend += [f"{cols[c]}: {se_names[c]}" for c in cols if c in se_names]
+    legend.append(f"CI lower/upper: {level} {ci_f} interval")
+    if "recall" in cols:
+        legend.append("recall = TP/(TP+FN); precision = TP/(TP+FP)")
+    if "ci_logit_lower" in cols:
+        legend.append("logit lower/upper: Wald interval on the logit scale")
+    if "recall_weight" in cols:
+        legend.append("w (Wong): Wong's recall weight")
+    title = "F-measures" if res.has_wong else res.metric.label()
+    return _grouped_section(
+        title, cells, ds, list(alg), legend, len(res.counts.datasets)
+    )
+
+
+def _pair_labels(names, index, first=1, second=2):
+    a = names.map(index.get_level_values(first))
+    b = names.map(index.get_level_values(second))
+    return list(a + f" {MINUS} " + b)
+
+
+def _pairwise_section(res, names, shown, level, wong, full):
+    frame = res.pairwise[shown]
+    name = "F" if res.has_wong else res.metric.key
+    lead, other, other_label = _lead_columns(res, wong)
+    if full:
+        cols = _full_columns(res, PAIRWISE_FULL)
+    else:
+        p_col = pvalue_column(res)
+        cols = {(p_col if c == "p" else c): h for c, h in PAIRWISE_COLUMNS.items()}
+        se_col = "se_corrected" if res.estimand == "algorithms" else f"se_{lead}"
+        cols = {(se_col if c == "se_delta" else c): h for c, h in cols.items()}
+        if other is not None:
+            cols[f"se_{other}"] = f"SE {other_label}"
+            cols[f"p_{other}"] = f"p {other_label}"
+    _, ci_diff = ci_names(res)
+    cells = format_table(frame, cols)
+    ds = names.map(frame.index.get_level_values(0))
+    labels = _pair_labels(names, frame.index)
+    se_text = {
+        "delta": "delta method",
+        "wong": "Wong, independence assumed",
+        "corrected": "corrected repeated k-fold t",
+    }
+    se_key = (
+        "delta" if full else ("corrected" if res.estimand == "algorithms" else lead)
+    )
+    diff_text = (
+        "mean over the folds of " if res.estimand == "algorithms" and not full else ""
+    )
+    legend = [
+        f"diff: {diff_text}{name}(algorithm_1) {MINUS} {name}(algorithm_2) for the "
+        f"row 'algorithm_1 {MINUS} algorithm_2'",
+        f"{'SE delta' if full else 'SE'}: paired standard error of diff "
+        f"({se_text[se_key]})",
+        f"CI lower/upper: {level} {ci_diff} interval",
+        f"p: {test_name(res)}",
+        f"p adj: p adjusted by {res.config['multitest']} within each data set",
+    ]
+    if full:
+        legend[3] = f"z, p delta/Wong: z tests with the two SEs; p: {test_name(res)}"
+        legend.append("corr: delta-method correlation of the two estimates")
+    elif other is not None:
+        other_text = {
+            "wong": "Wong's SE (independence assumed) and its z test",
+            "delta": "the delta-method SE and its z test",
+        }
+        legend.append(f"SE {other_label}, p {other_label}: {other_text[other]}")
+    title = f"Pairwise differences {name}(algorithm_1) {MINUS} {name}(algorithm_2)"
+    return _grouped_section(title, cells, ds, labels, legend, len(res.counts.datasets))
+
+
+def _omnibus_section(res, names):
+    name = "F" if res.has_wong else res.metric.key
+    cells = format_table(res.omnibus, OMNIBUS_COLUMNS)
+    stubs = list(names.map(res.omnibus.index))
+    n_alg = len(res.counts.algorithms)
+    legend = [
+        f"chi2: Wald statistic of equal {name} for all {n_alg} algorithms "
+        f"({lead_name(res)} covariance)",
+        f"df = {n_alg} {MINUS} 1",
+        "p: its p-value",
+    ]
+    return Section(
+        f"Omnibus test of equal {name}",
+        stubs,
+        list(cells.columns),
+        cells.to_numpy().tolist(),
+        legend,
+    )
+
+
+def wilcoxon_floor_label(across):
+    """Title suffix giving the smallest attainable exact p where M <= 5."""
+    if "flags" not in across.columns:
+        return ""
+    floor = across.loc[across["flags"].str.contains("wilcoxon_exact_floor")]
+    if floor.empty:
+        return ""
+    m = int(floor["n_nonzero"].max())
+    return f" (M <= {m}: exact p >= {2.0 ** (1 - m):.4g})"
+
+
+def _re_name(res):
+    test = RE_TEST_NAMES.get(res.config.get("re_test"), None)
+    return f"{res.config['re_method']}, {test}" if test else res.config["re_method"]
+
+
+def _across_sections(res, names, shown, level, full):
+    frame = res.across_datasets[shown]
+    stubs = _pair_labels(names, frame.index, 0, 1)
+    re = _re_name(res)
+    if not full:
+        cols = dict(ACROSS_COLUMNS)
+        if "p_wilcoxon" in frame.columns:
+            cols = {("p_wilcoxon" if c == "p_exact" else c): h for c, h in cols.items()}
+        has_ci = "re_ci_lower" in frame.columns
+        m_values = frame["n_datasets"].unique()
+        title = "Across data sets"
+        legend = ["M: data sets"]
+        if len(m_values) == 1:  # the usual case: M in the title, not a column
+            cols.pop("n_datasets")
+            title += f" (M = {int(m_values[0])})"
+            legend = []
+        if has_ci:  # the interval takes the place of the SE and the plain mean
+            cols.pop("re_se")
+            cols.pop("mean_diff")
+        else:
+            legend.append("mean diff: mean of the per-data-set differences")
+        cells = format_table(frame, cols)
+        wilcoxon = (
+            "p WSR: Wilcoxon signed-rank p of the differences (exact where it "
+            "exists, else the normal approximation)"
+            if "p_wilcoxon" in frame.columns
+            else "p WSR: exact Wilcoxon signed-rank p of the differences "
+            "(NaN with zeros or ties)"
+        )
+        floor = wilcoxon_floor_label(frame)
+        if floor:
+            wilcoxon += f"; {floor.strip()[1:-1]}"
+        legend += [
+            f"RE diff: random-effects ({re}) pooled difference, "
+            + (f"with its {level} CI" if has_ci else "RE SE its SE"),
+            "p RE: its p-value"
+            + (
+                f", p adj: adjusted by {res.config['multitest']} over the pairs"
+                if "p_re_adjusted" in frame
+                else ""
+            ),
+            "I2: share of the variation due to heterogeneity",
+            wilcoxon,
+        ]
+        return [
+            Section(
+                title,
+                stubs,
+                list(cells.columns),
+                cells.to_numpy().tolist(),
+                legend,
+            )
+        ]
+    fixed = dict(FIXED_COLUMNS)
+    if res.wong is None:
+        fixed.pop("z_wong"), fixed.pop("p_wong")
+    out = []
+    for title, cols, legend in (
+        (
+            "Across data sets: unweighted mean and fixed effect (inverse-variance)",
+            fixed,
+            [
+                "mean diff: mean of the per-data-set differences; z, p: its z tests; "
+                "FE diff, p FE: inverse-variance weighted mean and its test"
+            ],
+        ),
+        (
+            f"Across data sets: random effects ({re}, {lead_name(res)})",
+            RANDOM_COLUMNS,
+            [
+                "tau2: between-data-set variance; I2: share of variation due to it; "
+                "Q, p Q: Cochran's homogeneity test"
+            ],
+        ),
+        (
+            "Across data sets: Wilcoxon signed-rank" + wilcoxon_floor_label(frame),
+            WILCOXON_COLUMNS,
+            ["T+: rank sum of the positive differences; M used: non-zero differences"],
+        ),
+    ):
+        cells = format_table(frame, cols)
+        out.append(
+            Section(
+                title, stubs, list(cells.columns), cells.to_numpy().tolist(), legend
+            )
+        )
+    return out
+
+
+def _ranks_section(table, names):
+    """The ranks block of :func:`fmtest.report.rank_summary.rank_summary_table` as a section."""
+    cells = [[str(cell.data) for cell in row] for row in table]
+    legend = [
+        "mean rank: the algorithm's rank averaged over data sets (1 = best)",
+        "minus best: its distance to the best mean rank",
+        "p Nemenyi: Nemenyi p of that distance, adjusted",
+        "vs best: 'worse' where Nemenyi rejects, 'n.s.' otherwise",
+    ]
+    return Section(
+        table.title,
+        [names(row[0]) for row in cells[1:]],
+        cells[0][1:],
+        [row[1:] for row in cells[1:]],
+        legend,
+    )
+
+
+def _misclassification_sections(res, names, shown, level):
+    sections = []
+    n_sets = len(res.counts.datasets)
+    if res.counts.tn_known:
+        frame = res.tango
+        cells = format_table(frame, TANGO_COLUMNS)
+        sections.append(
+            _grouped_section(
+                "Misclassification balance",
+                cells,
+                names.map(frame.index.get_level_values(0)),
+                list(names.map(frame.index.get_level_values(1))),
+                [
+                    f"delta = (FN {MINUS} FP)/n with Tango's {level} score CI and test of 0"
+                ],
+                n_sets,
+            )
+        )
+    if res.counts.paired:
+        frame = res.paired_errors[shown]
+        cells = format_table(frame, PAIRED_ERROR_COLUMNS)
+        sections.append(
+            _grouped_section(
+                "Paired error rates",
+                cells,
+                names.map(frame.index.get_level_values(0)),
+                _pair_labels(names, frame.index),
+                [
+                    "n10: 1 correct and 2 wrong; n01: the reverse",
+                    f"err diff: error rate 1 {MINUS} error rate 2, Tango {level} CI",
+                    "p McNemar: exact McNemar test",
+                ],
+                n_sets,
+            )
+        )
+    roles = getattr(res.model, "roles", None)
+    if roles is not None and roles.get("score") is not None:
+        frame = res.roc
+        cells = format_table(frame, ROC_COLUMNS)
+        sections.append(
+            _grouped_section(
+                "Confident ROC segment",
+                cells,
+                names.map(frame.index.get_level_values(0)),
+                list(names.map(frame.index.get_level_values(1))),
+                [
+                    f"confident: points whose Tango {level} CI of delta contains 0",
+                    "CAUC: area under the curve over them; AveD: their mean delta",
+                ],
+                n_sets,
+            )
+        )
+    return sections
+
+
+# -- the Summary ------------------------------------------------------------
+
+
+class ComparisonSummary(Summary):
+    """A statsmodels ``Summary`` with a legend under each table, a block of
+    conclusions and the notes; every name is escaped in LaTeX and HTML.
+
+    Attributes
+    ----------
+    sections : list of Section
+        The tables as strings, with their titles and legends.
+    conclusions : list of str
+    notes : list of str
+    width : int
+        Text width of legends, conclusions and notes.
+    """
+
+    def __init__(self, width=DEFAULT_WIDTH):
+        self.sections = []
+        super().__init__()
+        self.conclusions = []
+        self.conclusions_title = "Conclusions"
+        self.notes = []
+        self.width = width
+
+    @property
+    def tables(self):
+        """The tables as statsmodels ``SimpleTable`` objects, made on demand."""
+        return [section.table() for section in self.sections]
+
+    @tables.setter
+    def tables(self, value):
+        if value:  # statsmodels' __init__ sets an empty list
+            raise AttributeError("Add tables with add_section().")
+
+    def add_section(self, section):
+        """Append a table."""
+        self.sections.append(section)
+
+    def add_notes(self, notes):
+        """Attach the notes (plain text) to every output format."""
+        self.notes = list(notes)
+
+    def as_text(self):
+        """Tables with their legends, the conclusions and the numbered notes."""
+        parts = []
+        for section in self.sections:
+            text = section.as_text()
+            if section.legend:
+                text += "\n" + "\n".join(
+                    wrap(["; ".join(section.legend) + "."], self.width, "  ")
+                )
+            parts.append(text)
+        if self.conclusions:
+            block = wrap([self.conclusions_title + ":"], self.width, "  ") + wrap(
+                self.conclusions, self.width, "  "
+            )
+            parts.append("\n".join(block))
+        if self.notes:
+            numbered = [f"[{i}] {n}" for i, n in enumerate(self.notes, 1)]
+            parts.append("\n".join(["Notes:", *wrap(numbered, self.width)]))
+        return "\n\n".join(parts)
+
+    def as_latex(self):
+        """Every table as a captioned ``tabular`` with its legend, then the
+        conclusions and the notes as lists; all text escaped."""
+        parts = []
+        for section in self.sections:
+            if section.title:
+                parts.append(
+                    "\\begin{center}\\textbf{"
+                    + latex_escape(section.title)
+                    + "}\\end{center}"
+                )
+            parts.append(
+                section.table(latex_escape, "\\quad ").as_latex_tabular(replacements={})
+            )
+            if section.legend:
+                parts.append(
+                    "{\\footnotesize "
+                    + latex_escape("; ".join(section.legend) + ".")
+                    + "}"
+                )
+        for title, items, env in (
+            (self.conclusions_title, self.conclusions, "itemize"),
+            ("Notes", self.notes, "enumerate"),
+        ):
+            if items:
+                body = "\n".join(f"  \\item {latex_escape(n)}" for n in items)
+                parts.append(
+                    f"{latex_escape(title)}:\n\\begin{{{env}}}\n{body}\n\\end{{{env}}}"
+                )
+        return "\n\n".join(parts)
+
+    def as_html(self):
+        """The tables (titles as captions, legends below), then the
+        conclusions and the notes as lists; all text escaped."""
+        parts = []
+        for section in self.sections:
+            parts.append(section.table(html_escape, "&nbsp;&nbsp;").as_html())
+            if section.legend:
+                parts.append(
+                    '<p class="legend">'
+                    + html_escape("; ".join(section.legend) + ".")
+                    + "</p>"
+                )
+        for title, items, tag in (
+            (self.conclusions_title, self.conclusions, "ul"),
+            ("Notes", self.notes, "ol"),
+        ):
+            if items:
+                body = "\n".join(f"<li>{html_escape(n)}</li>" for n in items)
+                parts.append(f"<p>{html_escape(title)}:</p>\n<{tag}>\n{body}\n</{tag}>")
+        return "\n".join(parts)
+
+
+def build_summary(res, *, misclassification=False, wong=None, full=False, pairs="auto"):
+    """Assemble the statsmodels ``Summary`` of a results object.
+
+    Parameters
+    ----------
+    res : MetricComparisonResults
+    misclassification : bool, default=False
+        Add the misclassification-balance tables.
+    wong : bool, optional
+        Show Wong's columns and notes; by default as ``fit(wong=...)`` chose
+        (always when Wong's method leads).
+    full : bool, default=False
+        Every column of the tables (the across-data-set tests in three
+        tables) instead of the columns a paper reports.
+    pairs : {"auto", "all", "best"}, default="auto"
+        See :func:`select_pairs`.
+
+    Returns
+    -------
+    ComparisonSummary
+        A statsmodels ``Summary`` with ``as_text()``, ``as_latex()``,
+        ``as_html()``.
+    """
+    wong = show_wong(res) if wong is None else bool(wong)
+    shown, across, mode = select_pairs(res, pairs)
+    names = ShortNames()
+    level = f"{100 * (1 - res.alpha):g}%"
+    smry = ComparisonSummary()
+    smry.add_section(_header_section(res, mode, wong, smry.width))
+    smry.add_section(_first_section(res, names, level, wong, full))
+    smry.add_section(_pairwise_section(res, names, shown, level, wong, full))
+    if len(res.counts.algorithms) > 2:
+        smry.add_section(_omnibus_section(res, names))
+    if across is not None:
+        for section in _across_sections(res, names, across, level, full):
+            smry.add_section(section)
+    ranks_table, ranks_notes = rank_summary_table(res)  # A >= 3 and M >= 2 only
+    if ranks_table is not None:
+        smry.add_section(_ranks_section(ranks_table, names))
+    if misclassification:
+        for section in _misclassification_sections(res, names, shown, level):
+            smry.add_section(section)
+    _, ci_diff = ci_names(res)
+    across_text = (
+        "; across data sets the random-effects estimate" if across is not None else ""
+    )
+    smry.conclusions_title = (
+        f"Conclusions: difference [{level} {ci_diff} CI], p of the {test_name(res)} "
+        f"(adj.: {res.config['multitest']}-adjusted), verdict at {res.alpha:g} from the "
+        f"adjusted p{across_text}"
+    )
+    smry.conclusions = conclusions(res, names, shown, across)
+    notes = collect_notes(res, wong=wong) if wong != show_wong(res) else list(res.notes)
+    if mode == "best":
+        n_alg = len(res.counts.algorithms)
+        notes.append(
+            f"With {n_alg} algorithms only the pairs against the best algorithm are "
+            f"shown: per data set the one with the largest estimate"
+            + (
+                ", across data sets the one with the largest mean"
+                if across is not None
+                else ""
+            )
+            + f"; all {len(res.pairwise)} pairs are in res.pairwise "
+            "(and summary(pairs='all'))."
+        )
+    notes += ranks_notes
+    name_note = names.note()
+    if name_note:
+        notes.append(name_note)
+    smry.add_notes(notes)
+    return smry

@@ -1,0 +1,50 @@
+"""The report's fixed sentences and method names, shared by the results and the summary.
+
+The results attach these notes to the tables they build, and the summary,
+the notes and the conclusions name the interval methods with
+:data:`CI_METHOD_NAMES`; keeping them here lets both sides import them
+without importing each other.
+"""
+
+__all__ = [
+    "CI_METHOD_NAMES",
+    "NOTE_NO_FOLDS",
+    "NOTE_WILCOXON",
+    "NOTE_WONG_F_ONLY",
+    "NOTE_WONG_INDEPENDENT",
+    "NOTE_WONG_REPEATS",
+]
+
+NOTE_WONG_INDEPENDENT = (
+    "Wong's method assumes the algorithms independent; it ignores the correlation "
+    "between algorithms tested on the same instances that the delta method estimates."
+)
+
+NOTE_NO_FOLDS = "No folds: Wong's method (which needs them) was not computed."
+
+NOTE_WONG_REPEATS = (
+    "Repeated cross-validation: Wong's method (defined for one cross-validation "
+    "run) was not computed."
+)
+
+NOTE_WILCOXON = (
+    "Wilcoxon: zero differences are dropped, tied absolute differences get average ranks; "
+    "the exact p is given only without zeros and ties; the normal approximation has "
+    "no tie or continuity correction."
+)
+
+#: ``ci_method`` -> (name of the single-F interval, name of the difference interval)
+CI_METHOD_NAMES = {
+    "score": ("score", "paired score"),
+    "mover-score": ("score", "MOVER-score"),
+    "mover": ("Wilson", "MOVER-Jeffreys"),
+    "binomial": ("Wilson", "MOVER-Jeffreys"),
+    "wald": ("Wald", "Wald"),
+    "logit": ("logit", "Wald"),
+    "bootstrap": ("bootstrap", "bootstrap"),
+}
+
+NOTE_WONG_F_ONLY = (
+    "Wong's linear approximation is defined for F-measures only; this comparison "
+    "uses the delta method."
+)

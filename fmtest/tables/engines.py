@@ -1,0 +1,1155 @@
+"""Reduce long data to count tables inside the engine that holds them.
+
+pandas DataFrames are reduced by :mod:`fmtest.tables.longdata` and
+:mod:`fmtest.tables.counts` in memory (SPEC §3). Any other data frame that narwhals
+reads (a Polars DataFrame or LazyFrame, a PyArrow Table, a DuckDB relation, a
+Dask or a Spark DataFrame, …) is reduced here, by its own engine: the
+reduction is written once as narwhals expressions, each step is a group-by
+that the engine runs where the data live, and only small tables come back to
+Python (SPEC §9). Three queries run:
+
+1. a profile, one row: the number of missing values of every role column and
+   the distinct labels of the truth and response columns (the checks of
+   SPEC §7 that need no pairing);
+2. the confusion counts, grouped by (data set, algorithm, fold, truth,
+   response): at most D·A·K·4 rows;
+3. the pairing, in two group-bys that stay in the engine: per (data set,
+   instance), its rows, Σ 2^a over the algorithms a that predicted it, the
+   same sum over those that predicted it positive (its joint prediction
+   pattern) and its positive truths; then the number of instances per
+   (data set, those four numbers). From these at most D·2^(A+1) rows (clean
+   data) come every pair's joint table and the pairing checks: an instance
+   predicted twice, one that lacks an algorithm run on its data set, and a
+   truth that depends on the algorithm. With a fold column each instance
+   also gets its smallest and largest fold: instances in different folds for
+   different algorithms are counted for a
+   :class:`~fmtest.warnings.FoldMismatchWarning`. With more than ten
+   algorithms the engine sums each algorithm's positive predictions and
+   each pair's product instead.
+
+With a repeat column the pairing unit is the (data set, instance, repeat),
+folds are (repeat, fold) combinations, and a fourth query pairs the repeats
+of each instance: per (data set, instance) the number of repeats in which
+each algorithm predicted it positive, then per (data set, truth) the sums of
+the products of those numbers (``CountTables.cross``), with the checks that
+every repeat holds every instance with the same truth. Folds that differ
+between algorithms within a repeat are then an error, not a warning.
+
+Columns named like a response beside the one in use (a ``correct`` beside
+a ``predicted``) get one query for their labels each and one that counts the
+rows where they imply other predictions; without a data-set role, a column
+named like a data set gets one query counting its distinct values (for the
+:class:`~fmtest.warnings.DatasetColumnWarning`). Only when a check fails is
+a fourth query run, to name the first offending instance. The error messages are those of :mod:`fmtest.tables.longdata`; an engine
+without row order cannot name the row of the first missing value, so for
+lazy frames that message gives the column and the count only.
+
+narwhals (and the engine) are needed only here: ``pip install 'fmtest[scale]'``
+(DuckDB, Polars, PyArrow, Dask) or ``'fmtest[spark]'``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from fmtest.tables.counts import MAX_PATTERN_ALGORITHMS, CountTables
+from fmtest.tables.longdata import (
+    MESSAGE_NO_ROWS,
+    PREDICTED_HINT,
+    SINGLE_DATASET_LABEL,
+    _same_label,
+    check_score,
+    counterpart_message,
+    dataset_hint_message,
+    dataset_warning_message,
+    fold_mismatch_message,
+    labels_fit_kind,
+    optional_roles,
+    plain,
+)
+from fmtest.tables.roles import DATASET_NAMES, name_kind, normalise_name
+from fmtest.warnings import DatasetColumnWarning, FoldMismatchWarning
+
+__all__ = ["column_names", "count_tables", "narwhals_available"]
+
+# Top-level modules of data frames that narwhals reads (to word an ImportError).
+ENGINE_MODULES = frozenset(
+    {
+        "cudf",
+        "dask",
+        "dask_expr",
+        "duckdb",
+        "ibis",
+        "modin",
+        "narwhals",
+        "polars",
+        "pyarrow",
+        "pyspark",
+        "sqlframe",
+    }
+)
+INSTALL_HINT = "pip install 'fmtest[scale]' (or 'fmtest[spark]' for Spark)"
+# Distinct labels fetched to word a "must be binary" error.
+LABEL_SAMPLE = 1000
+
+
+def _narwhals():
+    import narwhals.stable.v2 as nw
+
+    return nw
+
+
+def _from_native(frame):
+    """The narwhals frame around ``frame``, or a TypeError/ImportError."""
+    module = type(frame).__module__.partition(".")[0]
+    try:
+        nw = _narwhals()
+    except ImportError:
+        if module in ENGINE_MODULES:
+            raise ImportError(
+                f"`data` is a {module} {type(frame).__name__}; fmtest reduces such "
+                f"frames with narwhals, which could not be imported: {INSTALL_HINT}."
+            ) from None
+        nw = None
+    if nw is not None:
+        with warnings.catch_warnings():
+            # narwhals announces that its Dask support moves to a separate
+            # package; nothing a user of fmtest can act on.
+            warnings.filterwarnings(
+                "ignore", message="Dask support is moving", category=FutureWarning
+            )
+            try:
+                return nw, nw.from_native(frame)
+            except TypeError:
+                pass
+    raise TypeError(
+        "`data` must be a pandas DataFrame or a data frame that narwhals reads "
+        "(Polars, PyArrow, DuckDB, Dask, Spark, …); got "
+        f"{type(frame).__name__}."
+    )
+
+
+def narwhals_available():
+    """Whether narwhals can be imported (the reduction of non-pandas frames).
+
+    Returns
+    -------
+    bool
+    """
+    try:
+        _narwhals()
+    except ImportError:
+        return False
+    return True
+
+
+def column_names(frame):
+    """The column names of any supported data frame.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or narwhals-supported frame
+        A pandas, Polars (eager or lazy), PyArrow, DuckDB, Dask or Spark
+        frame.
+
+    Returns
+    -------
+    list of str
+        In the frame's order. Only the schema is read (no rows).
+
+    Raises
+    ------
+    TypeError
+        When ``frame`` is not a data frame that pandas or narwhals knows.
+    ImportError
+        When ``frame`` comes from an engine but narwhals is not installed.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> column_names(pd.DataFrame({"correct": [1], "algorithm": ["a"]}))
+    ['correct', 'algorithm']
+    """
+    if isinstance(frame, pd.DataFrame):
+        return list(frame.columns)
+    _, native = _from_native(frame)
+    return list(native.collect_schema().names())
+
+
+def count_tables(
+    frame,
+    *,
+    response,
+    truth="truth",
+    algorithm="algorithm",
+    dataset=None,
+    instance="instance",
+    fold="fold",
+    positive=1,
+    response_kind="correct",
+    score=None,
+    repeat="repeat",
+):
+    """Reduce long data to count tables in the engine that holds them.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or narwhals-supported frame
+        One row per (data set, instance, algorithm): a pandas, Polars (eager
+        or lazy), PyArrow, DuckDB, Dask or Spark frame. A pandas DataFrame is
+        reduced in memory by :meth:`CountTables.from_long
+        <fmtest.tables.counts.CountTables.from_long>`; any other frame by its own
+        engine, which sends back only small aggregated tables.
+    response : str
+        Column holding the outcome of each prediction.
+    truth, algorithm, dataset, instance, fold, positive, response_kind
+        The column roles and labels, as in
+        :func:`fmtest.tables.longdata.read_long_data`: ``truth="truth"``,
+        ``algorithm="algorithm"``, ``dataset=None`` (one data set),
+        ``instance="instance"`` (``None`` for unpaired data),
+        ``fold="fold"`` (used when such a column exists), ``positive=1``
+        (or ``"minority"``) and ``response_kind="correct"`` (or
+        ``"predicted"``).
+    score : str or None, default=None
+        Column with a continuous score, checked to be numeric and complete
+        (as :meth:`FMeasureComparison.from_formula
+        <fmtest.model.FMeasureComparison.from_formula>` does); it does not
+        enter the tables.
+    repeat : str or None, default="repeat"
+        Column numbering the repeats of a repeated cross-validation, used
+        when present (as in :func:`fmtest.tables.longdata.read_long_data`): each
+        instance is predicted once per (repeat, algorithm), every repeat
+        holds the same instances, and within a repeat the algorithms share
+        the folds. The tables then carry ``repeats``, ``cross`` and folds
+        indexed by (repeat, fold).
+
+    Returns
+    -------
+    CountTables
+        The same tables as :meth:`CountTables.from_long
+        <fmtest.tables.counts.CountTables.from_long>` gives on the same rows in a
+        pandas DataFrame: levels sorted, the same int64 arrays.
+
+    Raises
+    ------
+    ValueError
+        For the bad inputs of :func:`fmtest.tables.longdata.read_long_data`, with
+        the same messages. For frames without row order the missing-value
+        message gives the count but not the first row.
+    TypeError
+        When ``frame`` is not a data frame that pandas or narwhals knows.
+    ImportError
+        When ``frame`` is not a pandas DataFrame and narwhals is not
+        installed.
+
+    Notes
+    -----
+    Three queries run in the engine: a one-row profile (missing values, the
+    truth and response labels), the confusion counts per (data set,
+    algorithm, fold, truth, response), and the pairing: one row per (data
+    set, instance) with its rows, the algorithms that predicted it and its
+    joint prediction pattern (as sums of powers of two), counted again per
+    (data set, truth, pattern) into the joint pair tables. Only these small
+    results are collected. A fourth query runs only to name the instance in
+    a pairing error. With repeats the pairing is per (instance, repeat) and
+    one more query pairs each instance's repeats into ``cross`` (sums of
+    A(A+1)/2 products per (data set, truth)). A frame that is reduced
+    lazily (DuckDB, Polars LazyFrame, Dask, Spark) is read three times (four
+    with repeats); cache or persist it first when reading it is expensive.
+
+    Examples
+    --------
+    A pandas DataFrame takes the in-memory route:
+
+    >>> import pandas as pd
+    >>> from fmtest.tables.engines import count_tables
+    >>> df = pd.DataFrame({
+    ...     "instance": [0, 0, 1, 1, 2, 2],
+    ...     "algorithm": ["a", "b"] * 3,
+    ...     "truth": [1, 1, 1, 1, 0, 0],
+    ...     "correct": [1, 0, 1, 1, 0, 1],
+    ... })
+    >>> count_tables(df, response="correct").confusion()["tp"].tolist()
+    [2, 1]
+
+    The same rows in Polars, DuckDB, Dask or Spark give the same tables
+    (with narwhals and the engine installed):
+
+    >>> import polars as pl  # doctest: +SKIP
+    >>> lazy = pl.from_pandas(df).lazy()  # doctest: +SKIP
+    >>> count_tables(lazy, response="correct").confusion()["tp"].tolist()  # doctest: +SKIP
+    [2, 1]
+    """
+    if isinstance(frame, pd.DataFrame):
+        tables = CountTables.from_long(
+            frame,
+            response=response,
+            truth=truth,
+            algorithm=algorithm,
+            dataset=dataset,
+            instance=instance,
+            fold=fold,
+            positive=positive,
+            response_kind=response_kind,
+            repeat=repeat,
+        )
+        if score is not None:
+            check_score(frame, score)
+        return tables
+    nw, native = _from_native(frame)
+    return _Reduction(nw, native).run(
+        response=response,
+        truth=truth,
+        algorithm=algorithm,
+        dataset=dataset,
+        instance=instance,
+        fold=fold,
+        positive=positive,
+        response_kind=response_kind,
+        score=score,
+        repeat=repeat,
+    )
+
+
+def _python(value):
+    """A collected scalar as a plain Python value (DuckDB sums are Decimal)."""
+    value = plain(value)
+    if type(value).__name__ == "Decimal":
+        return int(value) if value == int(value) else float(value)
+    return value
+
+
+class _Reduction:
+    """One reduction of one frame: the queries and the checks between them.
+
+    Attribute names follow the roles: ``self.truth`` is the truth column's
+    name, and so on; ``self.roles`` maps role -> column for those given.
+    """
+
+    def __init__(self, nw, native):
+        self.nw = nw
+        self.eager = native if isinstance(native, nw.DataFrame) else None
+        self.lazy = native.lazy() if self.eager is not None else native
+        self.schema = self.lazy.collect_schema()
+        self.names = list(self.schema.names())
+        prefix = "__fmtest_"
+        while any(name.startswith(prefix) for name in self.names):
+            prefix = "_" + prefix
+        self.prefix = prefix
+
+    # -- small helpers -----------------------------------------------------
+
+    def tmp(self, name):
+        """A temporary column name that no column of the frame starts with."""
+        return self.prefix + name
+
+    def collect(self, query):
+        """Collect a small result as a list of dicts of plain Python values."""
+        rows = query.collect().rows(named=True)
+        return [{k: _python(v) for k, v in row.items()} for row in rows]
+
+    def missing(self, col):
+        """Missing values of ``col``: nulls, and NaN in float columns."""
+        nw = self.nw
+        expr = nw.col(col).is_null()
+        if self.schema[col] in (nw.Float32, nw.Float64):
+            expr = expr | nw.col(col).is_nan()
+        return expr
+
+    def distinct(self, col, limit=LABEL_SAMPLE):
+        """Up to ``limit`` distinct values of ``col``, missing values left out."""
+        query = (
+            self.lazy.select(col)
+            .filter(~self.missing(col))
+            .unique()
+            .sort(col)
+            .head(limit)
+        )
+        return [row[col] for row in self.collect(query)]
+
+    def n_distinct(self, col):
+        """The number of distinct values of ``col``, missing values left out."""
+        query = self.lazy.select(col).filter(~self.missing(col)).unique()
+        return self.collect(query.select(self.nw.len().alias(self.tmp("n"))))[0][
+            self.tmp("n")
+        ]
+
+    def where_first(self, condition):
+        """`` (first at row i)`` for the first row meeting ``condition``.
+
+        Empty for frames without row order (lazy ones): they cannot name a row.
+        """
+        if self.eager is None:
+            return ""
+        index = self.tmp("row")
+        first = self.eager.with_row_index(index).filter(condition).get_column(index)[0]
+        return f" (first at row {_python(first)!r})"
+
+    # -- the reduction ---------------------------------------------------------
+
+    def run(
+        self,
+        *,
+        response,
+        truth,
+        algorithm,
+        dataset,
+        instance,
+        fold,
+        positive,
+        response_kind,
+        score,
+        repeat,
+    ):
+        fold, repeat = optional_roles(
+            self.names, response_kind, instance=instance, fold=fold, repeat=repeat
+        )
+        self.response, self.truth, self.algorithm = response, truth, algorithm
+        self.dataset, self.instance, self.fold = dataset, instance, fold
+        self.repeat = repeat
+        self.kind, self.score = response_kind, score
+        roles = {
+            "response": response,
+            "truth": truth,
+            "algorithm": algorithm,
+            "dataset": dataset,
+            "instance": instance,
+            "fold": fold,
+            "repeat": repeat,
+        }
+        self.roles = {role: col for role, col in roles.items() if col is not None}
+        for role, col in self.roles.items():
+            if col not in self.names:
+                raise ValueError(
+                    f"Column {col!r} (the {role} column) is not in the data; "
+                    f"the data have columns {list(map(str, self.names))}."
+                )
+        self.score_usable = (
+            score is not None
+            and score in self.names
+            and self.schema[score].is_numeric()
+            and self.schema[score] != self.nw.Boolean
+        )
+
+        profile = self.profile()
+        if not profile[self.tmp("rows")]:
+            raise ValueError(MESSAGE_NO_ROWS)
+        for role, col in self.roles.items():
+            self.check_missing(profile, role, col)
+        truth_labels, response_labels = self.check_labels(profile, positive)
+        cells = self.confusion_cells()
+        if isinstance(positive, str) and positive == "minority":
+            positive = self.minority(cells, truth_labels)
+        self.positive = positive
+        self.check_counterparts(truth_labels, response_labels)
+        algorithms = _levels(cells, algorithm)
+        if len(algorithms) < 2:
+            raise ValueError(
+                f"Column {algorithm!r} has only one level ({algorithms[0]!r}); "
+                "at least two algorithms are needed for a comparison."
+            )
+        datasets = (
+            pd.Index([SINGLE_DATASET_LABEL])
+            if dataset is None
+            else _levels(cells, dataset)
+        )
+        folds = (
+            pd.Index([SINGLE_DATASET_LABEL]) if fold is None else _levels(cells, fold)
+        )
+        repeats = None if repeat is None else _levels(cells, repeat)
+        fold_counts = self.tabulate(cells, datasets, algorithms, folds, repeats)
+        joint, cross = None, None
+        if instance is not None:
+            z, pred = self.code_expressions(truth_labels, response_labels)
+            # An algorithm with no rows in a data set is missing there, not a gap.
+            self.present = fold_counts.sum(axis=(2, 3, 4)) > 0
+            self.dataset_levels = datasets
+            self.dataset_codes = {label: i for i, label in enumerate(datasets)}
+            joint, cross = self.pair(z, pred, datasets, algorithms, repeats)
+        if score is not None:
+            self.check_score(profile)
+        if repeats is not None and fold is not None:
+            folds = pd.MultiIndex.from_product(
+                [repeats, folds], names=["repeat", "fold"]
+            )
+        else:
+            folds = folds.rename("fold")
+        return CountTables(
+            datasets=datasets.rename("dataset"),
+            algorithms=algorithms.rename("algorithm"),
+            folds=folds,
+            fold_counts=fold_counts,
+            fold_present=fold_counts.sum(axis=(-2, -1)) > 0,
+            joint=joint,
+            has_folds=fold is not None,
+            repeats=None if repeats is None else repeats.rename("repeat"),
+            cross=cross,
+        )
+
+    # -- query 1: the profile and the checks that need no pairing --------------
+
+    def profile(self):
+        """One row: missing values per column, truth and response labels."""
+        nw = self.nw
+        exprs = [nw.len().alias(self.tmp("rows"))]
+        checked = list(self.roles.values())
+        if self.score_usable:
+            checked.append(self.score)
+        for col in dict.fromkeys(checked):
+            exprs.append(
+                self.missing(col).cast(nw.Int64).sum().alias(self.tmp(f"na_{col}"))
+            )
+        for role, col in (("truth", self.truth), ("response", self.response)):
+            value = nw.col(col)
+            if self.schema[col] in (nw.Categorical, nw.Enum):
+                value = value.cast(nw.String)
+            exprs += [
+                value.n_unique().alias(self.tmp(f"n_{role}")),
+                value.min().alias(self.tmp(f"min_{role}")),
+                value.max().alias(self.tmp(f"max_{role}")),
+            ]
+        return self.collect(self.lazy.select(*exprs))[0]
+
+    def check_missing(self, profile, role, col):
+        count = profile[self.tmp(f"na_{col}")]
+        if not count:
+            return
+        raise ValueError(
+            f"Column {col!r} (the {role} column) has {count} missing values"
+            f"{self.where_first(self.missing(col))}; drop or fill them first."
+        )
+
+    def labels(self, profile, role):
+        """The distinct labels (its min and max) when there are at most two."""
+        n = profile[self.tmp(f"n_{role}")]
+        low, high = profile[self.tmp(f"min_{role}")], profile[self.tmp(f"max_{role}")]
+        if n > 2:
+            return None
+        if n == 0:
+            return []
+        return [low] if n == 1 or low == high else [low, high]
+
+    def check_labels(self, profile, positive):
+        """Truth and response labels, checked as fmtest.tables.longdata checks them."""
+        truth, response = self.truth, self.response
+        truth_labels = self.labels(profile, "truth")
+        if truth_labels is None:
+            shown = sorted(map(str, self.distinct(truth)))[:5]
+            raise ValueError(
+                f"Column {truth!r} (truth) must be binary; found "
+                f"{profile[self.tmp('n_truth')]} distinct labels, e.g. {shown}."
+            )
+        if not (isinstance(positive, str) and positive == "minority"):
+            self.check_positive(positive, truth_labels)
+        response_labels = self.labels(profile, "response")
+        if self.kind == "correct":
+            if response_labels is None or not all(
+                lab in (0, 1) and not isinstance(lab, str) for lab in response_labels
+            ):
+                labels = response_labels or self.distinct(response)
+                shown = sorted(map(str, labels))[:5]
+                raise ValueError(
+                    f"Column {response!r} (the response) must hold 0/1 or True/False "
+                    f"when `response_kind='correct'`; found {shown}. If it holds "
+                    f"predicted labels, {PREDICTED_HINT}."
+                )
+        else:
+            labels = response_labels or self.distinct(response)
+            union = set(labels) | set(truth_labels)
+            if len(union) > 2:
+                shown = sorted(map(str, union))[:5]
+                raise ValueError(
+                    f"Column {response!r} (predicted labels) and column {truth!r} "
+                    f"together hold {len(union)} labels, e.g. {shown}; predictions "
+                    "and truth must share the same two labels."
+                )
+        return truth_labels, response_labels
+
+    def check_positive(self, positive, labels):
+        if not any(_same_label(positive, lab) for lab in labels):
+            raise ValueError(
+                f"The positive label {plain(positive)!r} does not occur in column "
+                f"{self.truth!r}, whose labels are {sorted(map(str, labels))}; pass "
+                "`positive=`."
+            )
+
+    def minority(self, cells, labels):
+        """The rarer truth label, counted over rows as fmtest.tables.longdata does."""
+        counts = dict.fromkeys(labels, 0)
+        for row in cells:
+            counts[row[self.truth]] += row[self.tmp("n")]
+        if len(counts) == 2 and len(set(counts.values())) == 1:
+            raise ValueError(
+                "`positive='minority'` is ambiguous: both labels of column "
+                f"{self.truth!r} occur {next(iter(counts.values()))} times; pass the "
+                "positive label itself."
+            )
+        if not counts:
+            self.check_positive("minority", labels)  # raises: no labels at all
+        return min(counts, key=counts.get)
+
+    def check_score(self, profile):
+        score = self.score
+        if score not in self.names:
+            raise ValueError(
+                f"Column {score!r} (the score column) is not in the data; the data "
+                f"have columns {list(map(str, self.names))}."
+            )
+        if not self.score_usable:
+            raise ValueError(f"Column {score!r} (the score column) must be numeric.")
+        count = profile[self.tmp(f"na_{score}")]
+        if count:
+            raise ValueError(
+                f"Column {score!r} (the score column) has {count} missing values; "
+                "drop or fill them first."
+            )
+
+    # -- query 2: confusion counts -------------------------------------------
+
+    def confusion_cells(self):
+        """Rows per (data set, algorithm, fold, truth, response) label."""
+        keys = [
+            self.roles[r]
+            for r in ("dataset", "algorithm", "fold", "repeat", "truth", "response")
+            if r in self.roles
+        ]
+        query = self.lazy.group_by(*dict.fromkeys(keys)).agg(
+            self.nw.len().alias(self.tmp("n"))
+        )
+        return self.collect(query)
+
+    def predicted(self, response_label, z):
+        """Prediction code (1 = positive) of a response label, given the truth."""
+        if self.kind == "correct":
+            return z if response_label == 1 else 1 - z
+        return int(_same_label(self.positive, response_label))
+
+    def tabulate(self, cells, datasets, algorithms, folds, repeats=None):
+        """``fold_counts[d, a, k, z, l]`` from the collected cells.
+
+        With repeats and folds, ``k`` numbers the (repeat, fold) combinations,
+        repeat slowest; with repeats but no folds the repeats share one slot.
+        """
+        n_folds = len(folds)
+        by_repeat = repeats is not None and self.fold is not None
+        n_slots = n_folds * len(repeats) if by_repeat else n_folds
+        shape = (len(datasets), len(algorithms), n_slots, 2, 2)
+        fold_counts = np.zeros(shape, dtype=np.int64)
+        code = {
+            col: {label: i for i, label in enumerate(levels)}
+            for col, levels in (
+                (self.dataset, datasets),
+                (self.algorithm, algorithms),
+                (self.fold, folds),
+                (self.repeat, repeats),
+            )
+            if col is not None
+        }
+        for row in cells:
+            z = int(_same_label(self.positive, row[self.truth]))
+            d = 0 if self.dataset is None else code[self.dataset][row[self.dataset]]
+            k = 0 if self.fold is None else code[self.fold][row[self.fold]]
+            if by_repeat:
+                k += n_folds * code[self.repeat][row[self.repeat]]
+            a = code[self.algorithm][row[self.algorithm]]
+            pred = self.predicted(row[self.response], z)
+            fold_counts[d, a, k, z, pred] += row[self.tmp("n")]
+        return fold_counts
+
+    # -- query 3: pairing and joint tables -------------------------------------
+
+    def code_expressions(self, truth_labels, response_labels):
+        """Engine expressions for the truth code and "predicted positive"."""
+        nw = self.nw
+        positive = next(lab for lab in truth_labels if _same_label(self.positive, lab))
+        # Int8 codes are enough per row and cheaper to aggregate; every engine
+        # sums them into 64-bit integers (cast again before the second sum).
+        z = (nw.col(self.truth) == positive).cast(nw.Int8)
+        pred = self.implied(self.response, self.kind, response_labels, truth_labels)
+        return z, pred.cast(nw.Int8)
+
+    def implied(self, col, kind, labels, truth_labels):
+        """Engine expression: "predicted positive" as column ``col`` of ``kind`` says."""
+        nw = self.nw
+        positive = next(lab for lab in truth_labels if _same_label(self.positive, lab))
+        if kind == "correct":
+            hit = [lab for lab in labels if lab == 1]
+            if hit:
+                correct = nw.col(col) == hit[0]
+                # predicted positive = the truth when correct, else its opposite
+                return (nw.col(self.truth) == positive) == correct
+            return nw.col(self.truth) != positive
+        hit = [lab for lab in labels if _same_label(self.positive, lab)]
+        return nw.col(col) == hit[0] if hit else nw.lit(False)
+
+    def check_counterparts(self, truth_labels, response_labels):
+        """Raise when a ``correct`` and a ``predicted`` column disagree.
+
+        As ``fmtest.tables.longdata._check_counterpart``: every other column named
+        like a response (:func:`fmtest.tables.roles.name_kind`) whose labels fit its
+        kind must imply the response's predictions (its missing values are not
+        compared). One query counts, per such
+        column, the rows where they differ; only when some do is the first
+        row looked for, identified as for missing values (the row number in
+        eager frames, nothing in lazy ones, which have no row order).
+        """
+        nw, used = self.nw, set(self.roles.values())
+        pred = self.implied(self.response, self.kind, response_labels, truth_labels)
+        differ = {}
+        for col in self.names:
+            kind = None if col in used else name_kind(col)
+            if kind is None:
+                continue
+            labels = self.distinct(col, limit=3)  # 3: enough to see it is no response
+            if labels_fit_kind(kind, labels, truth_labels):
+                implied = self.implied(col, kind, labels, truth_labels)
+                differ[col] = (kind, (implied != pred) & ~self.missing(col))
+        if not differ:
+            return
+        counts = self.collect(
+            self.lazy.select(
+                *(
+                    cond.cast(nw.Int64).sum().alias(self.tmp(f"differ_{col}"))
+                    for col, (_, cond) in differ.items()
+                )
+            )
+        )[0]
+        for col, (kind, cond) in differ.items():
+            n_rows = counts[self.tmp(f"differ_{col}")]
+            if n_rows:
+                raise ValueError(
+                    counterpart_message(
+                        self.roles, self.kind, col, kind, n_rows, self.where_first(cond)
+                    )
+                )
+
+    def pair(self, z, pred, datasets, algorithms, repeats=None):
+        """Pair the predictions by instance in the engine; check; joint tables.
+
+        Returns ``(joint, cross)``; ``cross`` is ``None`` without repeats. The
+        pairing unit is the (data set, instance), or the (data set, instance,
+        repeat) with repeats: the joint tables then count each instance once
+        per repeat, as :class:`~fmtest.tables.counts.CountTables` does. With repeats
+        one more query (:meth:`repeat_cross`) pairs the repeats of each
+        instance.
+        """
+        tmp = self.tmp
+        rows = self.lazy.with_columns(z.alias(tmp("z")), pred.alias(tmp("pred")))
+        try:
+            if len(algorithms) > MAX_PATTERN_ALGORITHMS:
+                joint, n_clash = self.pair_by_sums(rows, datasets, algorithms)
+            else:
+                joint, n_clash = self.pair_by_patterns(rows, datasets, algorithms)
+        except ValueError as err:  # several data sets read as one? say so
+            hint = self.dataset_hint()
+            if not hint:
+                raise
+            raise ValueError(f"{err} {hint}") from None
+        if repeats is None and n_clash:  # allowed without repeats (Wong), but warned
+            self.warn_fold_mismatch(rows, algorithms, n_clash)
+        hint = self.dataset_hint()
+        if hint:
+            warnings.warn(
+                dataset_warning_message(hint),
+                DatasetColumnWarning,
+                stacklevel=4,  # the line that called count_tables
+            )
+        if repeats is None:
+            return joint, None
+        cross = self.repeat_cross(rows, datasets, algorithms, len(repeats))
+        if n_clash:  # within a repeat the algorithm estimand pairs the folds
+            self.report_fold_clash(rows, algorithms)
+        return joint, cross
+
+    def pair_by_patterns(self, rows, datasets, algorithms):
+        """Joint tables from each pairing unit's prediction pattern.
+
+        Up to ``MAX_PATTERN_ALGORITHMS`` algorithms, each unit gets four
+        aggregates: its rows ``n``, ``bits`` = Σ 2^a over its rows' algorithms
+        a, ``pattern`` = the same sum over the rows predicted positive, and
+        ``zsum`` = its positive truths. The unit is paired exactly when
+        ``n == A`` and ``bits == 2^A - 1``; a sum of n powers of two has fewer
+        than n one-bits exactly when two are equal, so ``bits`` also tells a
+        duplicate from a missing algorithm. The second group-by counts
+        units per (data set, n, bits, zsum, pattern), at most D·2^(A+1)
+        rows when the data are clean. Returns the joint tables and how many
+        units lie in several folds (see :meth:`per_unit`).
+        """
+        nw, tmp = self.nw, self.tmp
+        n_alg = len(algorithms)
+        dkeys = [] if self.dataset is None else [self.dataset]
+        n, bits, zsum, pattern, size = map(
+            tmp, ("rows", "bits", "zsum", "pattern", "n")
+        )
+        bit = nw.sum_horizontal(
+            *(
+                (nw.col(self.algorithm) == plain(label)).cast(nw.Int16) * (1 << a)
+                for a, label in enumerate(algorithms)
+            )
+        ).cast(nw.Int16)
+        units = rows.with_columns(bit.alias(bits)).with_columns(
+            (nw.col(bits) * nw.col(tmp("pred"))).alias(pattern)
+        )
+        summary = self.collect(
+            self.per_unit(
+                units,
+                nw.len().alias(n),
+                nw.col(bits).sum(),
+                nw.col(pattern).sum(),
+                nw.col(tmp("z")).sum().alias(zsum),
+            )
+            .group_by(*dkeys, n, bits, zsum, pattern, *self.clash_keys())
+            .agg(nw.len().alias(size))
+        )
+        d_code = self.dataset_codes
+        run = [sum(1 << a for a in np.flatnonzero(p)) for p in self.present]
+
+        def run_on(row):  # the algorithms run on the row's data set, as bits
+            return run[0 if self.dataset is None else d_code[row[self.dataset]]]
+
+        twice = any(row[bits].bit_count() < row[n] for row in summary)
+        gaps = sum(row[size] for row in summary if row[bits] != run_on(row))
+        differs = any(row[zsum] not in (0, row[n]) for row in summary)
+        self.check_pairing(rows, algorithms, twice, 0 if twice else gaps, differs)
+
+        dist = np.zeros((len(datasets), 2, 1 << n_alg), dtype=np.int64)
+        for row in summary:
+            d = 0 if self.dataset is None else d_code[row[self.dataset]]
+            dist[d, int(row[zsum] > 0), row[pattern]] += row[size]
+        on = (np.arange(1 << n_alg)[:, None] >> np.arange(n_alg)) & 1
+        sizes = dist.sum(axis=-1)
+        positives = dist @ on
+        both_pos = np.einsum("dzp,pa,pb->dzab", dist, on, on)
+        return _joint(sizes, positives, both_pos), self.clashes(summary)
+
+    # -- the pairing unit and, with repeats, the folds within it ---------------
+
+    def instance_keys(self):
+        """The columns naming an instance: (data set, instance)."""
+        return [*([] if self.dataset is None else [self.dataset]), self.instance]
+
+    def unit_keys(self):
+        """The pairing unit: the instance, and its repeat when there are repeats."""
+        return [*self.instance_keys(), *([] if self.repeat is None else [self.repeat])]
+
+    def checks_folds(self):
+        """Whether each unit gets the fold-clash flag (a fold column is given)."""
+        return self.fold is not None
+
+    def clash_keys(self):
+        """The fold-clash flag column of :meth:`per_unit`, when it exists."""
+        return [self.tmp("fclash")] if self.checks_folds() else []
+
+    def clashes(self, summary):
+        """How many units of a collected summary lie in several folds."""
+        if not self.checks_folds():
+            return 0
+        flag, size = self.tmp("fclash"), self.tmp("n")
+        return sum(row[size] for row in summary if row[flag])
+
+    def per_unit(self, query, *aggregations):
+        """``query`` grouped by pairing unit into ``aggregations``.
+
+        With folds also the flag ``fclash`` (1 when the unit's rows, one per
+        algorithm, lie in more than one fold). Without repeats such folds are
+        allowed and warned about (:meth:`warn_fold_mismatch`); with repeats
+        they are an error (:meth:`report_fold_clash`): within a repeat every
+        algorithm must put an instance in the same fold.
+        """
+        nw, tmp = self.nw, self.tmp
+        grouped = query.group_by(*self.unit_keys())
+        if not self.checks_folds():
+            return grouped.agg(*aggregations)
+        # min != max rather than n_unique: narwhals' Dask n_unique adds up
+        # the partitions' counts
+        fold = nw.col(self.fold)
+        if self.schema[self.fold] in (nw.Categorical, nw.Enum):
+            fold = fold.cast(nw.String)
+        low, high = tmp("fold_min"), tmp("fold_max")
+        return grouped.agg(
+            *aggregations, fold.min().alias(low), fold.max().alias(high)
+        ).with_columns((nw.col(low) != nw.col(high)).cast(nw.Int8).alias(tmp("fclash")))
+
+    def per_instance_counts(self, rows, algorithms, across_repeats=False):
+        """One row per pairing unit: each algorithm's rows and positive predictions.
+
+        ``across_repeats=True`` groups by instance instead, summing over its
+        repeats: ``c{a}`` is then the number of repeats in which algorithm a
+        predicted the instance and ``p{a}`` that of its positive predictions.
+        """
+        nw, tmp = self.nw, self.tmp
+        count = [tmp(f"c{a}") for a in range(len(algorithms))]
+        pos = [tmp(f"p{a}") for a in range(len(algorithms))]
+        indicators = []
+        for a, label in enumerate(algorithms):
+            is_a = (nw.col(self.algorithm) == plain(label)).cast(nw.Int8)
+            indicators += [
+                is_a.alias(count[a]),
+                (is_a * nw.col(tmp("pred"))).alias(pos[a]),
+            ]
+        aggregations = (
+            *(nw.col(c).sum() for c in count + pos),
+            nw.col(tmp("z")).min().alias(tmp("zmin")),
+            nw.col(tmp("z")).max().alias(tmp("zmax")),
+        )
+        rows = rows.with_columns(*indicators)
+        if across_repeats:
+            grouped = rows.group_by(*self.instance_keys()).agg(*aggregations)
+        else:
+            grouped = self.per_unit(rows, *aggregations)
+        return grouped.with_columns(
+            *(nw.col(c).cast(nw.Int64) for c in count + pos)
+        ).with_columns(
+            nw.max_horizontal(*count).alias(tmp("maxc")),
+            nw.sum_horizontal(*((nw.col(c) > 0).cast(nw.Int64) for c in count)).alias(
+                tmp("nalg")
+            ),
+        )
+
+    def product_sums(self, per_instance, n_alg, keys, diagonal):
+        """Sum ``p{a}`` and the products ``p{a}·p{b}`` of per-instance counts.
+
+        Grouped by ``keys``; the products are taken for b > a, and also b = a
+        with ``diagonal``: A(A±1)/2 expressions, the cost of every pair of
+        algorithms. Each collected row gains ``psum`` (the A sums) and
+        ``pmat`` (the symmetric A × A matrix of product sums; its diagonal is
+        0 without ``diagonal``) as int64 arrays, under temporary names.
+        """
+        nw, tmp = self.nw, self.tmp
+        pos = [tmp(f"p{a}") for a in range(n_alg)]
+        start = 0 if diagonal else 1
+        pairs = [(a, b) for a in range(n_alg) for b in range(a + start, n_alg)]
+        names = [tmp(f"pp{a}_{b}") for a, b in pairs]
+        products = (
+            (nw.col(pos[a]) * nw.col(pos[b])).alias(c)
+            for (a, b), c in zip(pairs, names, strict=True)
+        )
+        summary = self.collect(
+            per_instance.with_columns(*products)
+            .group_by(*keys)
+            .agg(nw.len().alias(tmp("n")), *(nw.col(c).sum() for c in pos + names))
+        )
+        for row in summary:
+            both = np.zeros((n_alg, n_alg), dtype=np.int64)
+            for (a, b), c in zip(pairs, names, strict=True):
+                both[a, b] = both[b, a] = row[c]
+            row[tmp("psum")] = np.array([row[c] for c in pos], dtype=np.int64)
+            row[tmp("pmat")] = both
+        return summary
+
+    def pair_by_sums(self, rows, datasets, algorithms):
+        """Joint tables from per-algorithm and per-pair sums (many algorithms)."""
+        tmp = self.tmp
+        n_alg = len(algorithms)
+        dkeys = [] if self.dataset is None else [self.dataset]
+        zmin, zmax, maxc, nalg, size = map(tmp, ("zmin", "zmax", "maxc", "nalg", "n"))
+        summary = self.product_sums(
+            self.per_instance_counts(rows, algorithms),
+            n_alg,
+            [*dkeys, zmin, zmax, maxc, nalg, *self.clash_keys()],
+            diagonal=False,
+        )
+        twice = any(row[maxc] > 1 for row in summary)
+        d_code = self.dataset_codes
+        n_run = self.present.sum(axis=1)
+        gaps = sum(
+            row[size]
+            for row in summary
+            if row[nalg]
+            < n_run[0 if self.dataset is None else d_code[row[self.dataset]]]
+        )
+        differs = any(row[zmin] != row[zmax] for row in summary)
+        self.check_pairing(rows, algorithms, twice, gaps, differs)
+
+        sizes = np.zeros((len(datasets), 2), dtype=np.int64)
+        positives = np.zeros((len(datasets), 2, n_alg), dtype=np.int64)
+        both_pos = np.zeros((len(datasets), 2, n_alg, n_alg), dtype=np.int64)
+        diagonal = np.arange(n_alg)
+        for row in summary:
+            d = 0 if self.dataset is None else d_code[row[self.dataset]]
+            z = row[zmin]
+            sizes[d, z] += row[size]
+            positives[d, z] += row[tmp("psum")]
+            both_pos[d, z] += row[tmp("pmat")]
+            both_pos[d, z, diagonal, diagonal] += row[tmp("psum")]  # p² = p for 0/1
+        return _joint(sizes, positives, both_pos), self.clashes(summary)
+
+    def repeat_cross(self, rows, datasets, algorithms, n_repeats):
+        """``cross[d, z, a, b]`` of :class:`~fmtest.tables.counts.CountTables`; checks repeats.
+
+        One group-by per (data set, instance) counts the repeats in which each
+        algorithm predicted it positive (``p{a}``, an integer from 0 to R);
+        a second sums the products ``p{a}·p{b}`` per (data set, truth).
+        ``cross`` is these integer sums divided by R², as in
+        :mod:`fmtest.tables.counts`. The same query checks, as
+        :mod:`fmtest.tables.longdata` does, that every repeat holds every instance
+        (the pairing checks have made the count of repeats the same for all
+        algorithms) and that the truth does not change between repeats.
+        """
+        nw, tmp = self.nw, self.tmp
+        n_alg = len(algorithms)
+        dkeys = [] if self.dataset is None else [self.dataset]
+        zmin, zmax, maxc, size = map(tmp, ("zmin", "zmax", "maxc", "n"))
+        per_instance = self.per_instance_counts(rows, algorithms, across_repeats=True)
+        summary = self.product_sums(
+            per_instance, n_alg, [*dkeys, zmin, zmax, maxc], diagonal=True
+        )
+        partial = sum(row[size] for row in summary if row[maxc] < n_repeats)
+        column = self.repeat
+        if partial:
+            first = self.first(
+                per_instance, nw.col(maxc) < n_repeats, self.instance_keys()
+            )
+            raise ValueError(
+                f"Column {column!r} (the repeat column): {partial} instances are not "
+                f"predicted in every repeat (e.g. {self.describe(first)} appears in "
+                f"{first[maxc]} of {n_repeats} repeats). Every repeat of a "
+                "repeated cross-validation must hold the same instances."
+            )
+        differs = sum(row[size] for row in summary if row[zmin] != row[zmax])
+        if differs:
+            raise ValueError(
+                f"Column {column!r} (the repeat column): {differs} instances have "
+                f"different values in column {self.truth!r} in different repeats; the "
+                "truth of an instance must not depend on the repeat."
+            )
+        d_code = {label: i for i, label in enumerate(datasets)}
+        both = np.zeros((len(datasets), 2, n_alg, n_alg), dtype=np.int64)
+        for row in summary:
+            d = 0 if self.dataset is None else d_code[row[self.dataset]]
+            both[d, row[zmin]] += row[tmp("pmat")]
+        return both / n_repeats**2
+
+    def report_fold_clash(self, rows, algorithms):
+        """Raise fmtest.tables.longdata's error for the first unit in several folds."""
+        per_unit = self.per_instance_counts(rows, algorithms)
+        first = self.first(per_unit, self.nw.col(self.tmp("fclash")) == 1)
+        raise ValueError(
+            f"{self.describe(first)} is in different folds (column {self.fold!r}) "
+            f"for different algorithms in repeat {first[self.repeat]!r}; within a "
+            "repeat every algorithm must use the same folds."
+        )
+
+    def dataset_hint(self):
+        """fmtest.tables.longdata's hint when no data-set role is given but a column
+        named like one (:data:`fmtest.tables.roles.DATASET_NAMES`) has several levels."""
+        if self.dataset is not None:
+            return ""
+        used = set(self.roles.values())
+        for col in self.names:
+            if col in used or normalise_name(col) not in DATASET_NAMES:
+                continue
+            n_levels = self.n_distinct(col)
+            if n_levels > 1:
+                return dataset_hint_message(col, n_levels, self.algorithm)
+        return ""
+
+    def warn_fold_mismatch(self, rows, algorithms, n_differ):
+        """Warn as fmtest.tables.longdata does when instances' folds differ (no repeats)."""
+        first = self.first(
+            self.per_instance_counts(rows, algorithms),
+            self.nw.col(self.tmp("fclash")) == 1,
+        )
+        warnings.warn(
+            fold_mismatch_message(n_differ, self.fold, self.describe(first)),
+            FoldMismatchWarning,
+            stacklevel=4,  # the line that called count_tables' reduction
+        )
+
+    def check_pairing(self, rows, algorithms, twice, gaps, differs):
+        """Raise fmtest.tables.longdata's error for the first instance that fails.
+
+        ``twice``: some instance is predicted twice by an algorithm; ``gaps``:
+        how many instances lack some algorithm; ``differs``: some instance's
+        truth depends on the algorithm. Naming the instance takes one more
+        query, run only here.
+        """
+        if not (twice or gaps or differs):
+            return
+        nw, tmp = self.nw, self.tmp
+        per_instance = self.per_instance_counts(rows, algorithms)
+        count = [tmp(f"c{a}") for a in range(len(algorithms))]
+        if twice:
+            first = self.first(per_instance, nw.col(tmp("maxc")) > 1)
+            a = next(a for a, c in enumerate(count) if first[c] > 1)
+            raise ValueError(
+                f"{self.describe(first)} (column {self.instance!r}) is predicted "
+                f"{first[count[a]]} times by algorithm {algorithms[a]!r}; each "
+                "instance must appear once per algorithm."
+            )
+        if gaps:
+            first = self.first(per_instance, self.lacks_an_algorithm(count))
+            run = self.present[
+                0 if self.dataset is None else self.dataset_codes[first[self.dataset]]
+            ]
+            have = [
+                str(lab) for lab, c in zip(algorithms, count, strict=True) if first[c]
+            ]
+            lack = [
+                str(lab)
+                for lab, c, r in zip(algorithms, count, run, strict=True)
+                if r and not first[c]
+            ]
+            raise ValueError(
+                f"{self.describe(first)} (column {self.instance!r}) is predicted by "
+                f"{have} but not by {lack}; {gaps} instances lack some algorithm. "
+                "Every instance must be predicted by every algorithm (drop "
+                "incomplete instances), or pass `instance=None` to treat the "
+                "algorithms as independent."
+            )
+        first = self.first(per_instance, nw.col(tmp("zmin")) != nw.col(tmp("zmax")))
+        raise ValueError(
+            f"{self.describe(first)} has different values in column "
+            f"{self.truth!r} for different algorithms; the truth of an "
+            "instance must not depend on the algorithm."
+        )
+
+    def lacks_an_algorithm(self, count):
+        """Engine condition: the instance lacks an algorithm run on its data set."""
+        nw = self.nw
+        parts = []
+        for d, run in enumerate(self.present):
+            lacks = nw.any_horizontal(
+                *(nw.col(count[a]) == 0 for a in np.flatnonzero(run)),
+                ignore_nulls=True,
+            )
+            if self.dataset is not None:
+                label = plain(self.dataset_levels[d])
+                lacks = (nw.col(self.dataset) == label) & lacks
+            parts.append(lacks)
+        return nw.any_horizontal(*parts, ignore_nulls=True)
+
+    def first(self, per_instance, condition, keys=None):
+        """The offending unit with the smallest key (by default the pairing unit)."""
+        keys = self.unit_keys() if keys is None else keys
+        query = per_instance.filter(condition).sort(*keys).head(1)
+        return self.collect(query)[0]
+
+    def describe(self, row):
+        where = f"instance {row[self.instance]!r}"
+        if self.dataset is not None:
+            where += f" of data set {row[self.dataset]!r}"
+        return where
+
+
+def _joint(sizes, positives, both):
+    """``joint[d, a, b, z, la, lb]`` from per (data set, truth) instance counts.
+
+    ``sizes[d, z]`` instances, ``positives[d, z, a]`` of them predicted
+    positive by algorithm a, ``both[d, z, a, b]`` by both a and b.
+    """
+    pa, pb = positives[..., :, None], positives[..., None, :]
+    joint = np.empty((*both.shape, 2, 2), dtype=np.int64)
+    joint[..., 1, 1] = both
+    joint[..., 1, 0] = pa - both
+    joint[..., 0, 1] = pb - both
+    joint[..., 0, 0] = sizes[..., None, None] - pa - pb + both
+    return np.moveaxis(joint, 1, 3)  # [d, z, a, b, la, lb] -> [d, a, b, z, la, lb]
+
+
+def _levels(cells, col):
+    """Sorted distinct labels of ``col`` in the collected cells."""
+    return pd.Index(sorted({row[col] for row in cells}))

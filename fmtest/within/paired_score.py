@@ -1,0 +1,751 @@
+"""Paired score test and interval for F_a − F_b from a pair's 8-cell table.
+
+Two algorithms tested on the same instances give one table of counts
+``[truth, prediction a, prediction b]``. Leaving out the instances that are
+negative and predicted negative by both, the other seven cells, given their
+total M, are multinomial, and every F_β of either algorithm is a function of
+their probabilities π:
+
+========  ============  ==========================================
+cell      (z, la, lb)   role for a, for b
+========  ============  ==========================================
+0         (1, 1, 1)     TP, TP
+1         (1, 1, 0)     TP, FN
+2         (1, 0, 1)     FN, TP
+3         (1, 0, 0)     FN, FN
+4         (0, 1, 1)     FP, FP
+5         (0, 1, 0)     FP, —
+6         (0, 0, 1)     —, FP
+========  ============  ==========================================
+
+The score test of ``F_a − F_b = δ0`` is Pearson's X² of the counts against
+M·π̃, π̃ the maximum-likelihood π under the hypothesis; the interval is the
+set of δ0 the test does not reject, and its p-value at δ0 = 0 is the test of
+equal F-measures, so "p < α" and "0 outside the interval" agree. This is the
+analogue, for F, of Tango's score interval for a difference of paired
+proportions; unlike MOVER it needs no single-F intervals and no correlation
+estimate, which is why it keeps its level when the two algorithms are highly
+correlated and F is high (``docs/accuracy.rst``).
+
+How π̃ is found (written here: no library fits this constrained multinomial)
+    ``F_a = φ + δ0`` and ``F_b = φ`` are, for a fixed φ, two *linear*
+    constraints ``Σ π_k c_k = 0`` with ``c_k = (t_k^a − f_a d_k^a,
+    t_k^b − f_b d_k^b)``, where t marks the cells that are TP for the
+    algorithm and d holds their weights in the F_β denominator
+    ``TP + a·FP + b·FN``. The maximum under linear constraints is
+    ``π_k = p_k / (1 + ν·c_k)`` with ν minimising the convex dual
+    ``−Σ p_k log(1 + ν·c_k)`` (p = x/M). The profile log-likelihood ℓ(φ)
+    has slope ``ν_a D_a(π) + ν_b D_b(π)`` (envelope theorem), so π̃ solves
+    ``π_k (1 + ν·c_k) = p_k``, ``Σ π c = 0`` and ``ν·D(π) = 0`` in
+    (π, ν, φ). These are solved by primal-dual Newton steps from the solution
+    at a nearby δ0; rows where that does not converge go through the profile
+    itself (damped Newton on the dual for each φ, bracketed root finding on
+    the slope), slower but sure. A cell with no count can take mass under
+    the hypothesis (two identical learners still admit F_a ≠ F_b); the
+    solver gives every empty cell a pseudo-count of 10⁻⁹ (:data:`EMPTY_CELL`),
+    which keeps the equations smooth and moves the statistic by about 10⁻⁸.
+    The bounds are found by regula falsi on √X², which is nearly linear in
+    δ0; statistic and bounds are accurate to about 10⁻⁶ (tests compare them
+    with SciPy's SLSQP).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from fmtest.estimates.delta import pair_covariance
+from fmtest.estimates.fmeasure import fbeta, fbeta_gradient, fbeta_weights, safe_sqrt
+from fmtest.within.inference import check_alpha, pairwise_contrasts
+from fmtest.within.intervals import (
+    DifferenceTest,
+    _layout,
+    _own_tables,
+    pair_correlation,
+    pair_joint,
+)
+
+__all__ = [
+    "MAX_TABLES",
+    "paired_cells",
+    "paired_constrained_mle",
+    "paired_difference_test",
+    "paired_score_interval",
+    "paired_score_test",
+    "paired_score_unusable",
+]
+
+# the seven informative (truth, prediction a, prediction b) cells, in order
+CELLS = ((1, 1, 1), (1, 1, 0), (1, 0, 1), (1, 0, 0), (0, 1, 1), (0, 1, 0), (0, 0, 1))
+EMPTY_CELL = 1e-9  # pseudo-count of an empty cell inside the solver
+TP_A = np.array([1, 1, 0, 0, 0, 0, 0], float)
+TP_B = np.array([1, 0, 1, 0, 0, 0, 0], float)
+FP_A = np.array([0, 0, 0, 0, 1, 1, 0], float)
+FP_B = np.array([0, 0, 0, 0, 1, 0, 1], float)
+FN_A = np.array([0, 0, 1, 1, 0, 0, 0], float)
+FN_B = np.array([0, 1, 0, 1, 0, 0, 0], float)
+N_NEWTON = 60  # cap on the dual Newton steps per evaluation (2-4 when warm)
+N_PHI = 80  # cap on the root-finding steps on φ
+N_PRIMAL_DUAL = 40  # cap on the primal-dual Newton steps
+N_DELTA = 60  # cap on the root-finding steps on each bound
+
+
+def paired_cells(table):
+    """The seven informative counts of 8-cell tables, in the module's order.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., 2, 2, 2)
+        Counts ``[truth, prediction a, prediction b]``.
+
+    Returns
+    -------
+    ndarray, shape (..., 7)
+
+    Examples
+    --------
+    >>> table = np.arange(8).reshape(2, 2, 2)
+    >>> paired_cells(table).tolist()
+    [7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0]
+    """
+    t = np.asarray(table, float)
+    if t.shape[-3:] != (2, 2, 2):
+        raise ValueError(f"`table` must have shape (..., 2, 2, 2); got {t.shape}.")
+    if (t < 0).any() or np.isnan(t).any():
+        raise ValueError("`table` must hold non-negative counts.")
+    return np.stack([t[..., z, la, lb] for z, la, lb in CELLS], axis=-1)
+
+
+def _pair_tables(x):
+    """The joint layout (``pair_joint``) of rows of seven cells, TN = 0.
+
+    F_β does not depend on TN, so the package's F and delta-method code
+    (:func:`fmtest.estimates.fmeasure.fbeta`, :func:`fmtest.estimates.delta.pair_covariance`)
+    serves the seven cells unchanged.
+    """
+    table = np.zeros((*x.shape[:-1], 2, 2, 2))
+    for k, (z, la, lb) in enumerate(CELLS):
+        table[..., z, la, lb] = x[..., k]
+    return pair_joint(table)
+
+
+def _fbeta_pair(x, beta):
+    """F_a and F_b of rows of seven cells (NaN where undefined)."""
+    f = fbeta(_own_tables(_pair_tables(x)), beta)
+    return f[..., 0], f[..., 1]
+
+
+class _Solver:
+    """Constrained MLE of the seven cell probabilities, row by row.
+
+    Keeps each row's last solution (φ and ν) to start the next hypothesis
+    from, which makes the successive δ0 of a root search cheap.
+    """
+
+    def __init__(self, x, beta):
+        self.a, self.b = fbeta_weights(beta)
+        smooth = np.where(x > 0, x, EMPTY_CELL)
+        self.p = smooth / smooth.sum(axis=1, keepdims=True)
+        self.d_a = TP_A + self.a * FP_A + self.b * FN_A
+        self.d_b = TP_B + self.a * FP_B + self.b * FN_B
+        self.f_a, self.f_b = _fbeta_pair(self.p, beta)
+        self.reset()
+
+    def reset(self):
+        """Start again from the solution at δ0 = F̂_a − F̂_b: ν = 0, φ = F̂_b."""
+        self.nu = np.zeros((len(self.p), 2))
+        self.phi = self.f_b.copy()
+
+    def _coefficients(self, phi, delta):
+        c_a = TP_A - (phi + delta)[:, None] * self.d_a
+        c_b = TP_B - phi[:, None] * self.d_b
+        return c_a, c_b
+
+    def _fit_dual(self, idx, c_a, c_b):
+        """ν minimising Φ(ν) = −Σ p log(1 + ν·c) for rows ``idx`` (damped Newton)."""
+        nu = self.nu[idx]
+        s = 1 + nu[:, :1] * c_a + nu[:, 1:] * c_b
+        nu = _shrink_to_feasible(nu, c_a, c_b)  # a start from elsewhere may not be
+        todo = np.arange(len(idx))
+        for _ in range(N_NEWTON):
+            p, ca, cb, v = self.p[idx[todo]], c_a[todo], c_b[todo], nu[todo]
+            s = 1 + v[:, :1] * ca + v[:, 1:] * cb
+            w = p / s
+            g_a, g_b = (w * ca).sum(1), (w * cb).sum(1)  # −∇Φ
+            w2 = w / s
+            h_aa, h_ab, h_bb = (
+                (w2 * ca * ca).sum(1),
+                (w2 * ca * cb).sum(1),
+                (w2 * cb * cb).sum(1),
+            )
+            step_a, step_b = _solve2(h_aa, h_ab, h_bb, g_a, g_b)
+            decrement = g_a * step_a + g_b * step_b  # Newton decrement squared
+            # stop when a full step would move no s (no π) by 1e-12 of itself
+            moves = np.abs(step_a[:, None] * ca + step_b[:, None] * cb) / s
+            going = (decrement > 1e-20) & (moves.max(axis=1) > 1e-10)
+            if not going.any():
+                break
+            todo, s, p = todo[going], s[going], p[going]
+            step_a, step_b, decrement = step_a[going], step_b[going], decrement[going]
+            ds = step_a[:, None] * ca[going] + step_b[:, None] * cb[going]
+            # the longest step keeping every s positive, shortened to 99 %
+            shrink = np.where(ds < 0, ds, -1.0)
+            ratio = np.where(ds < 0, -s / shrink, np.inf).min(axis=1)
+            t = np.minimum(1.0, 0.99 * ratio)
+            old = -(p * np.log(s)).sum(1)
+            for _ in range(20):  # halve until Φ decreases enough (Armijo)
+                new = -(p * np.log(s + t[:, None] * ds)).sum(1)
+                bad = new > old - 1e-4 * t * decrement
+                if not bad.any():
+                    break
+                t = np.where(bad, 0.5 * t, t)
+            # no decrease even after the halvings: Φ is flat to rounding there
+            t = np.where(bad, 0.0, t)
+            nu[todo, 0] += t * step_a
+            nu[todo, 1] += t * step_b
+            todo = todo[~bad]
+            if todo.size == 0:
+                break
+        self.nu[idx] = nu
+        return nu
+
+    def _slope(self, idx, phi, delta):
+        """dℓ/dφ, d²ℓ/dφ² and π at φ (F_b = φ, F_a = φ + δ0) for rows ``idx``."""
+        c_a, c_b = self._coefficients(phi, delta)
+        nu = self._fit_dual(idx, c_a, c_b)
+        p = self.p[idx]
+        nu_a, nu_b = nu[:, :1], nu[:, 1:]
+        s = 1 + nu_a * c_a + nu_b * c_b
+        pi = p / s
+        w2 = pi / s
+        h_aa, h_ab, h_bb = (
+            (w2 * c_a * c_a).sum(1),
+            (w2 * c_a * c_b).sum(1),
+            (w2 * c_b * c_b).sum(1),
+        )
+        # implicit derivative of ν: c depends on φ through −d, so ∂G/∂φ is
+        ne = nu_a * self.d_a + nu_b * self.d_b
+        g_a = -(pi * self.d_a).sum(1) + (w2 * c_a * ne).sum(1)
+        g_b = -(pi * self.d_b).sum(1) + (w2 * c_b * ne).sum(1)
+        dnu_a, dnu_b = _solve2(h_aa, h_ab, h_bb, g_a, g_b)
+        dpi = -w2 * (dnu_a[:, None] * c_a + dnu_b[:, None] * c_b - ne)
+        big_d_a, big_d_b = pi @ self.d_a, pi @ self.d_b
+        slope = nu[:, 0] * big_d_a + nu[:, 1] * big_d_b
+        curvature = (
+            dnu_a * big_d_a
+            + dnu_b * big_d_b
+            + nu[:, 0] * (dpi @ self.d_a)
+            + nu[:, 1] * (dpi @ self.d_b)
+        )
+        return slope, curvature, pi
+
+    def constrained(self, idx, delta):
+        """π̃ under F_a − F_b = δ0 for rows ``idx`` (δ0 strictly inside (−1, 1)).
+
+        Primal-dual Newton steps from each row's last solution; the rows
+        where they fail to converge go through the profile in φ
+        (:meth:`_profile`), which is slower but always converges.
+        """
+        pi, done = self._primal_dual(idx, delta)
+        if not done.all():
+            rest = np.flatnonzero(~done)
+            pi[rest] = self._profile(idx[rest], delta[rest])
+        return pi
+
+    def _primal_dual(self, idx, delta):
+        """Primal-dual Newton on the KKT system, with π as unknowns beside (ν, φ).
+
+        The equations are ``π_k s_k = p_k`` (s = 1 + ν·c), ``Σ π c = 0`` and
+        ``ν·D(π) = 0``. Keeping π and s both as unknowns linearises the
+        product ``π_k s_k`` symmetrically, which stays well conditioned where
+        an empty cell takes mass (π_k large, s_k tiny) — the case in which
+        Newton on (ν, φ) alone, with π = p/s substituted, stalls. Steps go at most 99 % of the way to
+        π = 0 or s = 0. Returns π (normalised) and which rows converged.
+        """
+        n = len(idx)
+        lo, hi = np.maximum(0.0, -delta), np.minimum(1.0, 1.0 - delta)
+        phi = np.clip(self.phi[idx], lo + 1e-9 * (hi - lo), hi - 1e-9 * (hi - lo))
+        p = self.p[idx]
+        c_a, c_b = self._coefficients(phi, delta)
+        nu = _shrink_to_feasible(self.nu[idx], c_a, c_b)
+        pi = p / (1 + nu[:, :1] * c_a + nu[:, 1:] * c_b)
+        done = np.zeros(n, bool)
+        todo = np.arange(n)
+        eye = np.eye(7)
+        for _ in range(N_PRIMAL_DUAL):
+            r = todo
+            c_a, c_b = self._coefficients(phi[r], delta[r])
+            v = nu[r]
+            s = 1 + v[:, :1] * c_a + v[:, 1:] * c_b
+            q = pi[r]
+            ne = v[:, :1] * self.d_a + v[:, 1:] * self.d_b
+            big_a, big_b = q @ self.d_a, q @ self.d_b
+            res = np.concatenate(
+                [
+                    q * s - p[r],
+                    (q * c_a).sum(1, keepdims=True),
+                    (q * c_b).sum(1, keepdims=True),
+                    (v[:, 0] * big_a + v[:, 1] * big_b)[:, None],
+                ],
+                axis=1,
+            )
+            scale = np.concatenate([p[r], np.ones((len(r), 3))], axis=1)
+            converged = (np.abs(res) <= 1e-10 * scale + 1e-15).all(axis=1)
+            done[r[converged]] = True
+            r, res = r[~converged], res[~converged]
+            if r.size == 0:
+                break
+            keep = ~converged
+            c_a, c_b, s, q, ne, v = (
+                c_a[keep],
+                c_b[keep],
+                s[keep],
+                q[keep],
+                ne[keep],
+                v[keep],
+            )
+            big_a, big_b = big_a[keep], big_b[keep]
+            m = len(r)
+            jac = np.zeros((m, 10, 10))
+            jac[:, :7, :7] = s[:, :, None] * eye
+            jac[:, :7, 7] = q * c_a
+            jac[:, :7, 8] = q * c_b
+            jac[:, :7, 9] = -q * ne
+            jac[:, 7, :7] = c_a
+            jac[:, 8, :7] = c_b
+            jac[:, 7, 9] = -big_a
+            jac[:, 8, 9] = -big_b
+            jac[:, 9, :7] = ne
+            jac[:, 9, 7] = big_a
+            jac[:, 9, 8] = big_b
+            try:
+                step = np.linalg.solve(jac, -res[:, :, None])[:, :, 0]
+            except np.linalg.LinAlgError:
+                break  # a singular row: leave every remaining row to the profile
+            d_pi, d_nu, d_phi = step[:, :7], step[:, 7:9], step[:, 9]
+            d_s = d_nu[:, :1] * c_a + d_nu[:, 1:] * c_b - ne * d_phi[:, None]
+            t = np.ones(m)
+            for now, change in ((q, d_pi), (s, d_s)):
+                shrink = np.where(change < 0, change, -1.0)
+                reach = np.where(change < 0, -now / shrink, np.inf).min(axis=1)
+                t = np.minimum(t, 0.99 * reach)
+            for _ in range(10):  # halve until every π, s > 0 and φ stays inside
+                new_phi = phi[r] + t * d_phi
+                new_nu = v + t[:, None] * d_nu
+                new_pi = q + t[:, None] * d_pi
+                c_a2, c_b2 = self._coefficients(new_phi, delta[r])
+                s2 = 1 + new_nu[:, :1] * c_a2 + new_nu[:, 1:] * c_b2
+                fine = (s2 > 0).all(axis=1) & (new_pi > 0).all(axis=1)
+                fine &= (new_phi > lo[r]) & (new_phi < hi[r])
+                if fine.all():
+                    break
+                t = np.where(fine, t, 0.5 * t)
+            phi[r], nu[r], pi[r] = new_phi, new_nu, new_pi
+            todo = r[fine]
+            if todo.size == 0:
+                break
+        self.nu[idx[done]] = nu[done]
+        self.phi[idx[done]] = phi[done]
+        pi[done] /= pi[done].sum(axis=1, keepdims=True)
+        return pi, done
+
+    def _profile(self, idx, delta):
+        """π̃ by the profile in φ: for each φ the convex dual in ν (two linear
+        constraints), and Newton steps on the profile slope in φ, kept inside
+        a bracket that shrinks with every evaluation; regula falsi (Illinois)
+        when a Newton step leaves the bracket, bisection while an end is
+        still open.
+        """
+        lo = np.maximum(0.0, -delta)
+        hi = np.minimum(1.0, 1.0 - delta)
+        lo_v, hi_v = np.full(len(idx), np.nan), np.full(len(idx), np.nan)
+        guess = self.f_b[idx] - 0.5 * (delta - (self.f_a[idx] - self.f_b[idx]))
+        warm = self.phi[idx]
+        phi = np.where(np.isfinite(warm), warm, guess)
+        phi = np.clip(phi, lo + 1e-6 * (hi - lo), hi - 1e-6 * (hi - lo))
+        pi = np.empty((len(idx), 7))
+        todo = np.arange(len(idx))
+        for _ in range(N_PHI):
+            at = phi[todo]
+            slope, curvature, pi[todo] = self._slope(idx[todo], at, delta[todo])
+            up = slope > 0  # the root is above φ
+            left, right = np.where(up, at, lo[todo]), np.where(up, hi[todo], at)
+            left_v, right_v = (
+                np.where(up, slope, lo_v[todo]),
+                np.where(up, hi_v[todo], slope),
+            )
+            # Illinois: the end that did not move keeps half its value
+            left_v = np.where(~up & (lo[todo] == left), 0.5 * left_v, left_v)
+            right_v = np.where(up & (hi[todo] == right), 0.5 * right_v, right_v)
+            lo[todo], hi[todo], lo_v[todo], hi_v[todo] = left, right, left_v, right_v
+            newton = at - slope / np.where(curvature < 0, curvature, -1.0)
+            known = np.isfinite(left_v) & np.isfinite(right_v)
+            falsi = left + left_v * (right - left) / np.where(
+                known, left_v - right_v, 1.0
+            )
+            new = np.where(known, falsi, 0.5 * (left + right))
+            margin = 1e-3 * (right - left)
+            usable = (
+                (curvature < 0) & (newton > left + margin) & (newton < right - margin)
+            )
+            new = np.where(usable, newton, new)
+            phi[todo] = new
+            going = (np.abs(new - at) > 1e-11) & (right - left > 1e-12)
+            todo = todo[going]
+            if todo.size == 0:
+                break
+        self.phi[idx] = phi
+        # sums to 1 to the solver's precision (~1e-9 where an empty cell absorbs mass)
+        return pi / pi.sum(axis=1, keepdims=True)
+
+
+def _shrink_to_feasible(nu, c_a, c_b):
+    """ν scaled towards 0 (where s = 1) just enough that every s = 1 + ν·c > 0.
+
+    Keeps a warm start's direction instead of discarding it: s is linear in
+    the scale, so the largest feasible scale is explicit (taken at 99 %).
+    """
+    lin = nu[:, :1] * c_a + nu[:, 1:] * c_b
+    limit = np.where(lin < 0, -1.0 / np.where(lin < 0, lin, -1.0), np.inf).min(axis=1)
+    scale = np.where(limit <= 1.0, 0.99 * limit, 1.0)
+    return nu * scale[:, None]
+
+
+def _solve2(h_aa, h_ab, h_bb, g_a, g_b):
+    """Solve the 2×2 symmetric systems ``H v = g`` row by row, scaled to unit diagonal.
+
+    Rows whose H is singular (to rounding) get a zero solution.
+    """
+    root_a, root_b = np.sqrt(h_aa), np.sqrt(h_bb)
+    ok = (root_a > 0) & (root_b > 0)
+    root_a, root_b = np.where(ok, root_a, 1.0), np.where(ok, root_b, 1.0)
+    r = h_ab / (root_a * root_b)
+    det = (1 - r) * (1 + r)
+    ok &= det > 1e-15
+    det = np.where(ok, det, 1.0)
+    u_a, u_b = g_a / root_a, g_b / root_b
+    v_a = np.where(ok, (u_a - r * u_b) / det, 0.0) / root_a
+    v_b = np.where(ok, (u_b - r * u_a) / det, 0.0) / root_b
+    return v_a, v_b
+
+
+def _pearson(x, pi):
+    """Pearson's X² of counts ``x`` against ``M·π`` (rows)."""
+    expected = x.sum(axis=1, keepdims=True) * pi
+    terms = (x - expected) ** 2 / np.where(expected > 0, expected, 1.0)
+    return np.where(expected > 0, terms, 0.0).sum(axis=1)
+
+
+def _rows(table):
+    x = paired_cells(table)
+    shape = x.shape[:-1]
+    return x.reshape(-1, 7), shape
+
+
+def paired_constrained_mle(table, delta0, *, beta=1.0):
+    """Maximum-likelihood cell probabilities under ``F_a − F_b = δ0``.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., 2, 2, 2)
+        Counts ``[truth, prediction a, prediction b]``.
+    delta0 : float or array_like
+        Strictly between −1 and 1; broadcasts with the tables.
+    beta : float, default=1.0
+
+    Returns
+    -------
+    ndarray, shape (..., 7)
+        π̃ in the order of :func:`paired_cells`, summing to 1; NaN where an
+        F-measure is undefined.
+
+    Examples
+    --------
+    Under the hypothesis the two F's differ by exactly δ0:
+
+    >>> table = [[[900, 20], [15, 5]], [[10, 5], [10, 35]]]
+    >>> pi = paired_constrained_mle(table, 0.05)
+    >>> tp_a, tp_b = pi[0] + pi[1], pi[0] + pi[2]
+    >>> f_a = tp_a / (tp_a + (pi[4] + pi[5] + pi[2] + pi[3]) / 2)
+    >>> f_b = tp_b / (tp_b + (pi[4] + pi[6] + pi[1] + pi[3]) / 2)
+    >>> round(float(f_a - f_b), 12)
+    0.05
+    """
+    x, shape = _rows(table)
+    delta = np.broadcast_to(np.asarray(delta0, float), shape).reshape(-1)
+    if np.any((delta <= -1) | (delta >= 1)):
+        raise ValueError(
+            f"`delta0` must lie strictly between -1 and 1; got {delta0!r}."
+        )
+    x = np.broadcast_to(x, (len(delta), 7)) if len(x) == 1 else x
+    pi = np.full(x.shape, np.nan)
+    ok = _defined(x, beta)
+    if ok.any():
+        solver = _Solver(x[ok], beta)
+        pi[ok] = solver.constrained(np.arange(ok.sum()), delta[ok])
+    return pi.reshape(*shape, 7)
+
+
+def _defined(x, beta):
+    f_a, f_b = _fbeta_pair(x, beta)
+    return np.isfinite(f_a) & np.isfinite(f_b)
+
+
+def paired_score_test(table, delta0=0.0, *, beta=1.0):
+    """Score test of ``F_a − F_b = δ0`` from each pair's 8-cell table.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., 2, 2, 2)
+        Counts ``[truth, prediction a, prediction b]`` (real-valued counts,
+        such as design-effect-scaled ones, are accepted).
+    delta0 : float or array_like, default=0.0
+        Strictly between −1 and 1.
+    beta : float, default=1.0
+
+    Returns
+    -------
+    statistic, pvalue : ndarray, shape (...)
+        Pearson's X² against the constrained fit and its χ²₁ p-value; NaN
+        where F_a or F_b is undefined (no positive instance and no positive
+        prediction).
+
+    Examples
+    --------
+    >>> table = [[[900, 20], [15, 5]], [[10, 5], [10, 35]]]  # [truth, la, lb]
+    >>> x2, p = paired_score_test(table)
+    >>> round(float(x2), 4), round(float(p), 4)
+    (2.3712, 0.1236)
+    """
+    x, shape = _rows(table)
+    delta = np.broadcast_to(np.asarray(delta0, float), shape).reshape(-1)
+    pi = paired_constrained_mle(table, delta0, beta=beta).reshape(-1, 7)
+    stat = np.full(len(delta), np.nan)
+    ok = np.isfinite(pi).all(axis=1)
+    stat[ok] = _pearson(np.broadcast_to(x, pi.shape)[ok], pi[ok])
+    return stat.reshape(shape), stats.chi2.sf(stat, 1).reshape(shape)
+
+
+def paired_score_interval(table, *, beta=1.0, alpha=0.05):
+    """Score interval for ``F_a − F_b`` and the score test of equality.
+
+    The interval is every δ0 whose score test (:func:`paired_score_test`)
+    has p ≥ α; the p-value is that test at δ0 = 0, so ``p < α`` exactly
+    when 0 is outside the interval.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., 2, 2, 2)
+        Counts ``[truth, prediction a, prediction b]``.
+    beta : float, default=1.0
+    alpha : float, default=0.05
+
+    Returns
+    -------
+    diff, lower, upper, pvalue : ndarray, shape (...)
+        ``F̂_a − F̂_b``, the interval (inside [−1, 1]) and the p-value of
+        ``F_a = F_b``; NaN where an F-measure is undefined. The interval has
+        positive width also when the two algorithms predict alike (the
+        discordant cells are empty) and at F̂ = 0 or 1.
+
+    Examples
+    --------
+    >>> table = [[[900, 20], [15, 5]], [[10, 5], [10, 35]]]
+    >>> d, lo, hi, p = paired_score_interval(table)
+    >>> round(float(d), 4), round(float(lo), 4), round(float(hi), 4), round(float(p), 4)
+    (0.08, -0.0226, 0.1849, 0.1236)
+    """
+    alpha = check_alpha(alpha)
+    x, shape = _rows(table)
+    n = len(x)
+    diff, lower, upper, pvalue = (np.full(n, np.nan) for _ in range(4))
+    ok = _defined(x, beta)
+    if ok.any():
+        out = _interval_rows(x[ok], beta, float(stats.norm.isf(alpha / 2)))
+        for target, values in zip((diff, lower, upper, pvalue), out, strict=True):
+            target[ok] = values
+    return tuple(v.reshape(shape) for v in (diff, lower, upper, pvalue))
+
+
+def _interval_rows(x, beta, z):
+    """diff, lower, upper, p for rows of seven counts with both F defined."""
+    f_a, f_b = _fbeta_pair(x, beta)
+    diff = f_a - f_b
+    solver = _Solver(x, beta)
+    n = len(x)
+    every = np.arange(n)
+    for step in (2 / 3, 1 / 3):  # from the estimate towards 0, for warm starts
+        solver.constrained(every, step * diff)
+    x2_zero = _pearson(x, solver.constrained(every, np.zeros(n)))
+    pvalue = np.where(diff == 0, 1.0, stats.chi2.sf(x2_zero, 1))
+    spread = z * np.maximum(_delta_se(x, beta), 1.0 / x.sum(axis=1))
+
+    def excess(idx, delta):  # √X²(δ0) − z: negative inside the interval
+        return np.sqrt(_pearson(x[idx], solver.constrained(idx, delta))) - z
+
+    bounds = []
+    for side in (-1.0, 1.0):
+        solver.reset()
+        edge = np.full(n, side * (1 - 1e-12))
+        start = diff + side * spread
+        start = np.where(side * (start - edge) < 0, start, 0.5 * (diff + edge))
+        bounds.append(_bound(excess, diff, -z, edge, start))
+    return diff, bounds[0], bounds[1], pvalue
+
+
+def _delta_se(x, beta):
+    """Delta-method SE of F̂_a − F̂_b from rows of seven cells (a start value)."""
+    joint = _pair_tables(x)
+    own = _own_tables(joint)
+    cov = pair_covariance(joint, fbeta_gradient(own, beta))
+    return safe_sqrt(pairwise_contrasts(fbeta(own, beta), cov)[2][..., 0])
+
+
+def _bound(excess, near, near_value, far, start, n_iter=N_DELTA, tol=1e-9):
+    """Where ``excess(idx, x)`` (negative at ``near``) turns positive towards ``far``.
+
+    Before the crossing is bracketed, secant extrapolation outwards through
+    the last two points inside (√X² is close to linear in δ0), capped halfway
+    to ``far``; after, regula falsi with the Illinois modification. Rows
+    whose excess stays negative up to ``far`` (the edge ±1) get ±1.
+    """
+    n = len(near)
+    near, far, x = near.copy(), far.copy(), start.copy()
+    near_v = np.full(n, float(near_value))
+    prev, prev_v = near.copy(), near_v.copy()
+    far_v = np.full(n, np.nan)  # unknown until a point outside is found
+    last = np.zeros(n, int)  # +1 when the far end moved last, −1 the near end
+    found = np.zeros(n, bool)  # the excess reached 0 (to 1e-8) at x
+    todo = np.arange(n)
+    for _ in range(n_iter):
+        value = excess(todo, x[todo])
+        xs, inside = x[todo], value < 0
+        nv, fv = near_v[todo], far_v[todo]
+        # Illinois: when the same end moves twice, halve the other end's value
+        fv = np.where(inside & (last[todo] == -1), 0.5 * fv, fv)
+        nv = np.where(~inside & (last[todo] == 1), 0.5 * nv, nv)
+        prev[todo] = np.where(inside, near[todo], prev[todo])
+        prev_v[todo] = np.where(inside, near_v[todo], prev_v[todo])
+        lo = np.where(inside, xs, near[todo])
+        hi = np.where(inside, far[todo], xs)
+        nv = np.where(inside, value, nv)
+        fv = np.where(inside, fv, value)
+        near[todo], far[todo], near_v[todo], far_v[todo] = lo, hi, nv, fv
+        last[todo] = np.where(inside, -1, 1)
+        bracketed = np.isfinite(fv)
+        falsi = lo - nv * (hi - lo) / np.where(bracketed, fv - nv, 1.0)
+        rise = nv - prev_v[todo]
+        outward = lo - nv * (lo - prev[todo]) / np.where(rise > 0, rise, 1.0)
+        halfway = 0.5 * (lo + hi)
+        outward = np.where(
+            (rise > 0) & ((outward - halfway) * (hi - lo) < 0), outward, halfway
+        )
+        new = np.where(bracketed, falsi, outward)
+        width = np.abs(hi - lo)
+        safe = (new - lo) * (hi - new) > 0  # strictly between the ends
+        x[todo] = np.where(safe, new, halfway)
+        hit = np.abs(value) <= 1e-8
+        found[todo] = hit
+        going = (width > tol) & ~hit
+        x[todo] = np.where(going, x[todo], np.where(hit, xs, lo))
+        todo = todo[going]
+        if todo.size == 0:
+            break
+    out = np.where(found | np.isfinite(far_v), x, far)
+    return np.where(np.abs(out) >= 1 - 1e-9, np.sign(out), out)
+
+
+#: Above this many pair tables (pairs × data sets) ``fit(ci_method="score")``
+#: uses MOVER-score instead, and says so: the paired score interval costs
+#: about 0.1 ms per table (19,900 tables, all pairs of 200 algorithms, ~2 s).
+MAX_TABLES = 20_000
+
+
+def paired_score_unusable(counts):
+    """Why the paired score interval does not apply to these counts ("" if it does).
+
+    It needs paired data (the pair's 8-cell table) and at most
+    :data:`MAX_TABLES` pair tables. (With repeated cross-validation it runs
+    on the tables of :func:`fmtest.across.estimand.effective_tables`.)
+
+    Parameters
+    ----------
+    counts : CountTables
+
+    Returns
+    -------
+    str
+    """
+    if not counts.paired:
+        return "the data are unpaired"
+    n_algorithms = len(counts.algorithms)
+    n_tables = len(counts.datasets) * n_algorithms * (n_algorithms - 1) // 2
+    if n_tables > MAX_TABLES:
+        return (
+            f"{n_tables} pair tables, more than {MAX_TABLES}: it costs about "
+            "0.1 ms per table"
+        )
+    return ""
+
+
+def paired_difference_test(tables, *, beta=1.0, alpha=0.05):
+    """Paired score intervals and tests of ``F_a − F_b`` for every pair a < b.
+
+    Parameters
+    ----------
+    tables : CountTables or array_like
+        Paired :class:`~fmtest.tables.counts.CountTables`, or joint tables of shape
+        ``(..., A, A, 2, 2, 2)`` indexed ``[a, b, truth, prediction a,
+        prediction b]``.
+    beta, alpha : float
+
+    Returns
+    -------
+    fmtest.within.intervals.DifferenceTest
+        With ``method="paired score"``; ``pvalue`` is the score test of
+        ``F_a = F_b``, which the interval inverts, and ``corr`` the
+        delta-method correlation (0 where undefined), for reference.
+
+    Raises
+    ------
+    ValueError
+        For unpaired tables (use :func:`fmtest.within.intervals.difference_test`).
+
+    Examples
+    --------
+    >>> from fmtest.within.intervals import pair_joint
+    >>> table = [[[900, 20], [15, 5]], [[10, 5], [10, 35]]]  # [truth, la, lb]
+    >>> res = paired_difference_test(pair_joint(table))
+    >>> res.pairs, round(float(res.lower[0]), 4), round(float(res.upper[0]), 4)
+    ([(0, 1)], -0.0226, 0.1849)
+    """
+    array, layout = _layout(tables, None)
+    if layout != "joint":
+        raise ValueError(
+            "The paired score interval needs paired data (joint tables of shape "
+            "(..., A, A, 2, 2, 2)); for unpaired totals use "
+            "fmtest.within.intervals.difference_test."
+        )
+    alpha = check_alpha(alpha)
+    first, second = np.triu_indices(array.shape[-4], k=1)
+    own = _own_tables(array)
+    f = fbeta(own, beta)
+    corr = pair_correlation(array, beta=beta)
+    _, lower, upper, pvalue = paired_score_interval(
+        array[..., first, second, :, :, :], beta=beta, alpha=alpha
+    )
+    diff = f[..., first] - f[..., second]
+    undefined = np.isnan(diff)
+    lower, upper, pvalue = (
+        np.where(undefined, np.nan, v) for v in (lower, upper, pvalue)
+    )
+    return DifferenceTest(
+        pairs=list(zip(first.tolist(), second.tolist(), strict=True)),
+        diff=diff,
+        lower=lower,
+        upper=upper,
+        pvalue=pvalue,
+        corr=np.where(np.isnan(corr), 0.0, corr),
+        method="paired score",
+        alpha=alpha,
+    )
