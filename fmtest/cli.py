@@ -57,7 +57,7 @@ FORMATS = ("text", "latex", "html", "csv", "json")
 TABLES = ("fmeasures", "pairwise", "omnibus", "across_datasets")
 PAPER_TABLE = "paper"
 #: Written to JSON (and by --table) when the data allow them.
-OPTIONAL_TABLES = ("tango", "paired_errors", "roc")
+OPTIONAL_TABLES = ("algorithm_tests", "tango", "paired_errors", "roc")
 #: The choices of ``fit(method=)`` and ``fit(ci_method=)``; tests check them
 #: against ``fmtest.model.METHODS`` and ``fmtest.results.CI_METHODS``.
 METHOD_CHOICES = ("delta", "jvesr", "wong")
@@ -234,7 +234,8 @@ def results_to_dict(res):
         ``config`` (every fit option), ``notes`` (list of str) and one list of
         records per table (``fmeasures`` — ``estimates`` for other metrics —,
         ``pairwise``, ``omnibus``, ``across_datasets``, and where the data
-        allow them ``tango`` (needs TN counts), ``paired_errors`` (needs
+        allow them ``algorithm_tests`` (the algorithm estimand, with the
+        ``--rope`` of the Bayesian test), ``tango`` (needs TN counts), ``paired_errors`` (needs
         predictions paired by instance) and ``roc`` (needs a score column)),
         and with several data sets ``ranks`` (per data set), ``mean_ranks``,
         ``friedman`` and ``posthoc`` (Nemenyi), each record holding the index
@@ -259,6 +260,7 @@ def available_tables(res):
     names = [first, *TABLES[1:]]
     roles = getattr(res.model, "roles", None) or {}
     for name, ok in (
+        ("algorithm_tests", res.estimand == "algorithms"),
         ("tango", res.counts.tn_known),
         ("paired_errors", res.counts.paired),
         ("roc", roles.get("score") is not None),
@@ -376,6 +378,7 @@ def _fit(model, args):
             re_method=args.re_method,
             re_test=args.re_test,
             estimand=args.estimand,
+            rope=args.rope,
         )
     return model.fit(
         beta=args.beta,
@@ -391,6 +394,7 @@ def _fit(model, args):
         seed=args.seed,
         wong=args.wong,
         estimand=args.estimand,
+        rope=args.rope,
     )
 
 
@@ -549,10 +553,18 @@ def _fit_options():
     group.add_argument(
         "--estimand",
         choices=["models", "algorithms"],
-        default="models",
-        help="the question answered: are these fitted models better (models, "
-        "default), or is the learning algorithm better, with retraining "
-        "variability (algorithms: corrected repeated k-fold t; needs folds)",
+        default=None,
+        help="the question answered: is the learning algorithm better, with "
+        "retraining variability (algorithms: the delta + retraining t; the "
+        "default when the data have folds), or are these fitted models better "
+        "(models: the default for a fixed test set)",
+    )
+    group.add_argument(
+        "--rope",
+        type=float,
+        default=0.0,
+        help="region of practical equivalence of the Bayesian correlated t-test "
+        "in the algorithm tests (default 0)",
     )
     group.add_argument(
         "--seed",

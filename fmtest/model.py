@@ -438,7 +438,7 @@ class MetricComparison:
         table : pandas.DataFrame
             Wong's Table 5 layout: one row per (data set, algorithm, fold).
         **columns
-            ``algorithm``, ``dataset``, ``fold``, ``tp``, ``fn``, ``fp``,
+            ``algorithm``, ``dataset``, ``fold``, ``repeat``, ``tp``, ``fn``, ``fp``,
             ``tn``: column names, see :meth:`CountTables.from_counts`.
 
         Returns
@@ -457,7 +457,8 @@ class MetricComparison:
         multitest="holm",
         re_method="dl",
         re_test="hksj",
-        estimand="models",
+        estimand=None,
+        rope=0.0,
         **metric_options,
     ):
         """Estimate the metric, its covariance across algorithms, and the tests.
@@ -481,8 +482,12 @@ class MetricComparison:
             Random-effects test across data sets: Hartung–Knapp–Sidik–Jonkman
             with t(M − 1), or the classical z-test (too liberal with few data
             sets).
-        estimand : {"models", "algorithms"}, default="models"
-            The question answered; see :meth:`FMeasureComparison.fit`.
+        estimand : {"models", "algorithms"} or None, default=None
+            The question answered; by default the one the data ask (see
+            :meth:`FMeasureComparison.fit`).
+        rope : float, default=0.0
+            Region of practical equivalence of the Bayesian correlated
+            t-test in :attr:`~MetricComparisonResults.algorithm_tests`.
         **metric_options
             ``beta`` (fbeta), ``w`` (cwa), ``alpha_iba`` → passed as ``alpha``
             and ``squared`` (iba).
@@ -515,6 +520,7 @@ class MetricComparison:
             re_method=re_method,
             re_test=re_test,
             estimand=estimand,
+            rope=rope,
         )
 
 
@@ -561,7 +567,8 @@ class FMeasureComparison(MetricComparison):
         n_boot=2000,
         seed=None,
         wong=False,
-        estimand="models",
+        estimand=None,
+        rope=0.0,
     ):
         """Estimate the F-measures, their covariance, and the tests.
 
@@ -623,15 +630,24 @@ class FMeasureComparison(MetricComparison):
             Show Wong's columns and notes in the summary (they are always in
             the DataFrames where the data have folds). ``method="wong"``
             shows them too.
-        estimand : {"models", "algorithms"}, default="models"
-            Which question the pairwise tests answer. ``"models"``: are these
-            fitted models better on this population (the instances are the
-            only randomness; delta method and count-table intervals; with
-            repeated CV the instance is the independent unit). ``"algorithms"``:
-            is learning algorithm A better than B at this training size
-            (retraining variability included): the corrected repeated k-fold
-            t-test on the per-fold differences (needs folds). See
-            ``docs/methods.rst``.
+        estimand : {"models", "algorithms"} or None, default=None
+            Which question the tests answer. ``None`` follows the design:
+            data with cross-validation folds (a ``fold`` role, or
+            ``from_estimators``) ask about the learning algorithms, a fixed
+            test set (no folds) about the fitted models; the summary header
+            says which and why, and an explicit value always wins.
+            ``"models"``: are these fitted models better on this population
+            (the instances are the only randomness; delta method and
+            count-table intervals; with repeated CV the instance is the
+            independent unit). ``"algorithms"``: is learning algorithm A
+            better than B at this training size (retraining variability
+            included): the delta + retraining t-test
+            (:func:`fmtest.across.retraining.retraining_test`; Dietterich's
+            5×2cv t on 5×2 designs); needs folds that the algorithms share.
+            See ``docs/estimand.rst``.
+        rope : float, default=0.0
+            Region of practical equivalence of the Bayesian correlated
+            t-test in ``algorithm_tests`` (``p_rope``).
 
         Returns
         -------
@@ -649,6 +665,13 @@ class FMeasureComparison(MetricComparison):
                 "`method='wong'` needs folds: give a fold column (`fold=`) or fold "
                 "counts; without folds use method='delta'."
             )
+        if METHODS[method] == "wong" and self.counts.n_repeats > 1:
+            raise ValueError(
+                "Wong's method (`method='wong'`) is defined for one cross-validation "
+                "run; these data "
+                f"repeat it {self.counts.n_repeats} times. Use method='delta', or "
+                "keep one repeat for Wong's method."
+            )
         return FMeasureComparisonResults(
             self,
             beta=checked["beta"],
@@ -665,6 +688,7 @@ class FMeasureComparison(MetricComparison):
             seed=seed,
             wong=wong,
             estimand=estimand,
+            rope=rope,
         )
 
 

@@ -14,16 +14,21 @@ import numpy as np
 import pandas as pd
 
 from fmtest.across.estimand import (
-    ALGORITHM_TEST,
     algorithm_pairwise,
-    check_estimand,
+    algorithm_test_name,
+    check_rope,
     effective_tables,
+    fold_metric,
+    fold_size_ratio,
+    repeat_metric,
+    resolve_estimand,
 )
 from fmtest.across.pooling import (
     across_datasets_table,
     check_pooling_options,
     mean_difference_test,
 )
+from fmtest.across.retraining import retraining_test
 from fmtest.estimates.delta_engine import DeltaMethodVariance
 from fmtest.estimates.fmeasure import divide, safe_sqrt
 from fmtest.estimates.metrics import get_metric
@@ -32,6 +37,7 @@ from fmtest.report import accessors
 from fmtest.report.pair_notes import pair_reasons
 from fmtest.report.wording import (
     CI_METHOD_NAMES,
+    NOTE_NO_ALGORITHM_OMNIBUS,
     NOTE_NO_FOLDS,
     NOTE_WONG_REPEATS,
 )
@@ -105,12 +111,13 @@ class MetricComparisonResults:
         re_test="hksj",
         method="delta",
         min_count=5,
-        estimand="models",
+        estimand=None,
+        rope=0.0,
     ):
         check_alpha(alpha)
         self.model = model
         self.counts = model.counts
-        self.estimand = check_estimand(estimand, self.counts)
+        self.estimand, why = resolve_estimand(estimand, self.counts)
         self.metric = metric
         self.method = method
         self.alpha = float(alpha)
@@ -124,7 +131,9 @@ class MetricComparisonResults:
             "re_method": re_method,
             "re_test": re_test,
             "estimand": self.estimand,
-            "test": ALGORITHM_TEST
+            "estimand_reason": why,
+            "rope": check_rope(rope),
+            "test": algorithm_test_name(self.counts)
             if self.estimand == "algorithms"
             else f"z test, {'Wong' if method == 'wong' else 'delta method'} SE",
         }
@@ -155,8 +164,10 @@ class MetricComparisonResults:
         -------
         pandas.DataFrame
             Index (``dataset``, ``algorithm``). Columns: ``estimate``,
-            ``se_delta``, ``ci_lower``, ``ci_upper`` (Wald of ``method``; for
-            F-measures as chosen by ``ci_method``),
+            ``se_delta``, ``se_algorithm`` (under the algorithm estimand: the
+            delta + retraining standard error), ``ci_lower``, ``ci_upper``
+            (Wald of ``method``; for F-measures as chosen by ``ci_method``;
+            under the algorithm estimand the delta + retraining t interval),
             ``ci_logit_lower``, ``ci_logit_upper`` (the interval on the logit
             scale of the metric mapped to [0, 1], so it stays inside the
             metric's range), ``tp``, ``fn``, ``fp``, ``tn`` and
@@ -167,7 +178,13 @@ class MetricComparisonResults:
         est = self.lead.estimates.ravel()
         var = self.lead.variances.ravel()
         columns = {"estimate": est, "se_delta": delta["se"]}
-        columns["ci_lower"], columns["ci_upper"] = self._estimate_interval(self.alpha)
+        if self.estimand == "algorithms":
+            columns["se_algorithm"] = self._algorithm_estimates(self.alpha)[
+                "se"
+            ].ravel()
+        columns["ci_lower"], columns["ci_upper"] = self._interval_of_estimates(
+            self.alpha
+        )
         low, high = bounded_interval(est, var, self.metric.bounds, self.alpha)
         columns["ci_logit_lower"], columns["ci_logit_upper"] = low, high
         for col, (z, lab) in CELL_OF.items():  # tp, fn, fp, tn
@@ -193,12 +210,12 @@ class MetricComparisonResults:
             of the two estimates), ``z_delta``, ``p_delta``; for F-measures
             ``se_wong``, ``z_wong``, ``p_wong`` (independence assumed);
             ``ci_lower``, ``ci_upper`` (Wald of ``method``; for F-measures as
-            chosen by ``ci_method``). With ``estimand="algorithms"``, ``diff``
-            is the mean per-fold difference, ``diff_pooled`` the difference of
-            the pooled estimates, ``se_corrected`` its corrected standard
-            error, and ``ci_lower``, ``ci_upper`` and ``pvalue``
-            come from the corrected repeated k-fold t-test
-            (:attr:`algorithm_tests`); the delta and Wong columns still answer
+            chosen by ``ci_method``). With ``estimand="algorithms"`` (the
+            default for data with folds), ``se_algorithm`` is the standard
+            error of the lead test of :attr:`algorithm_tests` (delta +
+            retraining; on 5×2cv designs Dietterich's t, whose ``diff`` is the
+            first fold's difference), and ``ci_lower``, ``ci_upper`` and
+            ``pvalue`` come from it; the delta and Wong columns still answer
             the models question. ``pvalue``, the p-value of the test that
             matches ``ci_lower``/``ci_upper`` (named in ``config["test"]``:
             the inverted interval for ``ci_method`` "score", "mover" and
@@ -227,11 +244,10 @@ class MetricComparisonResults:
             frame["se_wong"] = safe_sqrt(var_w.ravel())
             frame["z_wong"], frame["p_wong"] = z_test(diff.ravel(), var_w.ravel())
         reason = pair_reasons(self.counts, pairs).ravel()
-        if self.estimand == "algorithms":  # the corrected repeated k-fold t-test
+        if self.estimand == "algorithms":  # the lead test of algorithm_tests
             tests = self.algorithm_tests
-            pooled = frame.pop("diff")
-            frame = {"diff": tests["diff"].to_numpy(), "diff_pooled": pooled, **frame}
-            frame["se_corrected"] = tests["se"].to_numpy()
+            frame["diff"] = tests["diff"].to_numpy()  # pooled (5x2cv: first fold)
+            frame["se_algorithm"] = tests["se"].to_numpy()
             frame["ci_lower"] = tests["ci_lower"].to_numpy()
             frame["ci_upper"] = tests["ci_upper"].to_numpy()
             matching_p = tests["pvalue"].to_numpy()
@@ -274,13 +290,25 @@ class MetricComparisonResults:
             the covariance of the contrasts: A − 1 unless algorithms were left
             out or predict identically), ``pvalue`` and ``reason`` (why NaN,
             or which algorithms were left out), from ``method``'s covariance.
-            See :func:`fmtest.within.inference.omnibus_wald_test`.
+            See :func:`fmtest.within.inference.omnibus_wald_test`. Under the
+            algorithm estimand there is no such test (NaN with the reason):
+            the pairwise tests, adjusted within each data set, answer it.
         """
         names = list(self.counts.algorithms)
         rows = [
             omnibus_wald_test(est, cov, names=names)
             for est, cov in zip(self.lead.estimates, self.lead.cov, strict=True)
         ]
+        if self.estimand == "algorithms":  # no omnibus test of the algorithms
+            return pd.DataFrame(
+                {
+                    "statistic": np.nan,
+                    "df": np.nan,
+                    "pvalue": np.nan,
+                    "reason": NOTE_NO_ALGORITHM_OMNIBUS,
+                },
+                index=pd.Index(self.counts.datasets, name="dataset"),
+            )
         return pd.DataFrame(
             {
                 "statistic": [r.statistic for r in rows],
@@ -374,20 +402,46 @@ class MetricComparisonResults:
     def algorithm_tests(self):
         """Tests of the algorithm estimand: is learning algorithm 1 better than 2?
 
-        The corrected repeated k-fold t-test and the Bayesian correlated
-        t-test on the per-fold differences of the metric
-        (:func:`fmtest.across.estimand.algorithm_pairwise`); needs folds.
+        The lead test is the delta + retraining t
+        (:func:`fmtest.across.retraining.retraining_test`; Dietterich's 5×2cv
+        t on five repeats of 2-fold CV); beside it the corrected repeated
+        k-fold t-test and the Bayesian correlated t-test on the per-fold
+        differences, with the region of practical equivalence ``rope`` of
+        :meth:`fit` (:func:`fmtest.across.estimand.algorithm_pairwise`).
+        Available whenever the data have folds that the algorithms share,
+        whatever the estimand of the fit.
 
         Returns
         -------
         pandas.DataFrame
             Index (``dataset``, ``algorithm_1``, ``algorithm_2``); columns
-            ``diff``, ``se``, ``statistic``, ``df``, ``pvalue``,
-            ``ci_lower``, ``ci_upper``, ``p_1_better``, ``p_rope``,
+            ``test``, ``diff``, ``se``, ``statistic``, ``df``, ``pvalue``,
+            ``ci_lower``, ``ci_upper``, ``se_instance``, ``se_retraining``,
+            ``n_repeats``, ``diff_folds``, ``se_corrected``,
+            ``df_corrected``, ``p_corrected``, ``ci_lower_corrected``,
+            ``ci_upper_corrected``, ``p_1_better``, ``p_rope``,
             ``p_2_better``, ``n_folds``, ``n_dropped``, ``reason``.
+
+        Examples
+        --------
+        >>> from fmtest import FMeasureComparison
+        >>> from fmtest.datasets import load_example
+        >>> res = FMeasureComparison.from_formula(
+        ...     "correct ~ algorithm + dataset", load_example()).fit()
+        >>> res.estimand, res.config["estimand_reason"]
+        ('algorithms', 'data have folds')
+        >>> row = res.algorithm_tests.loc[("synth_medium", "logit", "rf")]
+        >>> row["test"]
+        'delta + retraining t'
         """
-        check_estimand("algorithms", self.counts)
-        return algorithm_pairwise(self.counts, self.metric, alpha=self.alpha)
+        resolve_estimand("algorithms", self.counts)
+        return algorithm_pairwise(
+            self.counts,
+            self.metric,
+            self.delta,
+            alpha=self.alpha,
+            rope=self.config["rope"],
+        )
 
     # -- misclassification balance (Tango) --------------------------------
 
@@ -645,7 +699,9 @@ class MetricComparisonResults:
                 tests = (
                     self.algorithm_tests
                     if alpha == self.alpha
-                    else algorithm_pairwise(self.counts, self.metric, alpha=alpha)
+                    else algorithm_pairwise(
+                        self.counts, self.metric, self.delta, alpha=alpha
+                    )
                 )
                 low, high = tests["ci_lower"].to_numpy(), tests["ci_upper"].to_numpy()
             else:
@@ -662,10 +718,38 @@ class MetricComparisonResults:
             est, var = self.lead.estimates.ravel(), self.lead.variances.ravel()
             low, high = bounded_interval(est, var, self.metric.bounds, alpha)
         else:
-            low, high = self._estimate_interval(alpha)
+            low, high = self._interval_of_estimates(alpha)
         return pd.DataFrame({"lower": low, "upper": high}, index=self._index())
 
     # -- interval hooks: Wald of the leading method; F-measures offer more ----
+
+    def _interval_of_estimates(self, alpha):
+        """(lower, upper) per (data set, algorithm) for the estimand of the fit."""
+        if self.estimand == "algorithms":
+            return self._algorithm_estimate_interval(alpha)
+        return self._estimate_interval(alpha)
+
+    def _algorithm_estimates(self, alpha):
+        """Each algorithm's metric with the delta + retraining variance (t interval).
+
+        The single-algorithm case of :func:`fmtest.across.retraining.retraining_test`:
+        the metric pooled over every fold and repeat, its delta-method variance
+        and the variance of its per-repeat (or, for one run, per-fold) values.
+        """
+        var = np.diagonal(self.delta.cov, axis1=-2, axis2=-1)
+        return retraining_test(
+            self.delta.estimates,
+            var,
+            repeat_metric(self.counts, self.metric),
+            fold_metric(self.counts, self.metric),
+            test_train_ratio=fold_size_ratio(self.counts)[:, None],
+            alpha=alpha,
+            bounds=self.metric.bounds,
+        )
+
+    def _algorithm_estimate_interval(self, alpha):
+        out = self._algorithm_estimates(alpha)
+        return out["ci_lower"].ravel(), out["ci_upper"].ravel()
 
     def _estimate_interval(self, alpha):
         """(lower, upper) per (data set, algorithm), flattened."""
@@ -787,7 +871,8 @@ class FMeasureComparisonResults(MetricComparisonResults):
         n_boot=2000,
         seed=None,
         wong=False,
-        estimand="models",
+        estimand=None,
+        rope=0.0,
     ):
         super().__init__(
             model,
@@ -799,6 +884,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
             method=method,
             min_count=min_count,
             estimand=estimand,
+            rope=rope,
         )
         mean_difference_test([0.0], [1.0], divisor=wong_divisor)
         if ci_method not in CI_METHODS:
@@ -832,7 +918,9 @@ class FMeasureComparisonResults(MetricComparisonResults):
         elif ci_method == "bootstrap":
             self.config["test"] = "bootstrap percentile (inverted interval)"
         if self.estimand == "algorithms":
-            self.config["test"] = ALGORITHM_TEST
+            self.config["test"] = algorithm_test_name(self.counts)
+            self.config["difference_ci"] = self.config["test"]
+            self.config.pop("difference_ci_note", None)
         if self.counts.has_folds and self.counts.n_repeats == 1:
             self.wong = WongLinearVariance(
                 self.counts, beta=beta, min_count=min_count, rho_fallback=rho_fallback
@@ -948,7 +1036,8 @@ class FMeasureComparisonResults(MetricComparisonResults):
         pandas.DataFrame
             Index (``dataset``, ``algorithm``). Columns: ``f``, ``recall``,
             ``precision``, ``recall_weight`` (Wong's w̄), ``tp``, ``fn``,
-            ``fp``, ``tn``, ``se_delta``, ``se_wong``, ``rho_wong`` (fold
+            ``fp``, ``tn``, ``se_delta``, ``se_algorithm`` (algorithm
+            estimand only), ``se_wong``, ``rho_wong`` (fold
             correlation used by Wong), ``ci_lower``, ``ci_upper`` (by
             ``ci_method``: the F_β score interval by default, the one the
             default MOVER difference interval combines), ``ci_logit_lower``,
@@ -965,8 +1054,9 @@ class FMeasureComparisonResults(MetricComparisonResults):
         frame["recall"] = divide(tp, tp + fn).ravel()
         frame["precision"] = divide(tp, tp + fp).ravel()
         frame["recall_weight"] = recall_weight(tp, fn, fp, self.beta).ravel()
-        for col in ("tp", "fn", "fp", "tn", "se_delta"):
-            frame[col] = est[col].array
+        for col in ("tp", "fn", "fp", "tn", "se_delta", "se_algorithm"):
+            if col in est:
+                frame[col] = est[col].array
         wong = self.wong.columns() if self.wong is not None else None
         nan = np.full(len(est), np.nan)
         blank = np.full(len(est), "", dtype=object)

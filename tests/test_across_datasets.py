@@ -20,7 +20,7 @@ def example_model():
 
 @pytest.fixture(scope="module")
 def res(example_model):
-    return example_model.fit()
+    return example_model.fit(estimand="models")
 
 
 def degenerate_data(seed=12):
@@ -64,7 +64,7 @@ def degenerate_data(seed=12):
 def degenerate():
     return FMeasureComparison.from_formula(
         "predicted ~ algorithm + dataset", degenerate_data(), response="predicted"
-    ).fit()
+    ).fit(estimand="models")
 
 
 def test_across_pairs_are_holm_adjusted(res):
@@ -94,7 +94,7 @@ def test_high_i2_and_wilcoxon_floor_are_flagged(res):
 
 
 def test_re_test_z_is_dersimonian_laird(example_model, res):
-    z_res = example_model.fit(re_test="z")
+    z_res = example_model.fit(estimand="models", re_test="z")
     row = z_res.across_datasets.loc[("logit", "rf")]
     diffs = res.pairwise.xs(("logit", "rf"), level=("algorithm_1", "algorithm_2"))
     d, v = diffs["diff"].to_numpy(), (diffs["se_delta"] ** 2).to_numpy()
@@ -107,7 +107,7 @@ def test_re_test_z_is_dersimonian_laird(example_model, res):
     assert "random effects (dl, z," in str(z_res.summary(full=True))
     assert "random-effects (dl, z) pooled difference" in str(z_res)
     with pytest.raises(ValueError, match="`re_test` must be one of"):
-        example_model.fit(re_test="knha")
+        example_model.fit(estimand="models", re_test="knha")
 
 
 def test_equal_differences_show_i2_zero():
@@ -122,7 +122,9 @@ def test_equal_differences_show_i2_zero():
             "fp": [15, 12] * 3,
         }
     )
-    res = FMeasureComparison.from_counts(counts, dataset="dataset").fit()
+    res = FMeasureComparison.from_counts(counts, dataset="dataset").fit(
+        estimand="models"
+    )
     row = res.across_datasets.iloc[0]
     assert row["q"] == 0 and row["i2"] == 0 and row["tau2"] == 0
     assert row["fe_diff"] == pytest.approx(row["mean_diff"], rel=1e-12)

@@ -210,6 +210,16 @@ def test_compare_csv_each_table(capsys, subset_csv, subset_res, table, n_index, 
     assert_allclose(got[column], expected[column], rtol=1e-12)
 
 
+def test_rope_reaches_the_algorithm_tests(capsys, subset_csv, subset_res):
+    status, out, _ = run(
+        capsys, "compare", subset_csv, "--formula", FORMULA, "--format", "json",
+        "--rope", "0.01",
+    )  # fmt: skip
+    got = pd.DataFrame(json.loads(out)["algorithm_tests"])
+    assert status == 0 and (got["p_rope"] > 0).all()
+    assert json.loads(out)["config"]["rope"] == 0.01
+
+
 def test_compare_json(capsys, subset_csv, subset_res):
     status, out, err = run(
         capsys, "compare", subset_csv, "--formula", FORMULA, "--format", "json"
@@ -223,6 +233,7 @@ def test_compare_json(capsys, subset_csv, subset_res):
         "pairwise",
         "omnibus",
         "across_datasets",
+        "algorithm_tests",
         "tango",
         "paired_errors",
         "ranks",
@@ -230,6 +241,10 @@ def test_compare_json(capsys, subset_csv, subset_res):
         "friedman",
         "posthoc",
     ]
+    tests = pd.DataFrame(got["algorithm_tests"])
+    tests = tests.set_index(["dataset", "algorithm_1", "algorithm_2"])
+    assert_allclose(tests["pvalue"], subset_res.algorithm_tests["pvalue"], rtol=1e-12)
+    assert (tests["p_rope"] == 0).all()  # an empty ROPE, not a rounding residue
     ranks = pd.DataFrame(got["ranks"]).set_index("dataset")
     assert_allclose(ranks, subset_res.ranks.per_dataset, rtol=0)
     friedman = pd.DataFrame(got["friedman"]).set_index("test")

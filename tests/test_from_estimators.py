@@ -48,8 +48,10 @@ def test_algorithm_estimand_equals_the_fold_scores_route(model):
         test_train_ratio=scores.test_train_ratio,
     )
     row = model.fit(estimand="algorithms").algorithm_tests.loc[("all", "logit", "tree")]
-    assert row["diff"] == pytest.approx(expected.estimate, rel=1e-12)
-    assert row["pvalue"] == pytest.approx(expected.pvalue, rel=1e-10)
+    assert row["diff_folds"] == pytest.approx(expected.estimate, rel=1e-12)
+    assert row["p_corrected"] == pytest.approx(expected.pvalue, rel=1e-10)
     np.testing.assert_allclose(
-        [row["ci_lower"], row["ci_upper"]], expected.conf_int, rtol=1e-10
+        [row["ci_lower_corrected"], row["ci_upper_corrected"]],
+        expected.conf_int,
+        rtol=1e-10,
     )

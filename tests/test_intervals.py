@@ -488,7 +488,7 @@ def model():
 
 @pytest.mark.parametrize("ci_method", ["score", "mover", "wald", "logit", "bootstrap"])
 def test_pairwise_pvalue_matches_the_interval(model, ci_method):
-    res = model.fit(ci_method=ci_method, n_boot=500, seed=1)
+    res = model.fit(estimand="models", ci_method=ci_method, n_boot=500, seed=1)
     pw = res.pairwise
     excluded = (pw["ci_lower"] > 0) | (pw["ci_upper"] < 0)
     below = pw["pvalue"] < res.alpha
@@ -510,21 +510,21 @@ def test_pairwise_pvalue_matches_the_interval(model, ci_method):
 def test_issue_example_row_agrees(model):
     """synth_hard knn1 vs logit: before, p_delta 0.038 stood beside a MOVER
     interval covering 0. The row's pvalue now belongs to its interval."""
-    res = model.fit()
+    res = model.fit(estimand="models")
     row = res.pairwise.loc[("synth_hard", "knn1", "logit")]
     assert row["p_delta"] < 0.05  # the Wald test, still shown
     assert (row["pvalue"] < 0.05) == (row["ci_lower"] > 0 or row["ci_upper"] < 0)
     assert res.config["ci_method"] == "score"
     assert res.config["test"] == "paired score (inverted interval)"
-    mover = model.fit(ci_method="mover-score").pairwise.loc[
+    mover = model.fit(estimand="models", ci_method="mover-score").pairwise.loc[
         ("synth_hard", "knn1", "logit")
     ]
     assert (mover["pvalue"] < 0.05) == (mover["ci_lower"] > 0 or mover["ci_upper"] < 0)
 
 
 def test_mover_keeps_the_old_numbers_and_binomial_is_its_alias(model):
-    old = model.fit(ci_method="binomial")
-    new = model.fit(ci_method="mover")
+    old = model.fit(estimand="models", ci_method="binomial")
+    new = model.fit(estimand="models", ci_method="mover")
     assert old.config["ci_method"] == "mover"
     counts = old.counts
     lo, hi = fmeasure_interval(counts.totals, method="wilson")
@@ -536,7 +536,7 @@ def test_mover_keeps_the_old_numbers_and_binomial_is_its_alias(model):
 
 
 def test_mover_score_shows_the_intervals_that_mover_combines(model):
-    res = model.fit(beta=2.0, ci_method="mover-score")
+    res = model.fit(estimand="models", beta=2.0, ci_method="mover-score")
     lo, hi = fmeasure_interval(res.counts.totals, beta=2.0)
     np.testing.assert_allclose(res.fmeasures["ci_lower"], lo.ravel(), rtol=1e-12)
     np.testing.assert_allclose(res.fmeasures["ci_upper"], hi.ravel(), rtol=1e-12)
@@ -555,7 +555,7 @@ def test_identical_predictions_have_no_test_and_leave_the_family():
     c = np.where(rng.random(n) < 0.8, truth, 1 - truth)
     res = FMeasureComparison.from_arrays(
         truth, {"a": a, "b": a.copy(), "c": c}, positive=1
-    ).fit()
+    ).fit(estimand="models")
     pw = res.pairwise.loc["all"]
     assert np.isnan(pw.loc[("a", "b"), "pvalue"]) and pw.loc[("a", "b"), "reason"]
     rest = pw["pvalue"].dropna()

@@ -47,7 +47,7 @@ def data():
 def test_missing_algorithm_is_marked_not_run(data, instance):
     model = FMeasureComparison.from_formula(FORMULA, data, instance=instance)
     assert model.counts.present.tolist() == [[True, True, True], [True, True, False]]
-    res = model.fit()
+    res = model.fit(estimand="models")
     fm = res.fmeasures
     assert np.isnan(fm.loc[("d2", "c"), "f"])
     assert fm.loc[("d2", "c"), "reason_delta"] == REASON_NOT_RUN
@@ -73,10 +73,10 @@ def test_missing_algorithm_is_marked_not_run(data, instance):
 
 
 def test_present_pair_is_tested_as_without_the_missing_algorithm(data):
-    res = FMeasureComparison.from_formula(FORMULA, data).fit()
+    res = FMeasureComparison.from_formula(FORMULA, data).fit(estimand="models")
     alone = FMeasureComparison.from_formula(
         "correct ~ algorithm", data[data["dataset"] == "d2"]
-    ).fit()
+    ).fit(estimand="models")
     cols = ["diff", "se_delta", "p_delta", "se_wong", "p_wong", "ci_lower", "ci_upper"]
     assert_allclose(
         res.pairwise.loc[("d2", "a", "b"), cols].to_numpy(float),
@@ -105,14 +105,24 @@ def test_joint_tables_equal_a_pivot(data):
 
 
 def test_metric_comparison_and_counts_say_not_run(data):
-    res = MetricComparison.from_formula(FORMULA, data).fit(metric="kappa")
+    res = MetricComparison.from_formula(FORMULA, data).fit(
+        estimand="models", metric="kappa"
+    )
     assert res.estimates.loc[("d2", "c"), "reason_delta"] == REASON_NOT_RUN
     table = pd.DataFrame({"dataset": ["d1", "d1", "d2"], "algorithm": ["a", "b", "a"],
                           "tp": [5, 6, 7], "fn": [3, 2, 1], "fp": [2, 2, 2]})  # fmt: skip
-    fm = FMeasureComparison.from_counts(table, dataset="dataset").fit().fmeasures
+    fm = (
+        FMeasureComparison.from_counts(table, dataset="dataset")
+        .fit(estimand="models")
+        .fmeasures
+    )
     assert fm.loc[("d2", "b"), "reason_delta"] == REASON_NOT_RUN
     zero = table.assign(tp=[5, 6, 0], fn=[3, 2, 0], fp=[2, 2, 0])  # a row of zeros: run
-    fm = FMeasureComparison.from_counts(zero, dataset="dataset").fit().fmeasures
+    fm = (
+        FMeasureComparison.from_counts(zero, dataset="dataset")
+        .fit(estimand="models")
+        .fmeasures
+    )
     assert fm.loc[("d2", "a"), "reason_delta"].startswith("F undefined")
 
 
@@ -122,10 +132,10 @@ def test_omnibus_drops_the_missing_algorithm(data):
     )
     if np.isnan(probe.statistic):
         pytest.skip("omnibus_wald_test does not drop NaN estimates yet (issue 11)")
-    res = FMeasureComparison.from_formula(FORMULA, data).fit()
+    res = FMeasureComparison.from_formula(FORMULA, data).fit(estimand="models")
     alone = FMeasureComparison.from_formula(
         "correct ~ algorithm", data[data["dataset"] == "d2"]
-    ).fit()
+    ).fit(estimand="models")
     assert_allclose(res.omnibus.loc["d2", ["statistic", "pvalue"]].to_numpy(float),
                     alone.omnibus.iloc[0][["statistic", "pvalue"]].to_numpy(float),
                     rtol=1e-10)  # fmt: skip
@@ -160,7 +170,9 @@ def test_identical_predictions_get_a_note():
     truth = np.array([1, 1, 0, 0, 1, 0, 1, 0, 0, 0])
     a = np.array([1, 0, 0, 1, 1, 0, 1, 0, 0, 0])
     b = np.array([1, 1, 0, 0, 0, 0, 1, 1, 0, 0])
-    res = FMeasureComparison.from_arrays(truth, {"a": a, "a2": a, "b": b}).fit()
+    res = FMeasureComparison.from_arrays(truth, {"a": a, "a2": a, "b": b}).fit(
+        estimand="models"
+    )
     pw = res.pairwise
     assert pw.loc[("all", "a", "a2"), "reason"] == REASON_IDENTICAL
     assert pw.loc[("all", "a", "a2"), "diff"] == 0
@@ -172,7 +184,9 @@ def test_identical_predictions_are_in_the_notes():
     truth = np.array([1, 1, 0, 0, 1, 0, 1, 0, 0, 0])
     a = np.array([1, 0, 0, 1, 1, 0, 1, 0, 0, 0])
     b = np.array([1, 1, 0, 0, 0, 0, 1, 1, 0, 0])
-    res = FMeasureComparison.from_arrays(truth, {"a": a, "a2": a, "b": b}).fit()
+    res = FMeasureComparison.from_arrays(truth, {"a": a, "a2": a, "b": b}).fit(
+        estimand="models"
+    )
     assert (
         f"Pairs with identical predictions ({REASON_IDENTICAL}): all/a vs a2."
         in res.notes

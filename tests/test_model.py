@@ -25,14 +25,14 @@ def example():
 def res(example):
     return FMeasureComparison.from_formula(
         "correct ~ algorithm + dataset", example
-    ).fit()
+    ).fit(estimand="models")
 
 
 @pytest.fixture(scope="module")
 def res_wald(example):
     return FMeasureComparison.from_formula(
         "correct ~ algorithm + dataset", example
-    ).fit(ci_method="wald")
+    ).fit(estimand="models", ci_method="wald")
 
 
 def test_the_literal_call(res, example):
@@ -100,7 +100,7 @@ def test_p_adjusted_is_holm_within_each_dataset(res):
 
 def test_other_multitest_method(example):
     mod = FMeasureComparison.from_formula("correct ~ algorithm + dataset", example)
-    res = mod.fit(multitest="fdr_bh")
+    res = mod.fit(estimand="models", multitest="fdr_bh")
     group = res.pairwise.loc["synth_noisy"]
     np.testing.assert_allclose(
         group["p_adjusted"], multipletests(group["pvalue"], method="fdr_bh")[1]
@@ -108,7 +108,7 @@ def test_other_multitest_method(example):
     with pytest.raises(
         ValueError, match="`multitest` must be a statsmodels multipletests"
     ):
-        mod.fit(multitest="bonferonni-typo")
+        mod.fit(estimand="models", multitest="bonferonni-typo")
 
 
 def test_omnibus_is_the_wald_statistic(res):
@@ -125,7 +125,9 @@ def test_omnibus_is_the_wald_statistic(res):
 
 def test_omnibus_with_two_algorithms_is_the_squared_z(example):
     two = example[example["algorithm"].isin(["logit", "rf"])]
-    res = FMeasureComparison.from_formula("correct ~ algorithm + dataset", two).fit()
+    res = FMeasureComparison.from_formula("correct ~ algorithm + dataset", two).fit(
+        estimand="models"
+    )
     for ds in res.counts.datasets:
         z = res.pairwise.loc[(ds, "logit", "rf"), "z_delta"]
         assert res.omnibus.loc[ds, "statistic"] == pytest.approx(z**2, rel=1e-10)
@@ -173,10 +175,14 @@ def test_across_datasets_tests(res):
 
 def test_printed_wong_divisor_shrinks_z_by_sqrt_m(example):
     mod = FMeasureComparison.from_formula("correct ~ algorithm + dataset", example)
-    theorem = mod.fit().across_datasets["z_wong"]
-    printed = mod.fit(wong_divisor="printed").across_datasets["z_wong"]
+    theorem = mod.fit(estimand="models").across_datasets["z_wong"]
+    printed = mod.fit(estimand="models", wong_divisor="printed").across_datasets[
+        "z_wong"
+    ]
     np.testing.assert_allclose(printed * np.sqrt(5), theorem, rtol=1e-12)
-    assert "formula (7) as printed" in " ".join(mod.fit(wong_divisor="printed").notes)
+    assert "formula (7) as printed" in " ".join(
+        mod.fit(estimand="models", wong_divisor="printed").notes
+    )
 
 
 def test_from_counts_reproduces_wong_through_the_public_api():
@@ -193,7 +199,7 @@ def test_from_counts_reproduces_wong_through_the_public_api():
         }
     )
     res = FMeasureComparison.from_counts(pd.concat([folds, nbc]), fold="fold").fit(
-        method="wong"
+        estimand="models", method="wong"
     )
     row = res.fmeasures.loc[("all", "1nn")]
     for col, key in (
@@ -230,8 +236,10 @@ def test_from_arrays_equals_from_formula(example):
         wide[["knn1", "logit", "nbc", "rf"]],
         dataset=wide["dataset"].to_numpy(),
         fold=truth["fold"].to_numpy(),
-    ).fit()
-    b = FMeasureComparison.from_formula("correct ~ algorithm + dataset", sub).fit()
+    ).fit(estimand="models")
+    b = FMeasureComparison.from_formula("correct ~ algorithm + dataset", sub).fit(
+        estimand="models"
+    )
     cols = ["diff", "se_delta", "se_wong", "p_adjusted"]
     np.testing.assert_allclose(
         a.pairwise[cols].to_numpy(), b.pairwise[cols].to_numpy(), rtol=1e-12
@@ -259,10 +267,10 @@ def test_paired_se_is_smaller_by_twice_the_covariance():
     mod = FMeasureComparison.from_formula(
         "predicted ~ algorithm", df, response="predicted"
     )
-    paired = mod.fit().pairwise.iloc[0]
+    paired = mod.fit(estimand="models").pairwise.iloc[0]
     unpaired = FMeasureComparison.from_formula(
         "predicted ~ algorithm", df, response="predicted", instance=None
-    ).fit()
+    ).fit(estimand="models")
     p = (joint / n).ravel()
     ga = fbeta_gradient(joint.sum(axis=2))
     gb = fbeta_gradient(joint.sum(axis=1))
@@ -277,7 +285,7 @@ def test_paired_se_is_smaller_by_twice_the_covariance():
 
 def test_method_wong_leads(example):
     mod = FMeasureComparison.from_formula("correct ~ algorithm + dataset", example)
-    res = mod.fit(method="wong", ci_method="wald")
+    res = mod.fit(estimand="models", method="wong", ci_method="wald")
     row = res.fmeasures.loc[("synth_hard", "rf")]
     z = stats.norm.isf(0.025)
     assert row["ci_upper"] == pytest.approx(row["f"] + z * row["se_wong"], rel=1e-12)
@@ -294,7 +302,7 @@ def test_method_wong_leads(example):
 def test_without_folds_wong_is_absent(example):
     res = FMeasureComparison.from_formula(
         "correct ~ algorithm + dataset", example.drop(columns="fold")
-    ).fit()
+    ).fit(estimand="models")
     assert res.wong is None and res.fmeasures["se_wong"].isna().all()
     assert not any("Wong" in n for n in res.notes)
     assert any(
@@ -304,7 +312,7 @@ def test_without_folds_wong_is_absent(example):
     with pytest.raises(ValueError, match="`method='wong'` needs folds"):
         FMeasureComparison.from_formula(
             "correct ~ algorithm + dataset", example.drop(columns="fold")
-        ).fit(method="wong")
+        ).fit(estimand="models", method="wong")
 
 
 def test_conf_int_and_cov_params(res_wald):
@@ -344,7 +352,7 @@ def test_degenerate_data_give_nan_and_notes():
     )
     res = FMeasureComparison.from_formula(
         "predicted ~ algorithm", df, response="predicted"
-    ).fit()
+    ).fit(estimand="models")
     never = res.fmeasures.loc[("all", "never")]
     assert (
         never["f"] == 0 and np.isnan(never["se_delta"]) and np.isnan(never["se_wong"])
@@ -366,7 +374,9 @@ def test_one_fold_and_one_dataset():
         k: np.where(rng.random(n) < q, truth, 1 - truth)
         for k, q in (("a", 0.9), ("b", 0.85))
     }
-    res = FMeasureComparison.from_arrays(truth, preds, fold=np.ones(n)).fit()
+    res = FMeasureComparison.from_arrays(truth, preds, fold=np.ones(n)).fit(
+        estimand="models"
+    )
     assert res.fmeasures["rho_status"].str.startswith("fewer than 3 folds").all()
     assert (
         res.across_datasets["reason"].str.contains("needs at least 2 data sets").all()
@@ -439,13 +449,13 @@ def test_bad_input_through_from_formula(example, formula, change, kwargs, messag
 def test_bad_fit_options(res):
     mod = res.model
     with pytest.raises(ValueError, match="`method` must be one of"):
-        mod.fit(method="robust")
+        mod.fit(estimand="models", method="robust")
     with pytest.raises(ValueError, match="`alpha` must lie strictly between 0 and 1"):
-        mod.fit(alpha=5)
+        mod.fit(estimand="models", alpha=5)
     with pytest.raises(ValueError, match="`divisor` must be one of"):
-        mod.fit(wong_divisor="M")
+        mod.fit(estimand="models", wong_divisor="M")
     with pytest.raises(ValueError, match="`re_method` must be one of"):
-        mod.fit(re_method="reml")
+        mod.fit(estimand="models", re_method="reml")
     with pytest.raises(TypeError, match="`counts` must be a CountTables"):
         FMeasureComparison(pd.DataFrame())
     with pytest.raises(TypeError, match="`data` must be a pandas DataFrame"):
@@ -482,12 +492,14 @@ def test_nan_pairs_are_not_counted_in_the_holm_family():
         "a": np.where(rng.random(n) < 0.9, truth, 1 - truth),
         "b": np.where(rng.random(n) < 0.8, truth, 1 - truth),
     }
-    res = FMeasureComparison.from_arrays(truth, preds).fit(ci_method="wald")
+    res = FMeasureComparison.from_arrays(truth, preds).fit(
+        estimand="models", ci_method="wald"
+    )
     pw = res.pairwise.loc["all"]
     assert pw["p_delta"].isna().sum() == 2
     assert (
         FMeasureComparison.from_arrays(truth, preds)
-        .fit()
+        .fit(estimand="models")
         .pairwise["pvalue"]
         .notna()
         .all()
@@ -516,7 +528,9 @@ def test_header_without_tn_says_so():
         {"algorithm": ["nbc"], "fold": [1], "tp": [332], "fn": [59], "fp": [1115]}
     )
     text = str(
-        FMeasureComparison.from_counts(pd.concat([folds, pooled]), fold="fold").fit()
+        FMeasureComparison.from_counts(pd.concat([folds, pooled]), fold="fold").fit(
+            estimand="models"
+        )
     )
     assert "unknown (no TN)" in text
     assert re.search(r"Folds:\s+1 to 5", text)
@@ -535,19 +549,19 @@ def test_default_intervals_are_score_and_paired_score(res, example):
     np.testing.assert_allclose(res.pairwise["ci_lower"], paired.lower.ravel())
     np.testing.assert_allclose(res.pairwise["ci_upper"], paired.upper.ravel())
     np.testing.assert_allclose(res.pairwise["pvalue"], paired.pvalue.ravel())
-    mover = res.model.fit(ci_method="mover-score")
+    mover = res.model.fit(estimand="models", ci_method="mover-score")
     _, dlow, dhigh = difference_interval(res.counts)
     np.testing.assert_allclose(mover.pairwise["ci_lower"], dlow.ravel(), rtol=1e-12)
     np.testing.assert_allclose(mover.pairwise["ci_upper"], dhigh.ravel(), rtol=1e-12)
     assert mover.config["test"] == "MOVER-score (inverted interval)"
     assert (res.fmeasures["ci_upper"] <= 1).all()  # Wald exceeds 1 for synth_easy/knn1
     assert res.conf_int(0.05)["lower"].tolist() == res.fmeasures["ci_lower"].tolist()
-    wald = res.model.fit(ci_method="wald")
+    wald = res.model.fit(estimand="models", ci_method="wald")
     np.testing.assert_allclose(
         wald.pairwise["z_delta"], res.pairwise["z_delta"]
     )  # tests unchanged
-    boot = res.model.fit(ci_method="bootstrap", n_boot=500, seed=3)
-    again = res.model.fit(ci_method="bootstrap", n_boot=500, seed=3)
+    boot = res.model.fit(estimand="models", ci_method="bootstrap", n_boot=500, seed=3)
+    again = res.model.fit(estimand="models", ci_method="bootstrap", n_boot=500, seed=3)
     assert boot.pairwise["ci_lower"].tolist() == again.pairwise["ci_lower"].tolist()
     with pytest.raises(ValueError, match="`ci_method` must be one of"):
-        res.model.fit(ci_method="exact")
+        res.model.fit(estimand="models", ci_method="exact")

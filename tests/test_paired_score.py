@@ -225,16 +225,20 @@ def test_default_falls_back_to_mover_score_with_a_note(monkeypatch):
 
     df = load_example()
     sub = df[df["dataset"] == "synth_hard"]
-    paired = FMeasureComparison.from_formula("correct ~ algorithm", sub).fit()
+    paired = FMeasureComparison.from_formula("correct ~ algorithm", sub).fit(
+        estimand="models"
+    )
     assert paired.config["test"] == "paired score (inverted interval)"
     unpaired = FMeasureComparison.from_formula(
         "correct ~ algorithm", sub, instance=None
-    ).fit()
+    ).fit(estimand="models")
     assert unpaired.config["test"] == "MOVER-score (inverted interval)"
     assert any("the data are unpaired" in note for note in unpaired.notes)
     mover = difference_test(unpaired.counts)
     np.testing.assert_allclose(unpaired.pairwise["ci_lower"], mover.lower.ravel())
     monkeypatch.setattr(paired_score, "MAX_TABLES", 5)
-    many = FMeasureComparison.from_formula("correct ~ algorithm", sub).fit()
+    many = FMeasureComparison.from_formula("correct ~ algorithm", sub).fit(
+        estimand="models"
+    )
     assert many.config["test"] == "MOVER-score (inverted interval)"
     assert any("6 pair tables, more than 5" in note for note in many.notes)

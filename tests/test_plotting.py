@@ -29,14 +29,14 @@ def _close_figures():
 @pytest.fixture(scope="module")
 def res():
     return FMeasureComparison.from_formula(FORMULA, load_example()).fit(
-        ci_method="wald"
+        estimand="models", ci_method="wald"
     )
 
 
 @pytest.fixture(scope="module")
 def res_wong():
     return FMeasureComparison.from_formula(FORMULA, load_example()).fit(
-        method="wong", alpha=0.1, ci_method="wald"
+        estimand="models", method="wong", alpha=0.1, ci_method="wald"
     )
 
 
@@ -181,7 +181,7 @@ def test_forest_all_pairs(res):
 def test_forest_one_dataset_has_no_pooled_rows(make_long_data):
     res = FMeasureComparison.from_formula(
         FORMULA, make_long_data(datasets=("only",))
-    ).fit()
+    ).fit(estimand="models")
     ax = plot_forest(res, pair=("a", "c"))
     assert yticklabels(ax) == ["only"]
     assert not ax.patches
@@ -231,7 +231,9 @@ def test_forest_bad_alpha(res, alpha):
 
 def test_forest_missing_values_are_marked(make_long_data):
     data = make_long_data(n=30, prevalence=0.03, datasets=("d1", "d2", "d3"), seed=3)
-    res = FMeasureComparison.from_formula(FORMULA, data).fit(ci_method="wald")
+    res = FMeasureComparison.from_formula(FORMULA, data).fit(
+        estimand="models", ci_method="wald"
+    )
     table = res.pairwise.xs(("a", "b"), level=LEVELS)
     assert table["ci_lower"].isna().any()  # the premise of this test
     ax = plot_forest(res, pair=("a", "b"))
@@ -270,7 +272,9 @@ def test_recall_weight_points_are_the_table(res):
 
 @pytest.mark.parametrize("beta", [1.0, 2.0])
 def test_recall_weight_reference_line(make_long_data, beta):
-    res = FMeasureComparison.from_formula(FORMULA, make_long_data()).fit(beta=beta)
+    res = FMeasureComparison.from_formula(FORMULA, make_long_data()).fit(
+        estimand="models", beta=beta
+    )
     ax = plot_recall_weight(res)
     reference = beta**2 / (1 + beta**2)
     dashed = [line for line in ax.lines if line.get_linestyle() == "--"]
@@ -326,7 +330,9 @@ def test_forest_fixed_effect_row_follows_the_leading_method(res_wong):
 def test_forest_labels_name_the_metric():
     from fmtest import MetricComparison
 
-    res = MetricComparison.from_formula(FORMULA, load_example()).fit(metric="mcc")
+    res = MetricComparison.from_formula(FORMULA, load_example()).fit(
+        estimand="models", metric="mcc"
+    )
     ax = plot_forest(res, pair=("knn1", "rf"))
     assert (
         ax.get_xlabel().startswith("mcc1 − mcc2")

@@ -105,10 +105,11 @@ def test_algorithm_tests_equal_a_pandas_computation():
     f = 2 * sums.tp / (2 * sums.tp + sums.fp + sums.fn)
     d = (f.xs("alg0", level="algorithm") - f.xs("alg2", level="algorithm")).to_numpy()
     se = np.sqrt(d.var(ddof=1) * (1 / d.size + 1 / 4))  # 5-fold: n_test/n_train = 1/4
+    # the corrected repeated k-fold t-test, beside the lead test
     row = res.algorithm_tests.loc[("all", "alg0", "alg2")]
-    assert row["diff"] == pytest.approx(d.mean(), rel=1e-12)
-    assert row["se"] == pytest.approx(se, rel=1e-10)
-    assert row["df"] == d.size - 1 == 14
+    assert row["diff_folds"] == pytest.approx(d.mean(), rel=1e-12)
+    assert row["se_corrected"] == pytest.approx(se, rel=1e-10)
+    assert row["df_corrected"] == d.size - 1 == 14
 
 
 def test_fold_metric_and_ratio():
@@ -117,8 +118,9 @@ def test_fold_metric_and_ratio():
     scores = fold_metric(counts, get_metric("f1"))
     assert scores.shape == (1, 3, 10)
     assert fold_size_ratio(counts)[0] == pytest.approx(0.25)
-    out = algorithm_pairwise(counts, get_metric("f1"))
-    assert (out["n_folds"] == 10).all()
+    res = fit(df)
+    out = algorithm_pairwise(counts, get_metric("f1"), res.delta)
+    assert (out["n_folds"] == 10).all() and (out["n_repeats"] == 2).all()
 
 
 def test_wong_is_not_computed_with_repeats():
@@ -292,7 +294,7 @@ def test_identical_repeats_give_the_single_run_intervals_and_pvalues():
     narrower."""
     df = repeated_cv(same_each_repeat=True)
     once = df[df["repeat"] == 0].drop(columns="repeat")
-    rep, single = fit(df), fit(once)
+    rep, single = fit(df, estimand="models"), fit(once, estimand="models")
     for col in ("ci_lower", "ci_upper"):
         np.testing.assert_allclose(
             rep.fmeasures[col], single.fmeasures[col], rtol=1e-10, atol=1e-12
@@ -308,8 +310,8 @@ def test_algorithm_estimand_leads_the_pairwise_table_and_the_summary():
     tests, pairwise = res.algorithm_tests, res.pairwise
     for col in ("diff", "ci_lower", "ci_upper", "pvalue"):
         np.testing.assert_array_equal(pairwise[col], tests[col])
-    models = fit(repeated_cv())
-    np.testing.assert_allclose(pairwise["diff_pooled"], models.pairwise["diff"])
+    models = fit(repeated_cv(), estimand="models")
+    np.testing.assert_allclose(pairwise["diff"], models.pairwise["diff"])
     np.testing.assert_allclose(pairwise["p_delta"], models.pairwise["p_delta"])
     # the interval and the p-value of a row agree
     excludes = (pairwise["ci_lower"] > 0) | (pairwise["ci_upper"] < 0)
@@ -317,7 +319,7 @@ def test_algorithm_estimand_leads_the_pairwise_table_and_the_summary():
     wide = res.conf_int(0.01, kind="pairwise")
     assert (wide["lower"] <= pairwise["ci_lower"]).all()
     text = str(res.summary())
-    assert "learning algorithms" in text and "corrected repeated k-fold t" in text
+    assert "learning algorithms" in text and "delta + retraining t" in text
 
 
 def test_algorithm_estimand_across_data_sets_pools_the_fold_tests():

@@ -30,7 +30,7 @@ def example():
 
 @pytest.fixture(scope="module")
 def res(example):
-    return FMeasureComparison.from_formula(FORMULA, example).fit()
+    return FMeasureComparison.from_formula(FORMULA, example).fit(estimand="models")
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ HOSTILE_DATASETS = ["d&1 / <b>bold</b>", "a_rather_long_dataset_name_number_one"
 def hostile():
     return FMeasureComparison.from_formula(
         FORMULA, synthetic(HOSTILE_ALGORITHMS, HOSTILE_DATASETS)
-    ).fit()
+    ).fit(estimand="models")
 
 
 # -- every printed number is the DataFrame's number ---------------------------------
@@ -161,7 +161,9 @@ def test_width_at_most_100_on_the_example_and_long_names(text, hostile):
 def test_wong_only_when_asked(example, res, text):
     assert "Wong" not in text
     assert not any("Wong" in n for n in res.notes)
-    asked = FMeasureComparison.from_formula(FORMULA, example).fit(wong=True)
+    asked = FMeasureComparison.from_formula(FORMULA, example).fit(
+        estimand="models", wong=True
+    )
     assert asked.config["wong"] is True and res.config["wong"] is False
     for shown in (asked.summary().as_text(), res.summary(wong=True).as_text()):
         assert "SE Wong" in shown and "w (Wong)" in shown and "p Wong" in shown
@@ -193,7 +195,7 @@ def test_grouped_notes_list_every_flagged_cell(res):
 
 def test_long_lists_of_cells_are_cut(example):
     df = synthetic([f"a{i}" for i in range(20)], ["one"], n=30, seed=3)
-    res = FMeasureComparison.from_formula(FORMULA, df).fit(wong=True)
+    res = FMeasureComparison.from_formula(FORMULA, df).fit(estimand="models", wong=True)
     small = next(n for n in res.notes if n.startswith("Wong's large-sample"))
     n_flagged = int((~res.fmeasures["large_sample"]).sum())
     assert n_flagged > MAX_LISTED
@@ -213,7 +215,9 @@ def test_legends_and_header(res, text):
 
 
 def test_metric_summary(example):
-    res = MetricComparison.from_formula(FORMULA, example).fit(metric="gmean")
+    res = MetricComparison.from_formula(FORMULA, example).fit(
+        estimand="models", metric="gmean"
+    )
     text = res.summary().as_text()
     rows = table_rows(text, "G-mean" if "G-mean" in text else res.metric.label(), 4)
     row = res.estimates.loc[("synth_hard", "rf")]
@@ -257,10 +261,10 @@ def test_new_random_effects_columns_are_used(example, hostile):
     """Results whose ``across_datasets`` has a random-effects interval and an
     adjusted p show them in the table and the conclusions, within 100 columns."""
     for results in (
-        FMeasureComparison.from_formula(FORMULA, example).fit(),
+        FMeasureComparison.from_formula(FORMULA, example).fit(estimand="models"),
         FMeasureComparison.from_formula(
             FORMULA, synthetic(HOSTILE_ALGORITHMS, HOSTILE_DATASETS)
-        ).fit(),
+        ).fit(estimand="models"),
     ):
         across = results.across_datasets
         across["re_ci_lower"] = across["re_diff"] - 0.1234567
@@ -287,7 +291,7 @@ def test_new_random_effects_columns_are_used(example, hostile):
 def test_new_pvalue_and_test_name_are_used(example):
     """Results that carry ``pvalue`` and ``config["test"]`` (the test matching
     the intervals) are reported with them."""
-    res = FMeasureComparison.from_formula(FORMULA, example).fit()
+    res = FMeasureComparison.from_formula(FORMULA, example).fit(estimand="models")
     res.pairwise["pvalue"] = np.linspace(0.001, 0.9, len(res.pairwise))
     res.config["test"] = "score test"
     text = res.summary().as_text()
@@ -304,7 +308,9 @@ def test_new_pvalue_and_test_name_are_used(example):
 @pytest.fixture(scope="module")
 def many():
     algs = [f"alg{i:02d}" for i in range(9)]
-    return FMeasureComparison.from_formula(FORMULA, synthetic(algs, ["x", "y"])).fit()
+    return FMeasureComparison.from_formula(FORMULA, synthetic(algs, ["x", "y"])).fit(
+        estimand="models"
+    )
 
 
 def test_many_algorithms_show_the_pairs_against_the_best(many):
@@ -337,7 +343,7 @@ def test_text_grows_linearly_with_the_algorithms():
         algs = [f"a{i:02d}" for i in range(n_alg)]
         res = FMeasureComparison.from_formula(
             FORMULA, synthetic(algs, ["x"], n=200)
-        ).fit()
+        ).fit(estimand="models")
         sizes[n_alg] = len(res.summary().as_text().splitlines())
     # the F table, the pairs against the best and their conclusions: ~3 lines
     # per algorithm, not A(A - 1)/2 rows
@@ -452,11 +458,13 @@ def test_params_bse_pvalues_conf_int(res, example):
     ci = res.conf_int()
     np.testing.assert_array_equal(ci["lower"], res.fmeasures["ci_lower"])
     wong = FMeasureComparison.from_formula(FORMULA, example).fit(
-        method="wong", ci_method="wald"
+        estimand="models", method="wong", ci_method="wald"
     )
     np.testing.assert_allclose(wong.bse, wong.fmeasures["se_wong"], rtol=1e-14)
     np.testing.assert_array_equal(wong.pvalues, wong.pairwise["p_wong"])
-    gmean = MetricComparison.from_formula(FORMULA, example).fit(metric="gmean")
+    gmean = MetricComparison.from_formula(FORMULA, example).fit(
+        estimand="models", metric="gmean"
+    )
     np.testing.assert_array_equal(gmean.params, gmean.estimates["estimate"])
     np.testing.assert_allclose(gmean.bse, gmean.estimates["se_delta"], rtol=1e-14)
 
@@ -488,7 +496,9 @@ def test_any_names_are_escaped_and_fit_the_width(first, second, dataset):
             "tn": [200, 196],
         }
     )
-    res = FMeasureComparison.from_counts(counts, dataset="dataset").fit()
+    res = FMeasureComparison.from_counts(counts, dataset="dataset").fit(
+        estimand="models"
+    )
     smry = res.summary()
     assert max(map(len, smry.as_text().splitlines())) <= DEFAULT_WIDTH
     parser = _Tags()

@@ -22,13 +22,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fmtest.across.cv_tests import (
-    bayesian_correlated_ttest,
-    combined_ftest_5x2cv,
-    corrected_repeated_cv_ttest,
-    paired_ttest_5x2cv,
-)
 from fmtest.across.fold_scores import mean_test_train_ratio
+from fmtest.across.retraining import RETRAINING_TEST, retraining_test
 from fmtest.estimates.delta import cell_variance, pair_covariance
 from fmtest.estimates.fmeasure import fbeta_gradient
 from fmtest.estimates.metrics import metric_value_and_gradient
@@ -36,10 +31,13 @@ from fmtest.estimates.metrics import metric_value_and_gradient
 __all__ = [
     "ESTIMANDS",
     "algorithm_pairwise",
+    "algorithm_test_name",
     "check_estimand",
     "effective_tables",
     "fold_metric",
     "fold_size_ratio",
+    "repeat_metric",
+    "resolve_estimand",
 ]
 
 ESTIMANDS = ("models", "algorithms")
@@ -47,22 +45,86 @@ ESTIMAND_WORDS = {
     "models": "these fitted models (conditional on training; instances random)",
     "algorithms": "the learning algorithms (retraining variability included)",
 }
-ALGORITHM_TEST = "corrected repeated k-fold t"
+ALGORITHM_TEST = RETRAINING_TEST
 
 
 def check_estimand(estimand, counts):
     """``estimand`` if it is known and the counts support it, else a ValueError."""
-    if estimand not in ESTIMANDS:
+    return resolve_estimand(estimand, counts)[0]
+
+
+def resolve_estimand(estimand, counts):
+    """The question the data answer: the estimand and why.
+
+    ``estimand=None`` (the default of ``fit``) follows the design: data with
+    cross-validation folds ask whether the *learning algorithms* differ, a
+    fixed test set (no folds) whether *these fitted models* do. An explicit
+    ``estimand`` always wins, but ``"algorithms"`` needs folds that the
+    algorithms share.
+
+    Parameters
+    ----------
+    estimand : {"models", "algorithms"} or None
+    counts : CountTables
+
+    Returns
+    -------
+    estimand : str
+    why : str
+        The reason in words, for the summary header.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fmtest.tables.counts import CountTables
+    >>> table = pd.DataFrame({"algorithm": ["a", "a"], "fold": [1, 2],
+    ...                       "tp": [8, 6], "fn": [2, 4], "fp": [2, 2]})
+    >>> resolve_estimand(None, CountTables.from_counts(table, fold="fold"))
+    ('algorithms', 'data have folds')
+    >>> pooled = table.groupby("algorithm", as_index=False)[["tp", "fn", "fp"]].sum()
+    >>> resolve_estimand(None, CountTables.from_counts(pooled))
+    ('models', 'no folds: a fixed test set')
+    """
+    if estimand is not None and estimand not in ESTIMANDS:
         raise ValueError(
-            f"`estimand` must be one of {set(ESTIMANDS)}; got {estimand!r}."
+            f"`estimand` must be one of {set(ESTIMANDS)} or None (follow the "
+            f"design); got {estimand!r}."
         )
-    if estimand == "algorithms" and not counts.has_folds:
+    folds_per_repeat = _folds_per_repeat(counts)
+    if not counts.has_folds:
+        why_not = "no folds: a fixed test set"
+    elif counts.fold_mismatch:
+        why_not = "folds differ between algorithms"
+    elif folds_per_repeat.max(initial=0) < 2:
+        why_not = "one fold per repeat"
+    else:
+        why_not = ""
+    if estimand == "algorithms" and why_not:
         raise ValueError(
-            "`estimand='algorithms'` needs the cross-validation folds (a fold "
-            "column, and a repeat column for repeated CV): its tests compare the "
-            "algorithms fold by fold."
+            "`estimand='algorithms'` needs the cross-validation folds, shared by "
+            "the algorithms (a fold column, and a repeat column for repeated "
+            f"CV): its tests compare the algorithms fold by fold; here: {why_not}."
         )
-    return estimand
+    if estimand is not None:
+        return estimand, "as asked"
+    if why_not:
+        return "models", why_not
+    return "algorithms", "data have folds"
+
+
+def algorithm_test_name(counts):
+    """The lead test of the algorithm estimand for this design."""
+    return "5x2cv paired t" if _is_five_by_two(counts) else RETRAINING_TEST
+
+
+def _folds_per_repeat(counts):
+    """The number of folds per repeat used in each data set, shape (D,)."""
+    used = counts.fold_present.any(axis=1)  # (D, K)
+    repeat = _fold_repeat(counts)
+    per_repeat = np.stack(
+        [used[:, repeat == r].sum(axis=1) for r in np.unique(repeat)], axis=-1
+    )
+    return per_repeat.max(axis=-1)
 
 
 def fold_metric(counts, metric):
@@ -117,22 +179,6 @@ def _is_five_by_two(counts):
     return bool((per_repeat == 2).all())
 
 
-def _five_by_two_columns(scores_a, scores_b, alpha):
-    """Dietterich's 5×2cv t-test and Alpaydin's combined F-test of one pair."""
-    shape = (5, 2)  # the used folds come in repeat order
-    t_test = paired_ttest_5x2cv(
-        scores_a.reshape(shape), scores_b.reshape(shape), alpha=alpha
-    )
-    f_test = combined_ftest_5x2cv(scores_a.reshape(shape), scores_b.reshape(shape))
-    return {"p_5x2cv_t": t_test.pvalue, "p_5x2cv_f": f_test.pvalue}
-
-
-def _standard_error(result, alpha):
-    """The standard error behind a t interval: its half-width over t_{α/2}."""
-    lower, upper = result.conf_int
-    return (upper - lower) / (2 * stats.t.isf(alpha / 2, result.df[0]))
-
-
 def _fold_repeat(counts):
     """The repeat code of every fold (all 0 without repeats)."""
     if isinstance(counts.folds, pd.MultiIndex):
@@ -140,72 +186,264 @@ def _fold_repeat(counts):
     return np.zeros(len(counts.folds), dtype=np.int64)
 
 
-def algorithm_pairwise(counts, metric, alpha=0.05, rope=0.0):
-    """Tests of the algorithm estimand for every pair in every data set.
-
-    For each pair the fold differences of the metric go to
-    :func:`fmtest.across.cv_tests.corrected_repeated_cv_ttest` (estimate, t,
-    interval) and :func:`fmtest.across.cv_tests.bayesian_correlated_ttest`
-    (posterior probabilities with the region of practical equivalence
-    ``rope``). Folds where either metric is undefined are dropped, and the
-    ``reason`` says how many.
+def repeat_metric(counts, metric):
+    """The metric of every (data set, algorithm, repeat), pooled over the repeat's folds.
 
     Parameters
     ----------
     counts : CountTables
     metric : Metric
+
+    Returns
+    -------
+    ndarray, shape (D, A, R)
+        NaN where the algorithm did not run in that repeat or the metric is
+        undefined. Without repeats R = 1 and this is the pooled metric.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fmtest.tables.counts import CountTables
+    >>> from fmtest.estimates.metrics import get_metric
+    >>> table = pd.DataFrame({"algorithm": ["a", "a"], "fold": [1, 2],
+    ...                       "tp": [8, 6], "fn": [2, 4], "fp": [2, 2], "tn": [88, 88]})
+    >>> counts = CountTables.from_counts(table, fold="fold")
+    >>> repeat_metric(counts, get_metric("f1")).round(3).tolist()
+    [[[0.737]]]
+    """
+    repeat = _fold_repeat(counts)
+    n_rep = int(repeat.max()) + 1
+    shape = counts.fold_counts.shape[:2]
+    tables = np.zeros((*shape, n_rep, 2, 2))
+    present = np.zeros((*shape, n_rep), dtype=bool)
+    for r in range(n_rep):  # a loop over repeats, not over tables
+        tables[:, :, r] = counts.fold_counts[:, :, repeat == r].sum(axis=2)
+        present[:, :, r] = counts.fold_present[:, :, repeat == r].any(axis=2)
+    values = metric_value_and_gradient(metric, tables)[0]
+    return np.where(present, values, np.nan)
+
+
+def _moments(diff):
+    """Mean, sample variance and count of the finite values along the last axis."""
+    finite = np.isfinite(diff)
+    count = finite.sum(axis=-1)
+    filled = np.where(finite, diff, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = filled.sum(axis=-1) / count
+        dev = np.where(finite, diff - mean[..., None], 0.0)
+        var = (dev**2).sum(axis=-1) / (count - 1)
+    return mean, np.where(count >= 2, var, np.nan), count
+
+
+def _corrected_columns(fold_diff, ratio, alpha, rope):
+    """Nadeau–Bengio's corrected t and Corani–Benavoli's posterior, vectorised.
+
+    The same numbers as :func:`fmtest.across.cv_tests.corrected_repeated_cv_ttest`
+    and :func:`fmtest.across.cv_tests.bayesian_correlated_ttest`, for every
+    (data set, pair) at once.
+    """
+    mean, s2, count = _moments(fold_diff)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = s2 * (1.0 / count + ratio)
+        scale = np.sqrt(var)
+        df = np.where(count >= 2, count - 1.0, np.nan)
+        t = mean / scale
+        usable = np.isfinite(var) & (var > 0)
+        p = np.where(usable, 2 * stats.t.sf(np.abs(t), df), np.nan)
+        half = stats.t.isf(alpha / 2, df) * scale
+        p_1 = stats.t.sf((rope - mean) / scale, df)
+        p_2 = stats.t.cdf((-rope - mean) / scale, df)
+    # a point-mass posterior (zero variance): 0/1, and 1/2 each side at 0
+    point = np.isfinite(var) & (var == 0)
+    at_zero = 0.5 * (mean == 0) if rope == 0 else 0.0
+    p_1 = np.where(point, (mean > rope) + at_zero, p_1)
+    p_2 = np.where(point, (mean < -rope) + at_zero, p_2)
+    p_rope = np.clip(1.0 - p_1 - p_2, 0.0, 1.0)
+    if rope == 0:  # an empty region has probability 0, not a rounding residue
+        p_rope = np.where(np.isfinite(p_rope), 0.0, np.nan)
+    return {
+        "diff_folds": mean,
+        "se_corrected": np.where(usable, scale, np.nan),
+        "df_corrected": df,
+        "p_corrected": p,
+        "ci_lower_corrected": np.where(usable, mean - half, np.nan),
+        "ci_upper_corrected": np.where(usable, mean + half, np.nan),
+        "p_1_better": p_1,
+        "p_rope": p_rope,
+        "p_2_better": p_2,
+        "n_folds": count,
+    }
+
+
+def _five_by_two_columns(diff, alpha, bounds):
+    """Dietterich's 5×2cv t (the lead on 5×2 designs) and Alpaydin's combined F.
+
+    ``diff`` has shape (..., 5, 2): the fold differences in repeat order.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dev = diff - diff.mean(axis=-1, keepdims=True)
+        s2 = (dev**2).sum(axis=(-2, -1))
+        ok = np.isfinite(diff).all(axis=(-2, -1)) & (s2 > 0)
+        first = diff[..., 0, 0]
+        se = np.sqrt(s2 / 5.0)
+        t = first / se
+        half = stats.t.isf(alpha / 2, 5) * se
+        f = (diff**2).sum(axis=(-2, -1)) / (2 * s2)
+    nan = np.full(first.shape, np.nan)
+    low, high = bounds
+    return {
+        "diff": np.where(ok, first, nan),
+        "se": np.where(ok, se, nan),
+        "statistic": np.where(ok, t, nan),
+        "df": np.where(ok, 5.0, nan),
+        "pvalue": np.where(ok, 2 * stats.t.sf(np.abs(t), 5), nan),
+        "ci_lower": np.where(ok, np.clip(first - half, low, high), nan),
+        "ci_upper": np.where(ok, np.clip(first + half, low, high), nan),
+        "p_5x2cv_f": np.where(ok, stats.f.sf(f, 10, 5), nan),
+        "reason": np.where(
+            ok, "", "a fold score is undefined, or both folds of every repeat agree"
+        ).astype(object),
+    }
+
+
+LEAD_COLUMNS = ("diff", "se", "statistic", "df", "pvalue", "ci_lower", "ci_upper")
+
+
+def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0):
+    """Tests of the algorithm estimand for every pair in every data set.
+
+    The lead test is :func:`fmtest.across.retraining.retraining_test`: the
+    difference of the pooled metrics with the delta-method variance plus the
+    retraining variance, referred to Student's t. On five repeats of 2-fold
+    CV Dietterich's 5×2cv paired t-test leads instead (the design it was
+    made for), with Alpaydin's combined F beside it. The corrected repeated
+    k-fold t-test (Nadeau & Bengio; Bouckaert & Frank) on the fold
+    differences and the Bayesian correlated t-test (Corani & Benavoli, with
+    the region of practical equivalence ``rope``) are given as well. Folds
+    where either metric is undefined are dropped from the fold tests, and
+    ``reason`` says how many.
+
+    Parameters
+    ----------
+    counts : CountTables
+        With folds.
+    metric : Metric
+    delta : DeltaMethodVariance
+        The delta-method engine of the same counts and metric (estimates and
+        the instance-level covariance).
     alpha : float, default=0.05
     rope : float, default=0.0
 
     Returns
     -------
     pandas.DataFrame
-        Index (``dataset``, ``algorithm_1``, ``algorithm_2``). Columns
-        ``diff`` (mean fold difference), ``se``, ``statistic`` (t), ``df``,
-        ``pvalue``, ``ci_lower``, ``ci_upper``, ``p_1_better``,
-        ``p_rope``, ``p_2_better``, ``n_folds``, ``n_dropped``, ``reason``;
-        when every data set was run as five repeats of 2-fold CV also
-        ``p_5x2cv_t`` (Dietterich's 5×2cv paired t-test) and ``p_5x2cv_f``
-        (Alpaydin's combined 5×2cv F-test).
+        Index (``dataset``, ``algorithm_1``, ``algorithm_2``). Lead test:
+        ``test``, ``diff``, ``se``, ``statistic``, ``df``, ``pvalue``,
+        ``ci_lower``, ``ci_upper``; the parts of its variance
+        ``se_instance`` and ``se_retraining``; ``n_repeats``; corrected t:
+        ``diff_folds`` (mean fold difference), ``se_corrected``,
+        ``df_corrected``, ``p_corrected``, ``ci_lower_corrected``,
+        ``ci_upper_corrected``; Bayesian: ``p_1_better``, ``p_rope``,
+        ``p_2_better``; ``n_folds``, ``n_dropped``, ``reason``; on 5×2
+        designs also ``p_5x2cv_t`` and ``p_5x2cv_f``.
     """
-    scores = fold_metric(counts, metric)
-    ratios = fold_size_ratio(counts)
-    five_by_two = _is_five_by_two(counts)
-    algs = counts.algorithms
+    rope = check_rope(rope)
+    algs = list(counts.algorithms)
     first, second = np.triu_indices(len(algs), k=1)
-    rows, index = [], []
-    for d, dataset in enumerate(counts.datasets):
-        used = counts.fold_present[d].any(axis=0)
-        for a, b in zip(first, second, strict=True):
-            sa, sb = scores[d, a, used], scores[d, b, used]
-            freq = corrected_repeated_cv_ttest(
-                sa, sb, test_train_ratio=ratios[d], alpha=alpha
-            )
-            bayes = bayesian_correlated_ttest(
-                sa, sb, rope=rope, test_train_ratio=ratios[d], alpha=alpha
-            )
-            index.append((dataset, algs[a], algs[b]))
-            rows.append(
-                {
-                    "diff": freq.estimate,
-                    "se": _standard_error(freq, alpha),
-                    "statistic": freq.statistic,
-                    "df": freq.df[0],
-                    "pvalue": freq.pvalue,
-                    "ci_lower": freq.conf_int[0],
-                    "ci_upper": freq.conf_int[1],
-                    "p_1_better": bayes.p_a_better,
-                    "p_rope": bayes.p_rope,
-                    "p_2_better": bayes.p_b_better,
-                    "n_folds": freq.n_folds,
-                    "n_dropped": freq.n_dropped,
-                    "reason": freq.reason,
-                }
-            )
-            if five_by_two:
-                rows[-1].update(_five_by_two_columns(sa, sb, alpha))
-    names = ["dataset", "algorithm_1", "algorithm_2"]
-    return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(index, names=names))
+    est, cov = delta.estimates, delta.cov
+    diff = est[:, first] - est[:, second]
+    var_inst = cov[:, first, first] + cov[:, second, second] - 2 * cov[:, first, second]
+    reps = repeat_metric(counts, metric)
+    rep_diff = reps[:, first] - reps[:, second]  # (D, P, R)
+    folds = fold_metric(counts, metric)
+    fold_diff = folds[:, first] - folds[:, second]  # (D, P, K)
+    both = counts.fold_present[:, first] & counts.fold_present[:, second]
+    n_used = both.sum(axis=-1)
+    n_dropped = n_used - np.isfinite(fold_diff).sum(axis=-1)
+    bounds = metric_difference_range(metric)
+    ratio = fold_size_ratio(counts)[:, None]
+    lead = retraining_test(
+        diff,
+        var_inst,
+        rep_diff,
+        fold_diff,
+        test_train_ratio=ratio,
+        alpha=alpha,
+        bounds=bounds,
+    )
+    lead["diff"] = diff
+    reason = lead["reason"]
+    corrected = _corrected_columns(fold_diff, ratio, alpha, rope)
+    test = np.full(diff.shape, RETRAINING_TEST, dtype=object)
+    extra = {}
+    if _is_five_by_two(counts):
+        used = counts.fold_present.any(axis=1)  # (D, K), ten per data set
+        five = np.stack([fold_diff[d][:, used[d]] for d in range(len(diff))])
+        lead = _five_by_two_columns(five.reshape(*diff.shape, 5, 2), alpha, bounds)
+        reason = lead["reason"]
+        test[:] = "5x2cv paired t"
+        extra = {"p_5x2cv_t": lead["pvalue"], "p_5x2cv_f": lead["p_5x2cv_f"]}
+    absent = ~(counts.present[:, first] & counts.present[:, second])
+    reason = np.where(absent, "an algorithm was not run on this data set", reason)
+    dropped = np.array(
+        [
+            f"{k} of {n} folds dropped from the fold tests (a fold score is undefined)"
+            if k
+            else ""
+            for k, n in zip(n_dropped.ravel(), n_used.ravel(), strict=True)
+        ],
+        dtype=object,
+    ).reshape(diff.shape)
+    frame = {
+        "test": test,
+        **{key: lead[key] for key in LEAD_COLUMNS},
+        "se_instance": np.sqrt(var_inst),
+        "se_retraining": lead.get("se_retraining", np.full(diff.shape, np.nan)),
+        "n_repeats": np.isfinite(rep_diff).sum(axis=-1),
+        **corrected,
+        "n_dropped": n_dropped,
+        **extra,
+        "reason": _join(reason, np.where(absent, "", dropped)),
+    }
+    for key in ("df", "df_corrected"):  # no test, no degrees of freedom
+        frame[key] = np.where(absent, np.nan, frame[key])
+    index = pd.MultiIndex.from_tuples(
+        [
+            (ds, algs[a], algs[b])
+            for ds in counts.datasets
+            for a, b in zip(first, second, strict=True)
+        ],
+        names=["dataset", "algorithm_1", "algorithm_2"],
+    )
+    return pd.DataFrame({k: np.ravel(v) for k, v in frame.items()}, index=index)
+
+
+def _join(first, second):
+    """Element-wise "a; b" of two arrays of reasons, skipping empty ones."""
+    first = np.asarray(first, dtype=object)
+    second = np.asarray(second, dtype=object)
+    both = (first != "") & (second != "")
+    out = np.where(first == "", second, first)
+    return np.where(both, first + "; " + second, out).astype(object)
+
+
+def check_rope(rope):
+    """``rope`` as a float: a finite number >= 0, or a clear error naming it."""
+    if isinstance(rope, (bool, np.bool_, str, bytes)):
+        raise TypeError(f"`rope` must be a finite number >= 0; got {rope!r}.")
+    try:
+        value = float(rope)
+    except (TypeError, ValueError):
+        raise TypeError(f"`rope` must be a finite number >= 0; got {rope!r}.") from None
+    if not (np.isfinite(value) and value >= 0):
+        raise ValueError(f"`rope` must be a finite number >= 0; got {rope!r}.")
+    return value
+
+
+def metric_difference_range(metric):
+    """The range of a difference of two values of ``metric``: (low − high, high − low)."""
+    low, high = getattr(metric, "bounds", (0.0, 1.0))
+    return (low - high, high - low)
 
 
 def effective_tables(counts, beta=1.0):

@@ -14,8 +14,10 @@ import numpy as np
 import pandas as pd
 
 from fmtest.across.pooling import HIGH_I2
+from fmtest.across.retraining import RETRAINING_TEST, normal_power, projected_se
 from fmtest.report.pair_notes import REASON_IDENTICAL
 from fmtest.report.wording import (
+    NOTE_MODELS_WITH_REPEATS,
     NOTE_WILCOXON,
     NOTE_WONG_F_ONLY,
     NOTE_WONG_INDEPENDENT,
@@ -130,6 +132,7 @@ def collect_notes(res, *, wong=None):
             "Omnibus test: {reason}: {cells}.",
             "res.omnibus['reason']",
         )
+    notes += estimand_notes(res)
     if "reason" in res.pairwise.columns:
         same = (res.pairwise["reason"] == REASON_IDENTICAL).to_numpy()
         if same.any():
@@ -162,6 +165,66 @@ def collect_notes(res, *, wong=None):
         )
         if "flags" in across.columns:
             notes += _across_flag_notes(across, pairs)
+    return notes
+
+
+#: Repeats a single k-fold run is compared with in the note that recommends them.
+PROJECTED_REPEATS = 10
+
+
+def estimand_notes(res):
+    """Sentences on the estimand: why the one-run test is weak, what repeats buy.
+
+    Parameters
+    ----------
+    res : MetricComparisonResults
+
+    Returns
+    -------
+    list of str
+    """
+    notes = []
+    counts = res.counts
+    if res.estimand == "models" and counts.n_repeats > 1:
+        notes.append(NOTE_MODELS_WITH_REPEATS)
+    if res.estimand != "algorithms":
+        return notes
+    tests = res.algorithm_tests
+    pairs = (
+        _cell_labels(tests.index.droplevel([1, 2]))
+        + "/"
+        + _cell_labels(tests.index.droplevel(0), " vs ")
+    )
+    notes += _grouped(
+        pairs,
+        tests["reason"],
+        "Algorithm tests: {reason}: {cells}.",
+        "res.algorithm_tests['reason']",
+    )
+    if counts.n_repeats == 1 and res.config["test"] == RETRAINING_TEST:
+        se_now = tests["se"].to_numpy(dtype=float)
+        var_inst = tests["se_instance"].to_numpy(dtype=float) ** 2
+        var_model = tests["se_retraining"].to_numpy(dtype=float) ** 2
+        folds = tests["n_folds"].to_numpy(dtype=float)
+        se_then = projected_se(
+            var_inst, var_model, folds, folds * PROJECTED_REPEATS, 1 / (folds - 1)
+        )
+        ok = np.isfinite(se_now) & np.isfinite(se_then)
+        if ok.any():
+            diff = tests["diff"].to_numpy(dtype=float)[ok]
+            df = tests["df"].to_numpy(dtype=float)[ok]
+            power_now = normal_power(diff, se_now[ok], res.alpha, df)
+            power_then = normal_power(diff, se_then[ok], res.alpha)
+            notes.append(
+                "One k-fold run: the retraining variance comes from its folds alone "
+                "(few degrees of freedom). Repeating the cross-validation "
+                f"{PROJECTED_REPEATS} times on new splits would shrink the median SE "
+                f"of the differences from {np.median(se_now[ok]):.3g} to "
+                f"{np.median(se_then[ok]):.3g} and raise the mean power at the "
+                f"observed differences from {np.mean(power_now):.0%} to "
+                f"{np.mean(power_then):.0%} (normal approximation; with the "
+                "retraining variance of this run)."
+            )
     return notes
 
 

@@ -311,11 +311,14 @@ def _header_section(res, mode, wong, width):
     )
     ci_f, ci_diff = ci_names(res)
     se = "delta method (JVESR)" if res.method == "delta" else "Wong"
+    if res.estimand == "algorithms":
+        se = "delta + retraining variance"
     if wong and res.wong is not None:
         se += ", Wong shown" if res.method == "delta" else ", delta shown"
     n_pairs = len(res.pairwise)
     items = {
         "Estimand:": ESTIMAND_LABELS[res.estimand],
+        "Chosen by:": res.config["estimand_reason"],
         "Data sets:": str(len(counts.datasets)),
         "Algorithms:": _listing(algs, value_width),
         "Instances:": n_instances,
@@ -369,15 +372,18 @@ def _first_section(res, names, level, wong, full):
             cols = _full_columns(res, FMEASURE_FULL)
         else:
             cols = dict(FMEASURE_COLUMNS)
-            cols = {
-                (f"se_{lead}" if c == "se_delta" else c): h for c, h in cols.items()
-            }
+            se_col = "se_algorithm" if res.estimand == "algorithms" else f"se_{lead}"
+            cols = {(se_col if c == "se_delta" else c): h for c, h in cols.items()}
             if other is not None:
                 cols[f"se_{other}"] = f"SE {other_label}"
                 cols["recall_weight"] = "w (Wong)"
     else:
         frame, name = res.estimates, res.metric.key
         cols = dict(ESTIMATE_FULL if full else ESTIMATE_COLUMNS)
+        if res.estimand == "algorithms" and not full:
+            cols = {
+                ("se_algorithm" if c == "se_delta" else c): h for c, h in cols.items()
+            }
         cols["estimate"] = name
         what = f"{res.metric.label()} from the pooled counts"
     ci_f, _ = ci_names(res)
@@ -387,6 +393,8 @@ def _first_section(res, names, level, wong, full):
     se_names = {
         "se_delta": "delta-method (JVESR) standard error",
         "se_wong": "Wong's linear-approximation standard error",
+        "se_algorithm": "standard error of the learning algorithm's value (delta "
+        "method plus the retraining variance)",
     }
     legend = [f"{name}: {what}"]
     legend += [f"{cols[c]}: {se_names[c]}" for c in cols if c in se_names]
@@ -418,7 +426,7 @@ def _pairwise_section(res, names, shown, level, wong, full):
     else:
         p_col = pvalue_column(res)
         cols = {(p_col if c == "p" else c): h for c, h in PAIRWISE_COLUMNS.items()}
-        se_col = "se_corrected" if res.estimand == "algorithms" else f"se_{lead}"
+        se_col = "se_algorithm" if res.estimand == "algorithms" else f"se_{lead}"
         cols = {(se_col if c == "se_delta" else c): h for c, h in cols.items()}
         if other is not None:
             cols[f"se_{other}"] = f"SE {other_label}"
@@ -430,13 +438,15 @@ def _pairwise_section(res, names, shown, level, wong, full):
     se_text = {
         "delta": "delta method",
         "wong": "Wong, independence assumed",
-        "corrected": "corrected repeated k-fold t",
+        "algorithms": "instance and retraining variance of the learning algorithms",
+        "5x2": "Dietterich's 5x2cv t",
     }
-    se_key = (
-        "delta" if full else ("corrected" if res.estimand == "algorithms" else lead)
-    )
+    five_by_two = res.config["test"] == "5x2cv paired t"
+    se_key = "delta" if full else (lead if res.estimand == "models" else "algorithms")
+    if se_key == "algorithms" and five_by_two:
+        se_key = "5x2"
     diff_text = (
-        "mean over the folds of " if res.estimand == "algorithms" and not full else ""
+        "the first fold's " if res.estimand == "algorithms" and five_by_two else ""
     )
     legend = [
         f"diff: {diff_text}{name}(algorithm_1) {MINUS} {name}(algorithm_2) for the "

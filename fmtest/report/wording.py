@@ -8,6 +8,8 @@ without importing each other.
 
 __all__ = [
     "CI_METHOD_NAMES",
+    "NOTE_MODELS_WITH_REPEATS",
+    "NOTE_NO_ALGORITHM_OMNIBUS",
     "NOTE_NO_FOLDS",
     "NOTE_WILCOXON",
     "NOTE_WONG_F_ONLY",
@@ -47,4 +49,19 @@ CI_METHOD_NAMES = {
 NOTE_WONG_F_ONLY = (
     "Wong's linear approximation is defined for F-measures only; this comparison "
     "uses the delta method."
+)
+
+NOTE_NO_ALGORITHM_OMNIBUS = (
+    "no omnibus test of the learning algorithms (the retraining variance of all "
+    "pairs at once is not estimated); see the pairwise tests, adjusted within the "
+    "data set"
+)
+
+NOTE_MODELS_WITH_REPEATS = (
+    "Models estimand with repeated cross-validation: the intervals treat the "
+    "R x k fitted models as fixed and the instance as the unit; in the retraining "
+    "study (docs/estimand.rst) their coverage of the fitted models' own target "
+    "falls below the nominal level when the repeats' models differ (standard "
+    "errors up to about 15 % too small). To ask whether the learning algorithms "
+    "differ, fit with estimand='algorithms' (the default for data with folds)."
 )

@@ -81,6 +81,12 @@ class CountTables:
         ``x_ia`` is the share of repeats in which algorithm ``a`` predicted
         instance ``i`` positive. It gives the instance-level (cluster)
         covariance of :meth:`instance_joint`.
+    fold_mismatch : str or None
+        Without repeats, when some instances are in different folds for
+        different algorithms, the sentence that says so (the
+        :class:`~fmtest.warnings.FoldMismatchWarning`); ``None`` otherwise.
+        The folds then cannot be paired by label, so the algorithm estimand
+        is not available.
     """
 
     datasets: pd.Index
@@ -93,6 +99,7 @@ class CountTables:
     tn_known: bool = True
     repeats: pd.Index | None = None
     cross: np.ndarray | None = None
+    fold_mismatch: str | None = None
 
     def __post_init__(self):
         # an algorithm not run on a data set pairs with none: zero its tables,
@@ -170,6 +177,7 @@ class CountTables:
             has_folds=has_folds,
             repeats=repeats,
             cross=cross,
+            fold_mismatch=long.fold_mismatch,
         )
 
     @classmethod
@@ -180,6 +188,7 @@ class CountTables:
         algorithm="algorithm",
         dataset=None,
         fold=None,
+        repeat=None,
         tp="tp",
         fn="fn",
         fp="fp",
@@ -197,6 +206,11 @@ class CountTables:
         dataset, fold : str or None, default=None
             Columns naming the data set and the fold, if any. Without a fold
             column each row is the pooled table of its (data set, algorithm).
+        repeat : str or None, default=None
+            Column naming the repeat of a repeated cross-validation (needs
+            ``fold``): a fold is then a (repeat, fold) pair, and the training
+            set of a fold is the rest of its repeat. Without it, R × k folds
+            are read as one run of R·k-fold CV.
         tp, fn, fp, tn : str, default="tp", "fn", "fp", "tn"
             Count columns. ``tn`` may be absent from the table (Wong's
             Table 5 has none); F-measures do not need it.
@@ -223,7 +237,12 @@ class CountTables:
             )
         tn_known = tn in table.columns
         names = {"tp": tp, "fn": fn, "fp": fp, "tn": tn}
-        wanted = [algorithm, dataset, fold, tp, fn, fp] + ([tn] if tn_known else [])
+        if repeat is not None and fold is None:
+            raise ValueError(
+                f"`repeat={repeat!r}` needs `fold=`: a repeat is a set of folds."
+            )
+        wanted = [algorithm, dataset, fold, repeat, tp, fn, fp]
+        wanted += [tn] if tn_known else []
         for col in filter(None, wanted):
             if col not in table.columns:
                 raise ValueError(
@@ -250,18 +269,26 @@ class CountTables:
             fold_codes, folds = np.zeros(len(table), np.int64), [SINGLE_DATASET_LABEL]
         else:
             fold_codes, folds = pd.factorize(table[fold], sort=True)
+        repeats = None
+        if repeat is not None:
+            rep_codes, repeats = pd.factorize(table[repeat], sort=True)
+            fold_codes = rep_codes * len(folds) + fold_codes
+            folds = pd.MultiIndex.from_product(
+                [repeats, folds], names=["repeat", "fold"]
+            )
+            repeats = pd.Index(repeats, name="repeat")
         n_ds, n_alg, n_fold = len(datasets), len(algorithms), len(folds)
         key = (ds_codes * n_alg + alg_codes) * n_fold + fold_codes
         if len(np.unique(key)) < len(key):
             row = int(np.flatnonzero(pd.Series(key).duplicated().to_numpy())[0])
             where = ", ".join(
                 f"{c}={plain(table[c].iloc[row])!r}"
-                for c in (dataset, algorithm, fold)
+                for c in (dataset, algorithm, repeat, fold)
                 if c
             )
             raise ValueError(
                 f"The count table has more than one row for {where}; give one row per "
-                "(data set, algorithm, fold)."
+                "(data set, algorithm, fold)" + (", per repeat." if repeat else ".")
             )
         fold_counts = np.zeros((n_ds, n_alg, n_fold, 2, 2), dtype=np.int64)
         present = np.zeros((n_ds, n_alg, n_fold), dtype=bool)
@@ -271,12 +298,13 @@ class CountTables:
         return cls(
             datasets=pd.Index(datasets, name="dataset"),
             algorithms=pd.Index(algorithms, name="algorithm"),
-            folds=pd.Index(folds, name="fold"),
+            folds=folds if repeats is not None else pd.Index(folds, name="fold"),
             fold_counts=fold_counts,
             fold_present=present,
             joint=None,
             has_folds=fold is not None,
             tn_known=tn_known,
+            repeats=repeats,
         )
 
     # -- views ----------------------------------------------------------------
@@ -342,7 +370,9 @@ class CountTables:
             return self.joint
         repeats = self.n_repeats
         own = self.totals / repeats  # (D, A, z, l)
-        size = own.sum(axis=-1)[:, 0, :]  # (D, z): instances with truth z
+        # instances with truth z, (D, z): from any algorithm that ran (an
+        # absent algorithm's tables are zero, so take the largest)
+        size = own.sum(axis=-1).max(axis=1)
         pos = np.moveaxis(own[..., 1], 1, 2)  # (D, z, A)
         both = self.cross  # (D, z, A, A)
         pa, pb = pos[..., :, None], pos[..., None, :]

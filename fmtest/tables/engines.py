@@ -487,6 +487,7 @@ class _Reduction:
             has_folds=fold is not None,
             repeats=None if repeats is None else repeats.rename("repeat"),
             cross=cross,
+            fold_mismatch=getattr(self, "fold_mismatch", None),
         )
 
     # -- query 1: the profile and the checks that need no pairing --------------
@@ -1053,8 +1054,11 @@ class _Reduction:
             self.per_instance_counts(rows, algorithms),
             self.nw.col(self.tmp("fclash")) == 1,
         )
+        self.fold_mismatch = fold_mismatch_message(
+            n_differ, self.fold, self.describe(first)
+        )
         warnings.warn(
-            fold_mismatch_message(n_differ, self.fold, self.describe(first)),
+            self.fold_mismatch,
             FoldMismatchWarning,
             stacklevel=4,  # the line that called count_tables' reduction
         )

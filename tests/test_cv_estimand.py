@@ -1,0 +1,315 @@
+"""Issue 19: the estimand follows the design, the delta + retraining test, and
+the defects of the repeated-CV path (each test failed before the fix)."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from fmtest import FMeasureComparison, MetricComparison
+from fmtest.across.cv_tests import (
+    bayesian_correlated_ttest,
+    corrected_repeated_cv_ttest,
+    paired_ttest_5x2cv,
+)
+from fmtest.across.estimand import repeat_metric
+from fmtest.across.retraining import normal_power, projected_se, retraining_test
+from fmtest.datasets import load_example
+from fmtest.estimates.fmeasure import fbeta
+from fmtest.estimates.metrics import get_metric
+from fmtest.tables.counts import CountTables
+from fmtest.warnings import FoldMismatchWarning
+from tests.test_repeats import fit, repeated_cv
+
+
+def f1_by(df, keys):
+    """F1 per group of long data with truth/predicted columns, by pandas."""
+    cells = df.assign(
+        tp=(df.truth == 1) & (df.predicted == 1),
+        fp=(df.truth == 0) & (df.predicted == 1),
+        fn=(df.truth == 1) & (df.predicted == 0),
+    )
+    sums = cells.groupby(keys)[["tp", "fp", "fn"]].sum()
+    return 2 * sums.tp / (2 * sums.tp + sums.fp + sums.fn)
+
+
+# -- 1. the default follows the design ----------------------------------------
+
+
+def test_data_with_folds_answer_the_algorithms_question_by_default():
+    res = FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", load_example()
+    ).fit()
+    assert res.estimand == "algorithms"
+    assert res.config["estimand_reason"] == "data have folds"
+    assert res.config["test"] == "delta + retraining t"
+    text = str(res.summary())
+    assert "learning algorithms" in text and "data have folds" in text
+
+
+def test_a_fixed_test_set_answers_the_models_question():
+    df = load_example().drop(columns="fold")
+    res = FMeasureComparison.from_formula("correct ~ algorithm + dataset", df).fit()
+    assert res.estimand == "models"
+    assert res.config["estimand_reason"] == "no folds: a fixed test set"
+
+
+def test_an_explicit_estimand_wins():
+    model = FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", load_example()
+    )
+    res = model.fit(estimand="models")
+    assert res.estimand == "models" and res.config["estimand_reason"] == "as asked"
+    # the fixed-test-set numbers are those of the models path, unchanged
+    assert res.config["test"] == "paired score (inverted interval)"
+
+
+def test_models_with_repeats_says_its_coverage_caveat():
+    res = fit(repeated_cv(), estimand="models")
+    assert any("Models estimand with repeated" in n for n in res.notes)
+
+
+# -- 2. the delta + retraining test, by an independent route ------------------
+
+
+def test_retraining_test_with_repeats_matches_a_hand_computation():
+    df = repeated_cv(repeats=4)
+    res = fit(df)
+    row = res.algorithm_tests.loc[("all", "alg0", "alg2")]
+    f_pooled = f1_by(df, ["algorithm"])
+    diff = f_pooled["alg0"] - f_pooled["alg2"]
+    per_repeat = f1_by(df, ["repeat", "algorithm"]).unstack()
+    rep_diff = (per_repeat["alg0"] - per_repeat["alg2"]).to_numpy()
+    var_inst = res.pairwise.loc[("all", "alg0", "alg2"), "se_delta"] ** 2
+    var_model = rep_diff.var(ddof=1) * (1 / 4 + 1 / 4)  # 1/R + n_test/n_train
+    var = var_inst + var_model
+    df_sat = var**2 / (var_model**2 / 3)
+    t = diff / np.sqrt(var)
+    assert row["diff"] == pytest.approx(diff, rel=1e-12)
+    assert row["se"] == pytest.approx(np.sqrt(var), rel=1e-10)
+    assert row["df"] == pytest.approx(df_sat, rel=1e-10)
+    assert row["pvalue"] == pytest.approx(2 * stats.t.sf(abs(t), df_sat), rel=1e-9)
+    half = stats.t.isf(0.025, df_sat) * np.sqrt(var)
+    assert row["ci_lower"] == pytest.approx(diff - half, rel=1e-10)
+    # the pairwise table reports the lead test
+    pw = res.pairwise.loc[("all", "alg0", "alg2")]
+    assert pw["se_algorithm"] == pytest.approx(row["se"])
+    assert pw["pvalue"] == pytest.approx(row["pvalue"])
+
+
+def test_retraining_test_of_one_run_uses_the_excess_fold_variance():
+    df = repeated_cv(repeats=1).drop(columns="repeat")
+    res = fit(df)
+    row = res.algorithm_tests.loc[("all", "alg0", "alg1")]
+    per_fold = f1_by(df, ["fold", "algorithm"]).unstack()
+    d = (per_fold["alg0"] - per_fold["alg1"]).to_numpy()
+    var_inst = row["se_instance"] ** 2
+    s2 = d.var(ddof=1)
+    factor = 1 / 5 + 1 / 4  # 1/k + n_test/n_train
+    var_model = max(s2 - 5 * var_inst, 0) * factor
+    assert row["se_retraining"] == pytest.approx(np.sqrt(var_model), abs=1e-12)
+    assert row["se"] == pytest.approx(np.sqrt(var_inst + var_model), rel=1e-10)
+    expected_df = (var_inst + var_model) ** 2 / ((factor * s2) ** 2 / 4)
+    assert row["df"] == pytest.approx(expected_df, rel=1e-10)
+
+
+def test_retraining_test_arrays_and_interval_inside_the_range():
+    out = retraining_test(0.98, 0.0004, [0.9, 1.0], [np.nan], test_train_ratio=0.25)
+    assert out["ci_upper"] == 1.0  # clipped to the range of a difference of F
+    out = retraining_test([0.1], [np.nan], [[0.1, 0.2]], [[np.nan]])
+    assert np.isnan(out["se"][0])
+    assert out["reason"][0] == "instance-level (delta) variance undefined"
+    assert projected_se(0.0004, 0.0009, 5, 5, 0.25) == pytest.approx(np.sqrt(0.0013))
+    # 1/J + 1/4 goes from 0.45 to 0.27 when J goes from 5 to 50
+    want = np.sqrt(0.0004 + 0.0009 * 0.27 / 0.45)
+    assert projected_se(0.0004, 0.0009, 5, 50, 0.25) == pytest.approx(want)
+    # power of a z test at effect = (z + 0.8416)·se is 80 %
+    assert normal_power(2.8016 * 0.01, 0.01) == pytest.approx(0.80, abs=1e-3)
+
+
+def test_vectorised_fold_tests_equal_the_one_pair_functions():
+    df = repeated_cv(repeats=3)
+    res = fit(df, rope=0.01)
+    fold = f1_by(df, ["repeat", "fold", "algorithm"]).unstack()
+    for a, b in [("alg0", "alg1"), ("alg1", "alg2")]:
+        sa = fold[a].to_numpy().reshape(3, 5)
+        sb = fold[b].to_numpy().reshape(3, 5)
+        freq = corrected_repeated_cv_ttest(sa, sb)
+        bayes = bayesian_correlated_ttest(sa, sb, rope=0.01)
+        row = res.algorithm_tests.loc[("all", a, b)]
+        assert row["diff_folds"] == pytest.approx(freq.estimate, rel=1e-12)
+        assert row["p_corrected"] == pytest.approx(freq.pvalue, rel=1e-9)
+        assert row["ci_lower_corrected"] == pytest.approx(freq.conf_int[0], rel=1e-9)
+        assert row["p_1_better"] == pytest.approx(bayes.p_a_better, rel=1e-9)
+        assert row["p_rope"] == pytest.approx(bayes.p_rope, rel=1e-9)
+
+
+def test_an_empty_rope_has_probability_zero_and_bad_ropes_are_refused():
+    res = fit(repeated_cv())
+    assert (res.algorithm_tests["p_rope"] == 0.0).all()
+    for bad in (np.nan, -0.1, "0.1"):
+        with pytest.raises((TypeError, ValueError), match="`rope`"):
+            fit(repeated_cv(), rope=bad)
+
+
+def test_five_by_two_designs_lead_with_dietterichs_t():
+    df = repeated_cv(repeats=5)
+    df["fold"] = df["fold"] % 2
+    res = fit(df)
+    assert res.config["test"] == "5x2cv paired t"
+    fold = f1_by(df, ["repeat", "fold", "algorithm"]).unstack()
+    sa = fold["alg0"].to_numpy().reshape(5, 2)
+    sb = fold["alg2"].to_numpy().reshape(5, 2)
+    expected = paired_ttest_5x2cv(sa, sb)
+    row = res.algorithm_tests.loc[("all", "alg0", "alg2")]
+    assert row["diff"] == pytest.approx(expected.estimate, rel=1e-12)
+    assert row["pvalue"] == pytest.approx(expected.pvalue, rel=1e-9)
+    assert row["p_5x2cv_t"] == row["pvalue"]
+
+
+def test_algorithm_intervals_of_each_f():
+    df = repeated_cv(repeats=4)
+    res = fit(df)
+    f_pooled = f1_by(df, ["algorithm"])
+    per_repeat = f1_by(df, ["repeat", "algorithm"]).unstack()
+    var_inst = res.fmeasures["se_delta"].to_numpy() ** 2
+    var_model = per_repeat.var(ddof=1).to_numpy() * (1 / 4 + 1 / 4)
+    se = np.sqrt(var_inst + var_model)
+    assert res.fmeasures["se_algorithm"].to_numpy() == pytest.approx(se, rel=1e-10)
+    dof = (var_inst + var_model) ** 2 / (var_model**2 / 3)
+    half = stats.t.isf(0.025, dof) * se
+    low = np.clip(f_pooled.to_numpy() - half, 0, 1)
+    assert res.fmeasures["ci_lower"].to_numpy() == pytest.approx(low, rel=1e-10)
+
+
+def test_no_omnibus_test_of_the_algorithms_with_the_reason():
+    res = fit(repeated_cv())
+    assert res.omnibus["pvalue"].isna().all()
+    assert res.omnibus["reason"].str.contains("no omnibus test").all()
+
+
+# -- 3. defects of the repeated-CV path ---------------------------------------
+
+
+def two_datasets_one_missing_an_algorithm(first_alg):
+    df = repeated_cv(repeats=3)
+    other = repeated_cv(repeats=3, seed=5).assign(dataset="d2")
+    df = df.assign(dataset="d1")
+    # an algorithm that sorts first, run on d1 only
+    extra = df[df.algorithm == "alg0"].assign(algorithm=first_alg)
+    return pd.concat([df, other, extra], ignore_index=True)
+
+
+def test_an_absent_algorithm_that_sorts_first_leaves_the_others_alone():
+    df = two_datasets_one_missing_an_algorithm("aaa")
+    model = FMeasureComparison.from_formula(
+        "predicted ~ algorithm + dataset", df, response="predicted"
+    )
+    res = model.fit(estimand="models")
+    alone = FMeasureComparison.from_formula(
+        "predicted ~ algorithm", df[df.dataset == "d2"], response="predicted"
+    ).fit(estimand="models")
+    got = res.pairwise.loc[("d2", "alg0", "alg2"), "se_delta"]
+    want = alone.pairwise.loc[("all", "alg0", "alg2"), "se_delta"]
+    assert got == pytest.approx(want, rel=1e-12)
+    got = res.fmeasures.loc[("d2", "alg1"), "se_delta"]
+    assert got == pytest.approx(alone.fmeasures.loc[("all", "alg1"), "se_delta"])
+
+
+def test_an_absent_algorithm_has_no_degrees_of_freedom():
+    df = two_datasets_one_missing_an_algorithm("aaa")
+    res = FMeasureComparison.from_formula(
+        "predicted ~ algorithm + dataset", df, response="predicted"
+    ).fit()
+    row = res.algorithm_tests.loc[("d2", "aaa", "alg0")]
+    assert np.isnan(row["df"]) and np.isnan(row["df_corrected"])
+    assert "not run" in row["reason"]
+    # the other pairs of d2 are tested
+    assert np.isfinite(res.algorithm_tests.loc[("d2", "alg0", "alg1"), "pvalue"])
+
+
+def test_from_counts_declares_repeats():
+    df = repeated_cv(repeats=2)
+    cells = df.assign(
+        tp=(df.truth == 1) & (df.predicted == 1),
+        fn=(df.truth == 1) & (df.predicted == 0),
+        fp=(df.truth == 0) & (df.predicted == 1),
+        tn=(df.truth == 0) & (df.predicted == 0),
+    )
+    table = (
+        cells.groupby(["algorithm", "repeat", "fold"])[["tp", "fn", "fp", "tn"]]
+        .sum()
+        .astype(int)
+        .reset_index()
+    )
+    counts = CountTables.from_counts(table, fold="fold", repeat="repeat")
+    assert counts.n_repeats == 2 and counts.folds.nlevels == 2
+    res = FMeasureComparison.from_counts(table, fold="fold", repeat="repeat").fit()
+    fold = f1_by(df, ["repeat", "fold", "algorithm"]).unstack()
+    expected = corrected_repeated_cv_ttest(
+        fold["alg0"].to_numpy().reshape(2, 5), fold["alg1"].to_numpy().reshape(2, 5)
+    )  # n_test / n_train = 1/4, not 1/9
+    row = res.algorithm_tests.loc[("all", "alg0", "alg1")]
+    assert row["p_corrected"] == pytest.approx(expected.pvalue, rel=1e-9)
+    per_repeat = repeat_metric(counts, get_metric("f1"))
+    assert per_repeat.shape == (1, 3, 2)
+    with pytest.raises(ValueError, match="needs `fold=`"):
+        CountTables.from_counts(table, repeat="repeat")
+
+
+def test_wong_with_repeats_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"Wong.*one cross-validation"):
+        fit(repeated_cv(), method="wong")
+
+
+def test_one_fold_per_repeat_in_one_data_set_spares_the_others():
+    df = repeated_cv(repeats=2).assign(dataset="d1")
+    single = repeated_cv(repeats=2, seed=7).assign(dataset="d2", fold=0)
+    both = pd.concat([df, single], ignore_index=True)
+    res = FMeasureComparison.from_formula(
+        "predicted ~ algorithm + dataset", both, response="predicted"
+    ).fit()
+    tests = res.algorithm_tests
+    assert np.isfinite(tests.loc["d1", "pvalue"]).all()
+    assert tests.loc["d2", "p_corrected"].isna().all()
+
+
+def test_folds_that_differ_between_algorithms_cannot_be_paired():
+    df = repeated_cv(repeats=1).drop(columns="repeat")
+    rows = (df.instance == 3) & (df.algorithm == "alg2")
+    df.loc[rows, "fold"] = (df.loc[rows, "fold"] + 1) % 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FoldMismatchWarning)
+        with pytest.raises(ValueError, match="folds differ between algorithms"):
+            fit(df, estimand="algorithms")
+        res = fit(df)
+    assert res.estimand == "models"
+    assert res.config["estimand_reason"] == "folds differ between algorithms"
+
+
+def test_metric_comparison_follows_the_design_too():
+    res = MetricComparison.from_formula(
+        "correct ~ algorithm + dataset", load_example()
+    ).fit(metric="gmean")
+    assert res.estimand == "algorithms"
+    est = res.estimates
+    assert (est["ci_lower"] >= 0).all() and (est["ci_upper"] <= 1).all()
+    # the metric's pooled value is the estimate of the algorithm test
+    row = res.algorithm_tests.iloc[0]
+    first, second = row.name[1], row.name[2]
+    value = est.loc[(row.name[0], first), "estimate"]
+    other = est.loc[(row.name[0], second), "estimate"]
+    assert row["diff"] == pytest.approx(value - other, rel=1e-12)
+
+
+def test_repeat_metric_is_the_f_of_each_repeat():
+    df = repeated_cv(repeats=3)
+    res = fit(df)
+    got = repeat_metric(res.counts, get_metric("f1"))[0]
+    per_repeat = f1_by(df, ["repeat", "algorithm"]).unstack()
+    np.testing.assert_allclose(got, per_repeat.to_numpy().T, rtol=1e-12)
+    assert fbeta(res.counts.totals[0, 0]) == pytest.approx(
+        f1_by(df, ["algorithm"]).iloc[0]
+    )
