@@ -547,8 +547,15 @@ class MetricComparisonResults:
     def friedman(self):
         """Friedman's χ² and the Iman–Davenport F on the ranks; see :func:`fmtest.across.ranks.friedman_test`."""
         from fmtest.across.ranks import friedman_test
+        from fmtest.report.frames import TestFrame
+        from fmtest.report.wording import FRIEDMAN_LEGEND
 
-        return friedman_test(self.ranks)
+        return TestFrame.wrap(
+            friedman_test(self.ranks),
+            title=f"Friedman test on the ranks of {len(self.ranks.algorithms)} "
+            f"algorithms over {self.ranks.n_datasets} data sets",
+            legend=FRIEDMAN_LEGEND,
+        )
 
     def posthoc(self, method="nemenyi", *, control=None, alpha=None):
         """Post-hoc tests on mean ranks; see :func:`fmtest.across.ranks.rank_posthoc`.
@@ -567,10 +574,19 @@ class MetricComparisonResults:
             Index (``algorithm_1``, ``algorithm_2``); ``rank_diff``, ``z``,
             ``pvalue``, ``p_adjusted``, ``critical_difference``, ``reject``.
         """
-        from fmtest.across.ranks import rank_posthoc
+        from fmtest.across.ranks import POSTHOC_NAMES, rank_posthoc
+        from fmtest.report.frames import TestFrame
+        from fmtest.report.wording import POSTHOC_LEGEND
 
         alpha = self.alpha if alpha is None else alpha
-        return rank_posthoc(self.ranks, method=method, control=control, alpha=alpha)
+        frame = rank_posthoc(self.ranks, method=method, control=control, alpha=alpha)
+        against = "all pairs" if control is None else f"against {control}"
+        return TestFrame.wrap(
+            frame,
+            title=f"Post-hoc test on mean ranks: {POSTHOC_NAMES[method]}, {against}, "
+            f"alpha = {alpha:g}",
+            legend=POSTHOC_LEGEND,
+        )
 
     def bayesian_signed_rank(
         self, rope=0.01, *, control=None, prior=0.5, nsamples=50_000, seed=0
@@ -578,14 +594,21 @@ class MetricComparisonResults:
         """Bayesian signed-rank test with a ROPE; see :func:`fmtest.across.bayes_signed_rank.bayesian_signed_rank`."""
         from fmtest.across.bayes_signed_rank import bayesian_signed_rank
         from fmtest.across.ranks import metric_matrix
+        from fmtest.report.frames import TestFrame
+        from fmtest.report.wording import BAYES_LEGEND
 
-        return bayesian_signed_rank(
+        frame = bayesian_signed_rank(
             metric_matrix(self),
             rope=rope,
             control=control,
             prior=prior,
             nsamples=nsamples,
             seed=seed,
+        )
+        return TestFrame.wrap(
+            frame,
+            title=f"Bayesian signed-rank test, ROPE = [-{rope:g}, {rope:g}]",
+            legend=BAYES_LEGEND,
         )
 
     def table(self, *, interval="ci", digits=3, alpha=None, markers=True):
