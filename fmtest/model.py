@@ -377,7 +377,7 @@ class MetricComparison:
         :meth:`from_formula` on the long predictions, with the ``repeat``,
         ``fold``, ``instance`` and (where every estimator has one) ``score``
         columns in their roles. Needs scikit-learn (``pip install
-        'fmtest[sklearn]'``).
+        ".[sklearn]"`` from a clone).
 
         Parameters
         ----------
@@ -598,15 +598,20 @@ class FMeasureComparison(MetricComparison):
             (variance q/Σw*, t with M − 1 df), which holds its level with few
             data sets, or the classical z-test (1/Σw*, normal), whose size is
             about 12 % at M = 5.
-        ci_method : {"score", "mover", "wald", "logit", "bootstrap"}, default="score"
+        ci_method : {"score", "mover-score", "mover", "wald", "logit", "bootstrap"}, default="score"
             Confidence intervals in ``fmeasures`` and ``pairwise``, and the
             test in ``pairwise["pvalue"]`` that matches them (named in
             ``config["test"]``; ``p_adjusted`` adjusts it). ``"score"``: the
             F_β score interval for each F (conditional trinomial of TP, FP, FN;
-            at β = 1 the Wilson interval on the Jaccard scale) and MOVER
-            from those intervals with the delta correlation for differences,
-            with the p-value of the inverted MOVER interval (exists also at
-            F̂ = 0). ``"mover"`` (alias ``"binomial"``, the earlier
+            at β = 1 the Wilson interval on the Jaccard scale) and, for
+            differences, the paired score interval from each pair's 8-cell
+            table, with the p-value of its score test (exists also at
+            F̂ = 0); where the paired score interval cannot be used (more
+            pair tables than ``fmtest.within.paired_score.MAX_TABLES``, or
+            unpaired counts) the differences fall back to MOVER-score and a
+            note says so. ``"mover-score"``: the same F intervals, and MOVER
+            from them with the delta correlation for differences, with the
+            p-value of the inverted interval. ``"mover"`` (alias ``"binomial"``, the earlier
             default): Wilson intervals with the effective number of
             trials for each F and MOVER-Jeffreys for differences, with its
             inverted p-value. ``"wald"``: F̂ ± z·SE of ``method`` and its z-test.

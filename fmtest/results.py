@@ -973,8 +973,9 @@ class FMeasureComparisonResults(MetricComparisonResults):
             ``precision``, ``recall_weight`` (Wong's w̄), ``tp``, ``fn``,
             ``fp``, ``tn``, ``se_delta``, ``se_wong``, ``rho_wong`` (fold
             correlation used by Wong), ``ci_lower``, ``ci_upper`` (by
-            ``ci_method``: the F_β score interval by default, the one the
-            default MOVER difference interval combines), ``ci_logit_lower``,
+            ``ci_method``: the F_β score interval by default; the differences'
+            default is the paired score interval of ``pairwise``),
+            ``ci_logit_lower``,
             ``ci_logit_upper`` (the Wald interval of ``method`` on the logit
             scale: stays inside [0, 1]), ``large_sample`` (Wong's
             TP, FN, FP ≥ ``min_count``), ``small_counts``, ``rho_status``,

@@ -5,7 +5,7 @@ one row per (repeat, instance, algorithm) with the truth, the prediction, the
 fold the instance was tested in and, when every estimator has one, a
 continuous score: the long layout of ``FMeasureComparison.from_formula``
 (``response="predicted"``) and of :func:`fmtest.across.fold_scores.fold_scores`.
-scikit-learn is an optional dependency (``pip install fmtest[sklearn]``), and
+scikit-learn is an optional dependency (``pip install ".[sklearn]"`` from a clone), and
 so is tqdm for the progress bar.
 """
 
@@ -24,7 +24,8 @@ def _sklearn():
         import sklearn  # noqa: F401
     except ImportError:  # pragma: no cover - exercised without scikit-learn
         raise ImportError(
-            "cross_validate needs scikit-learn: pip install 'fmtest[sklearn]'."
+            "cross_validate needs scikit-learn: pip install '.[sklearn]' from a clone "
+            "of fmtest (or pip install scikit-learn tqdm)."
         ) from None
 
 
@@ -148,7 +149,8 @@ def _progress_bar(tasks, total, progress):
     except ImportError:
         if progress:
             raise ImportError(
-                "progress=True needs tqdm: pip install 'fmtest[sklearn]'."
+                "progress=True needs tqdm: pip install '.[sklearn]' from a clone of "
+                "fmtest (or pip install tqdm)."
             ) from None
         return tasks
     if progress is None and not sys.stderr.isatty():
