@@ -90,6 +90,18 @@ class MetricComparisonResults:
         Wong's engine (F-measures with folds only).
     config : dict
         Every fit option.
+
+    Examples
+    --------
+    >>> from fmtest import MetricComparison
+    >>> from fmtest.datasets import load_example
+    >>> res = MetricComparison.from_formula(
+    ...     "correct ~ algorithm + dataset", load_example()
+    ... ).fit(metric="gmean", estimand="models")
+    >>> type(res).__name__, res.metric.key
+    ('MetricComparisonResults', 'gmean')
+    >>> round(float(res.estimates.loc[("synth_easy", "rf"), "estimate"]), 4)
+    0.8935
     """
 
     has_wong = False
@@ -789,6 +801,21 @@ class FMeasureComparisonResults(MetricComparisonResults):
         ``None`` without folds.
 
     See :class:`MetricComparisonResults` for the shared attributes and tables.
+
+    Examples
+    --------
+    >>> from fmtest import FMeasureComparison
+    >>> from fmtest.datasets import load_example
+    >>> res = FMeasureComparison.from_formula(
+    ...     "correct ~ algorithm + dataset", load_example()
+    ... ).fit(estimand="models")
+    >>> type(res).__name__, res.beta
+    ('FMeasureComparisonResults', 1.0)
+    >>> res.fmeasures.loc[("synth_easy", "rf"), ["f", "ci_lower", "ci_upper"]].round(4)
+    f           0.8511
+    ci_lower    0.7123
+    ci_upper    0.9295
+    Name: (synth_easy, rf), dtype: float64
     """
 
     has_wong = True

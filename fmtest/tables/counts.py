@@ -81,6 +81,20 @@ class CountTables:
         ``x_ia`` is the share of repeats in which algorithm ``a`` predicted
         instance ``i`` positive. It gives the instance-level (cluster)
         covariance of :meth:`instance_joint`.
+
+    Examples
+    --------
+    From a table of counts (one row per data set, algorithm and fold):
+
+    >>> import pandas as pd
+    >>> from fmtest import CountTables
+    >>> table = pd.DataFrame({"algorithm": ["a", "b"], "tp": [30, 25],
+    ...                       "fn": [10, 15], "fp": [8, 12], "tn": [200, 196]})
+    >>> counts = CountTables.from_counts(table)
+    >>> list(counts.algorithms), counts.paired
+    (['a', 'b'], False)
+    >>> counts.totals[0, 0].tolist()  # data set 0, algorithm a: [[TN, FP], [FN, TP]]
+    [[200, 8], [10, 30]]
     """
 
     datasets: pd.Index

@@ -135,6 +135,16 @@ class ConfidentROC:
         Numbers of positive and negative instances.
     reason : str
         Empty, or why ``aved`` is NaN.
+
+    Examples
+    --------
+    >>> from fmtest import confident_roc
+    >>> roc = confident_roc([1, 1, 0, 1, 0, 0, 1, 0, 0, 0],
+    ...                     [0.9, 0.8, 0.7, 0.6, 0.55, 0.5, 0.4, 0.3, 0.2, 0.1])
+    >>> type(roc).__name__, roc.n_pos, roc.n_neg
+    ('ConfidentROC', 4, 6)
+    >>> round(roc.cauc, 4), int(roc.points["confident"].sum())
+    (0.3333, 7)
     """
 
     points: pd.DataFrame

@@ -227,6 +227,16 @@ class TangoInterval:
         One minus the confidence level.
     reason : str or ndarray of str
         Empty where the interval exists, otherwise why it is NaN.
+
+    Examples
+    --------
+    >>> from fmtest import tango_ci
+    >>> ci = tango_ci(1, 7, 21)
+    >>> type(ci).__name__, round(ci.estimate, 4)
+    ('TangoInterval', -0.2857)
+    >>> lower, upper = ci
+    >>> round(lower, 3), round(upper, 3)
+    (-0.517, -0.026)
     """
 
     lower: float | np.ndarray
@@ -257,6 +267,13 @@ class TangoTestResult:
     reason : str or ndarray of str
         Empty for an ordinary test, otherwise the boundary rule that was
         applied or why the result is NaN.
+
+    Examples
+    --------
+    >>> from fmtest import tango_test
+    >>> res = tango_test(9, 3, 32)
+    >>> type(res).__name__, round(res.statistic, 4), round(res.pvalue, 4)
+    ('TangoTestResult', 1.7321, 0.0833)
     """
 
     statistic: float | np.ndarray
@@ -596,6 +613,13 @@ class PairedErrorComparison:
     alpha : float
     reason : str
         Empty, or the boundary rule applied, or why values are NaN.
+
+    Examples
+    --------
+    >>> from fmtest import paired_error_comparison_from_counts
+    >>> res = paired_error_comparison_from_counts(n11=70, n10=12, n01=4, n00=14)
+    >>> type(res).__name__, round(res.diff, 2), round(res.mcnemar_exact_pvalue, 4)
+    ('PairedErrorComparison', -0.08, 0.0768)
     """
 
     n11: int
