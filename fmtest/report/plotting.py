@@ -14,7 +14,10 @@ from fmtest.within.inference import check_alpha
 
 __all__ = ["plot_forest", "plot_recall_weight"]
 
-MATPLOTLIB_MISSING = "Plotting needs matplotlib: pip install 'fmtest[plot]'"
+MATPLOTLIB_MISSING = (
+    "Plotting needs matplotlib: pip install matplotlib (or '.[plot]' from a clone of "
+    "fmtest)"
+)
 
 FIXED_LABEL = "fixed effect ({})"  # filled with the leading method
 RANDOM_LABEL = "random effects"

@@ -27,7 +27,10 @@ from fmtest.within.tango import tango_ci, tango_test
 
 __all__ = ["ConfidentROC", "confident_area", "confident_roc"]
 
-MATPLOTLIB_MISSING = "Plotting needs matplotlib: pip install 'fmtest[plot]'"
+MATPLOTLIB_MISSING = (
+    "Plotting needs matplotlib: pip install matplotlib (or '.[plot]' from a clone of "
+    "fmtest)"
+)
 
 REASON_NO_CONFIDENT = (
     "no confident points: the interval of every ROC point excludes 0, so AveD "
@@ -217,7 +220,7 @@ class ConfidentROC:
         Raises
         ------
         ImportError
-            When matplotlib is not installed (``pip install 'fmtest[plot]'``).
+            When matplotlib is not installed (``pip install matplotlib``).
         """
         plt = _pyplot()
         if ax is None:
