@@ -9,6 +9,7 @@ linear-approximation method and the F-specific columns.
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -50,6 +51,12 @@ from fmtest.within.multitest import adjust_pvalues, check_multitest
 from fmtest.within.paired_score import paired_difference_test, paired_score_unusable
 from fmtest.within.roc import confident_roc
 from fmtest.within.tango import misclassification_balance, paired_error_comparisons
+
+if TYPE_CHECKING:
+    from fmtest.across.ranks import Ranks
+    from fmtest.report.paper_table import PaperTable
+    from fmtest.report.summary import ComparisonSummary
+    from fmtest.within.roc import ConfidentROC
 
 __all__ = ["FMeasureComparisonResults", "MetricComparisonResults"]
 
@@ -160,7 +167,7 @@ class MetricComparisonResults:
     # -- tables -----------------------------------------------------------
 
     @cached_property
-    def estimates(self):
+    def estimates(self) -> pd.DataFrame:
         """Per (data set, algorithm) estimates of the metric.
 
         Returns
@@ -194,7 +201,7 @@ class MetricComparisonResults:
         return pairwise_contrasts(engine.estimates, engine.cov)
 
     @cached_property
-    def pairwise(self):
+    def pairwise(self) -> pd.DataFrame:
         """Differences θ_1 − θ_2 for every pair of algorithms in every data set.
 
         Returns
@@ -276,7 +283,7 @@ class MetricComparisonResults:
         return ok[:, first] & ok[:, second]
 
     @cached_property
-    def omnibus(self):
+    def omnibus(self) -> pd.DataFrame:
         """Per data set, the Wald χ² test that all algorithms have equal metric values.
 
         Returns
@@ -304,7 +311,7 @@ class MetricComparisonResults:
         )
 
     @cached_property
-    def across_datasets(self):
+    def across_datasets(self) -> pd.DataFrame | None:
         """Per pair of algorithms, tests of the difference over data sets.
 
         Built by :func:`fmtest.across.pooling.across_datasets_table`; the leading
@@ -383,7 +390,7 @@ class MetricComparisonResults:
         return frame
 
     @cached_property
-    def algorithm_tests(self):
+    def algorithm_tests(self) -> pd.DataFrame | None:
         """Tests of the algorithm estimand: is learning algorithm 1 better than 2?
 
         The corrected repeated k-fold t-test and the Bayesian correlated
@@ -404,7 +411,7 @@ class MetricComparisonResults:
     # -- misclassification balance (Tango) --------------------------------
 
     @cached_property
-    def tango(self):
+    def tango(self) -> pd.DataFrame:
         """Is each classifier's error balanced between FN and FP?
 
         Reads each confusion matrix as a paired table and gives
@@ -426,7 +433,7 @@ class MetricComparisonResults:
         return misclassification_balance(conf, alpha=self.alpha)
 
     @cached_property
-    def paired_errors(self):
+    def paired_errors(self) -> pd.DataFrame:
         """Difference of two algorithms' error rates on the same instances.
 
         From the correct/incorrect cross-table of each pair: Tango's score
@@ -477,7 +484,7 @@ class MetricComparisonResults:
         table.loc[not_run.ravel(), "reason"] = reasons[not_run]
         return table
 
-    def confident_roc(self, dataset, algorithm):
+    def confident_roc(self, dataset: Any, algorithm: Any) -> ConfidentROC:
         """The ROC curve of one algorithm on one data set with its confident segment.
 
         Returns
@@ -502,7 +509,7 @@ class MetricComparisonResults:
         )
 
     @cached_property
-    def roc(self):
+    def roc(self) -> pd.DataFrame:
         """Confident ROC segment per (data set, algorithm); needs a score column.
 
         Returns
@@ -539,7 +546,7 @@ class MetricComparisonResults:
     # -- ranks across data sets (Demšar 2006): fmtest.across.ranks and friends -----
 
     @cached_property
-    def ranks(self):
+    def ranks(self) -> Ranks:
         """Per data set, the rank of every algorithm (1 = best, ties averaged).
 
         A data set where some algorithm's metric is NaN is left out (NaN
@@ -556,7 +563,7 @@ class MetricComparisonResults:
         return rank_datasets(metric_matrix(self))
 
     @cached_property
-    def friedman(self):
+    def friedman(self) -> pd.DataFrame:
         """Friedman's χ² and the Iman–Davenport F on the ranks; see :func:`fmtest.across.ranks.friedman_test`."""
         from fmtest.across.ranks import friedman_test
         from fmtest.report.frames import TestFrame
@@ -569,7 +576,13 @@ class MetricComparisonResults:
             legend=FRIEDMAN_LEGEND,
         )
 
-    def posthoc(self, method="nemenyi", *, control=None, alpha=None):
+    def posthoc(
+        self,
+        method: str = "nemenyi",
+        *,
+        control: Any = None,
+        alpha: float | None = None,
+    ) -> pd.DataFrame:
         """Post-hoc tests on mean ranks; see :func:`fmtest.across.ranks.rank_posthoc`.
 
         Parameters
@@ -601,8 +614,14 @@ class MetricComparisonResults:
         )
 
     def bayesian_signed_rank(
-        self, rope=0.01, *, control=None, prior=0.5, nsamples=50_000, seed=0
-    ):
+        self,
+        rope: float = 0.01,
+        *,
+        control: Any = None,
+        prior: float = 0.5,
+        nsamples: int = 50_000,
+        seed: int | None = 0,
+    ) -> pd.DataFrame:
         """Bayesian signed-rank test with a ROPE; see :func:`fmtest.across.bayes_signed_rank.bayesian_signed_rank`."""
         from fmtest.across.bayes_signed_rank import bayesian_signed_rank
         from fmtest.across.ranks import metric_matrix
@@ -623,7 +642,14 @@ class MetricComparisonResults:
             legend=BAYES_LEGEND,
         )
 
-    def table(self, *, interval="ci", digits=3, alpha=None, markers=True):
+    def table(
+        self,
+        *,
+        interval: str | None = "ci",
+        digits: int = 3,
+        alpha: float | None = None,
+        markers: bool = True,
+    ) -> PaperTable:
         """The table a paper prints; see :func:`fmtest.report.paper_table.paper_table`."""
         from fmtest.report.paper_table import paper_table
 
@@ -631,7 +657,7 @@ class MetricComparisonResults:
             self, interval=interval, digits=digits, alpha=alpha, markers=markers
         )
 
-    def plot_cd(self, alpha=None, ax=None, **kwargs):
+    def plot_cd(self, alpha: float | None = None, ax: Any = None, **kwargs: Any) -> Any:
         """Critical-difference diagram (Nemenyi); see :func:`fmtest.report.cd_diagram.plot_cd`."""
         from fmtest.report.cd_diagram import plot_cd
 
@@ -641,21 +667,23 @@ class MetricComparisonResults:
     # -- statsmodels-style accessors ----------------------------------------
 
     @property
-    def params(self):
+    def params(self) -> pd.Series:
         """Estimates per (data set, algorithm); see :func:`fmtest.report.accessors.params`."""
         return accessors.params(self)
 
     @property
-    def bse(self):
+    def bse(self) -> pd.Series:
         """Standard errors of ``params``; see :func:`fmtest.report.accessors.bse`."""
         return accessors.bse(self)
 
     @property
-    def pvalues(self):
+    def pvalues(self) -> pd.Series:
         """p-values of the pairwise differences; see :func:`fmtest.report.accessors.pvalues`."""
         return accessors.pvalues(self)
 
-    def conf_int(self, alpha=None, *, kind="estimate"):
+    def conf_int(
+        self, alpha: float | None = None, *, kind: str = "estimate"
+    ) -> pd.DataFrame:
         """Confidence intervals, recomputed at any level.
 
         Parameters
@@ -716,7 +744,7 @@ class MetricComparisonResults:
         """The p-value matching the pairwise interval, per (data set, pair)."""
         return wald_p
 
-    def cov_params(self, dataset=None):
+    def cov_params(self, dataset: Any = None) -> pd.DataFrame:
         """Labelled A × A covariance matrix of the estimates in one data set (``method``).
 
         Parameters
@@ -742,13 +770,20 @@ class MetricComparisonResults:
         return self.lead.cov_frame(dataset)
 
     @cached_property
-    def notes(self):
+    def notes(self) -> list[str]:
         """Every remark and flag behind the numbers, as sentences."""
         from fmtest.report.notes import collect_notes
 
         return collect_notes(self)
 
-    def summary(self, *, misclassification=False, wong=None, full=False, pairs="auto"):
+    def summary(
+        self,
+        *,
+        misclassification: bool = False,
+        wong: bool | None = None,
+        full: bool = False,
+        pairs: str = "auto",
+    ) -> ComparisonSummary:
         """The results as a statsmodels ``Summary`` (``as_text``/``as_latex``/``as_html``).
 
         At most 100 characters wide by default: the columns a paper reports,
@@ -778,13 +813,13 @@ class MetricComparisonResults:
             self, misclassification=misclassification, wong=wong, full=full, pairs=pairs
         )
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.summary().as_text()
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         return self.summary().as_html()
 
-    def plot_forest(self, ax=None, **kwargs):
+    def plot_forest(self, ax: Any = None, **kwargs: Any) -> Any:
         """Forest plot of pairwise differences with CIs; see :func:`fmtest.report.plotting.plot_forest`."""
         from fmtest.report.plotting import plot_forest
 
@@ -990,7 +1025,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
         return wald_p
 
     @cached_property
-    def fmeasures(self):
+    def fmeasures(self) -> pd.DataFrame:
         """Per (data set, algorithm) F-measures with both methods.
 
         Returns
@@ -1038,7 +1073,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
             frame["reason_wong"] = wong["reason"]
         return pd.DataFrame(frame, index=est.index)
 
-    def plot_recall_weight(self, ax=None, **kwargs):
+    def plot_recall_weight(self, ax: Any = None, **kwargs: Any) -> Any:
         """Wong's recall weight per algorithm and data set; see :func:`fmtest.report.plotting.plot_recall_weight`."""
         from fmtest.report.plotting import plot_recall_weight
 

@@ -134,3 +134,45 @@ def test_license_and_typing_marker_ship():
     assert (ROOT / "fmtest" / "py.typed").exists()
     setup = (ROOT / "setup.cfg").read_text(encoding="utf-8")
     assert re.search(r"\[options\.package_data\]\n(?:.*\n)*?fmtest = py\.typed", setup)
+
+
+# -- type hints ----------------------------------------------------------------------
+
+
+def _public_callables():
+    from fmtest.results import FMeasureComparisonResults, MetricComparisonResults
+    from fmtest.tables.counts import CountTables
+
+    out = []
+    for name in PUBLIC:
+        obj = getattr(fmtest, name)
+        if inspect.isfunction(obj) or inspect.ismethod(obj):
+            out.append((name, obj))
+    for cls, methods in [
+        (MetricComparison, ["__init__", "from_formula", "from_arrays", "from_counts"]),
+        (MetricComparison, ["from_estimators", "fit"]),
+        (FMeasureComparison, ["fit"]),
+        (CountTables, ["from_long", "from_counts", "confusion", "pair_table"]),
+        (fmtest.DeltaMethodVariance, ["__init__"]),
+        (fmtest.WongLinearVariance, ["__init__"]),
+        (
+            MetricComparisonResults,
+            ["conf_int", "cov_params", "summary", "posthoc", "bayesian_signed_rank"],
+        ),
+        (MetricComparisonResults, ["table", "plot_cd", "plot_forest", "confident_roc"]),
+        (FMeasureComparisonResults, ["plot_recall_weight"]),
+    ]:
+        out += [(f"{cls.__name__}.{m}", getattr(cls, m)) for m in methods]
+    return out
+
+
+@pytest.mark.parametrize(("name", "func"), _public_callables())
+def test_public_signatures_are_annotated(name, func):
+    signature = inspect.signature(func)
+    missing = [
+        p.name
+        for p in signature.parameters.values()
+        if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty
+    ]
+    assert not missing, f"{name}: parameters without a type hint: {missing}"
+    assert signature.return_annotation is not inspect.Signature.empty, name

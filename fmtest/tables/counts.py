@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -119,7 +120,9 @@ class CountTables:
     # -- constructors -------------------------------------------------------
 
     @classmethod
-    def from_long(cls, data, *, response, **roles):
+    def from_long(
+        cls, data: pd.DataFrame, *, response: str, **roles: Any
+    ) -> CountTables:
         """Reduce per-instance long data to count tables.
 
         Parameters
@@ -189,16 +192,16 @@ class CountTables:
     @classmethod
     def from_counts(
         cls,
-        table,
+        table: pd.DataFrame,
         *,
-        algorithm="algorithm",
-        dataset=None,
-        fold=None,
-        tp="tp",
-        fn="fn",
-        fp="fp",
-        tn="tn",
-    ):
+        algorithm: str = "algorithm",
+        dataset: str | None = None,
+        fold: str | None = None,
+        tp: str = "tp",
+        fn: str = "fn",
+        fp: str = "fp",
+        tn: str | None = "tn",
+    ) -> CountTables:
         """Build count tables from a table of confusion counts.
 
         Parameters
@@ -369,7 +372,7 @@ class CountTables:
         _zero_absent(table, self.present)  # as in `joint`
         return table
 
-    def confusion(self, by_fold=False):
+    def confusion(self, by_fold: bool = False) -> pd.DataFrame:
         """Tidy table of TP, FN, FP, TN.
 
         Parameters
@@ -397,7 +400,7 @@ class CountTables:
         frame["n"] = frame[list(COUNT_COLUMNS)].sum(axis=1)
         return frame
 
-    def pair_table(self, dataset, first, second):
+    def pair_table(self, dataset: Any, first: Any, second: Any) -> pd.DataFrame:
         """The 8-cell joint table of two algorithms on one data set.
 
         Returns

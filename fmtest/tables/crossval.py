@@ -12,6 +12,8 @@ so is tqdm for the progress bar.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -159,18 +161,18 @@ def _progress_bar(tasks, total, progress):
 
 
 def cross_validate(
-    estimators,
-    X,
-    y,
-    cv=None,
-    repeats=10,
-    groups=None,
-    n_jobs=None,
-    random_state=None,
-    dataset=None,
-    positive=1,
-    progress=None,
-):
+    estimators: Mapping[str, Any],
+    X: Any,
+    y: Any,
+    cv: Any = None,
+    repeats: int = 10,
+    groups: Any = None,
+    n_jobs: int | None = None,
+    random_state: int | None = None,
+    dataset: Any = None,
+    positive: Any = 1,
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """Cross-validate several estimators on the same splits into long data.
 
     Parameters

@@ -17,6 +17,7 @@ vectorised call.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,9 @@ from scipy import stats
 
 from fmtest.within.inference import check_alpha
 from fmtest.within.tango import tango_ci, tango_test
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["ConfidentROC", "confident_area", "confident_roc"]
 
@@ -312,7 +316,9 @@ def _check_roc_input(truth, score, positive):
     return score, is_pos
 
 
-def confident_roc(truth, score, alpha=0.05, positive=1):
+def confident_roc(
+    truth: ArrayLike, score: ArrayLike, alpha: float = 0.05, positive: Any = 1
+) -> ConfidentROC:
     """ROC curve with Tango's interval at every point, the confident segment, CAUC and AveD.
 
     The threshold sweeps every distinct score (predict positive when

@@ -32,12 +32,16 @@ in proportions for the paired-sample design. *Statistics in Medicine* 17,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from fmtest.within.inference import check_alpha
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "PairedErrorComparison",
@@ -298,7 +302,9 @@ class TangoTestResult:
 # ---------------------------------------------------------------------------
 
 
-def tango_test(b, c, n, delta0=0.0):
+def tango_test(
+    b: ArrayLike, c: ArrayLike, n: ArrayLike, delta0: ArrayLike = 0.0
+) -> TangoTestResult:
     """Tango's score test of ``δ = δ₀`` for paired proportions.
 
     For a paired 2×2 table with discordant counts ``b`` (cell 1, 2) and
@@ -384,7 +390,9 @@ def tango_test(b, c, n, delta0=0.0):
     )
 
 
-def tango_ci(b, c, n, alpha=0.05):
+def tango_ci(
+    b: ArrayLike, c: ArrayLike, n: ArrayLike, alpha: float = 0.05
+) -> TangoInterval:
     """Tango's score confidence interval for ``δ = (b − c) / n``.
 
     The interval is the set of ``δ₀`` in ``[−1, 1]`` that the two-sided
@@ -466,7 +474,14 @@ def tango_ci(b, c, n, alpha=0.05):
 # ---------------------------------------------------------------------------
 
 
-def misclassification_balance(tp, fn=None, fp=None, tn=None, *, alpha=0.05):
+def misclassification_balance(
+    tp: ArrayLike | pd.DataFrame,
+    fn: ArrayLike | None = None,
+    fp: ArrayLike | None = None,
+    tn: ArrayLike | None = None,
+    *,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
     """Is each classifier's error balanced between false negatives and false positives?
 
     Reads every confusion matrix as a paired 2×2 table (``a = TP``,
@@ -679,7 +694,9 @@ class PairedErrorComparison:
         return frame
 
 
-def paired_error_comparison_from_counts(n11, n10, n01, n00, alpha=0.05):
+def paired_error_comparison_from_counts(
+    n11: int, n10: int, n01: int, n00: int, alpha: float = 0.05
+) -> PairedErrorComparison:
     """Compare two algorithms' error rates from their correct/incorrect cross-table.
 
     Parameters
@@ -841,7 +858,9 @@ def _as_correct(values, name):
     return arr.astype(bool)
 
 
-def paired_error_comparison(correct_a, correct_b, alpha=0.05):
+def paired_error_comparison(
+    correct_a: ArrayLike, correct_b: ArrayLike, alpha: float = 0.05
+) -> PairedErrorComparison:
     """Compare the error rates of two algorithms tested on the same instances.
 
     Parameters
