@@ -816,6 +816,15 @@ class MetricComparisonResults:
     def __str__(self) -> str:
         return self.summary().as_text()
 
+    def __repr__(self) -> str:
+        counts = self.counts
+        what = f"F_{self.beta:g}" if self.has_wong else self.metric.label()
+        return (
+            f"<{type(self).__name__}: {what} of {len(counts.algorithms)} algorithms "
+            f"on {len(counts.datasets)} data set(s), estimand {self.estimand!r}; "
+            "print(res) or res.summary() for the tables>"
+        )
+
     def _repr_html_(self) -> str:
         return self.summary().as_html()
 

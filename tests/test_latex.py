@@ -196,3 +196,58 @@ def test_non_latin_names_compile_with_xelatex(tmp_path):
     data = study(["数据α", "plain"], ["模型", "β-model"], n=120)
     res = FMeasureComparison.from_formula(FORMULA, data).fit()
     compile_latex(res.table().to_latex(), tmp_path, engine="xelatex")
+
+
+# -- HTML and reprs ------------------------------------------------------------------
+
+
+def test_paper_table_html_is_bold_where_the_caption_says(big):
+    table = big.table()
+    page = table.to_html()
+    assert "best per data set in bold" in page
+    assert page.count("<b>") == int(table.best.to_numpy().sum())
+    assert "*" not in page and "F<sub>1</sub>" in page and "α" in page
+
+
+def test_readable_pvalues_in_every_output_but_not_in_the_frames():
+    res = FMeasureComparison.from_formula(
+        FORMULA, study(["d1", "d2", "d3"], ["bad", "middle", "good"], n=3000)
+    ).fit()
+    tiny = res.pairwise["pvalue"] < 1e-16
+    assert tiny.any() and (res.pairwise["pvalue"][tiny] < 1e-30).any()
+    smry = res.summary(pairs="all")
+    for text in (smry.as_text(), smry.as_html(), smry.as_latex()):
+        assert not re.search(r"\de-(1[7-9]|[2-9]\d|\d{3})\b", text)
+        assert "1e-16" in text
+
+
+def test_title_shows_f1_not_f_underscore(big):
+    smry = big.summary()
+    assert "F-measure comparison (F₁)" in smry.as_text()
+    assert "F-measure comparison (F<sub>1</sub>)" in smry.as_html()
+    assert "F_1" not in smry.as_html()
+
+
+@pytest.mark.parametrize(
+    "get",
+    [
+        lambda r: r.ranks,
+        lambda r: r.friedman,
+        lambda r: r.posthoc(),
+        lambda r: r.posthoc("holm", control="RandomForest"),
+        lambda r: r.bayesian_signed_rank(nsamples=2000),
+    ],
+)
+def test_rank_results_have_rich_reprs(big, get):
+    obj = get(big)
+    text = repr(obj)
+    assert "object at 0x" not in text and "per_dataset=" not in text
+    assert text.splitlines()[0][0].isupper()  # a title first
+    page = obj._repr_html_()
+    assert page.startswith("<div") and "<table" in page and "<b>" in page
+    assert not re.search(r"\de-(1[7-9]|[2-9]\d|\d{3})\b", text + page)
+
+
+def test_results_repr_is_readable(big):
+    text = repr(big)
+    assert text.startswith("<FMeasureComparisonResults: F_1 of 5 algorithms on 16")
