@@ -937,6 +937,9 @@ class ComparisonSummary(Summary):
             which compile with pdflatex. A comment on the first line lists
             them when they are kept. Greek letters are set as maths either way.
 
+        ``longtable`` settles its column widths over two runs: compile twice
+        (as LaTeX asks: "Table widths have changed. Rerun LaTeX.").
+
         Returns
         -------
         str
@@ -946,7 +949,7 @@ class ComparisonSummary(Summary):
             parts.append(section.as_latex(unicode, width))
             if section.legend:
                 parts.append(
-                    "{\\footnotesize\\sloppy "
+                    "{\\footnotesize\\sloppy\\noindent "
                     + latex_text("; ".join(section.legend) + ".", unicode)
                     + "\\par}"
                 )
