@@ -480,10 +480,7 @@ def test_fast_text_tables_match_statsmodels(res, hostile):
     for results in (res, hostile):
         smry = results.summary(full=True, wong=True, misclassification=True)
         for section in smry.sections:
-            plain = section.plain_title or section.title
-            layout = section.table(
-                rich=lambda t, p=plain, title=section.title: p if t == title else t
-            ).as_text()
+            layout = section.text_table().as_text()
             assert section.as_text() == layout, section.title
 
 

@@ -241,6 +241,12 @@ class Section:
             title=rich(self.title),
         )
 
+    def text_table(self):
+        """The ``SimpleTable`` for plain text: the title as :attr:`plain_title`."""
+        if self.plain_title is None:
+            return self.table()
+        return self.table(rich=lambda t: self.plain_title if t == self.title else t)
+
     def _latex_chars(self):
         """Characters of the widest cell of the stub column and of each column."""
         stub = max((len(s) + (2 if s.startswith("  ") else 0)) for s in self.stubs)
@@ -408,11 +414,7 @@ class Section:
         Headerless tables (the summary header) still use ``SimpleTable``.
         """
         if not self.headers or not self.stubs:
-            if self.plain_title is not None:
-                return self.table(
-                    rich=lambda t: self.plain_title if t == self.title else t
-                ).as_text()
-            return self.table().as_text()
+            return self.text_table().as_text()
         columns = list(zip(*self.rows, strict=True)) if self.rows else []
         widths = [
             max(len(h), *(len(c) for c in col))
@@ -880,7 +882,7 @@ class ComparisonSummary(Summary):
     @property
     def tables(self):
         """The tables as statsmodels ``SimpleTable`` objects, made on demand."""
-        return [section.table() for section in self.sections]
+        return [section.text_table() for section in self.sections]
 
     @tables.setter
     def tables(self, value):
