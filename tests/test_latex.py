@@ -88,10 +88,12 @@ needs_pdflatex = pytest.mark.skipif(
 )
 
 
-def compile_latex(body, tmp_path, engine="pdflatex"):
+def compile_latex(body, tmp_path, engine="pdflatex", preamble=""):
     """Compile ``body`` in the plain article (twice where longtable asks);
     return the last log."""
-    (tmp_path / "paper.tex").write_text(DOCUMENT.replace("%s", body), encoding="utf-8")
+    source = DOCUMENT.replace("%s", body)
+    source = source.replace("\\begin{document}", preamble + "\\begin{document}")
+    (tmp_path / "paper.tex").write_text(source, encoding="utf-8")
     for _ in range(3):  # longtable settles its column widths over two runs
         proc = subprocess.run(
             [engine, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
@@ -199,7 +201,12 @@ def test_non_latin_names_compile_with_pdflatex_as_code_points(tmp_path):
 def test_non_latin_names_compile_with_xelatex(tmp_path):
     data = study(["数据α", "plain"], ["模型", "β-model"], n=120)
     res = FMeasureComparison.from_formula(FORMULA, data).fit()
-    compile_latex(res.table().to_latex(), tmp_path, engine="xelatex")
+    # fontspec (and, where installed, xeCJK for the Chinese names)
+    preamble = (
+        "\\usepackage{fontspec}\n\\IfFileExists{xeCJK.sty}{\\usepackage{xeCJK}}{}\n"
+    )
+    body = res.table().to_latex() + "\n\n" + res.summary().as_latex()
+    compile_latex(body, tmp_path, engine="xelatex", preamble=preamble)
 
 
 # -- HTML and reprs ------------------------------------------------------------------
