@@ -249,7 +249,9 @@ class Section:
 
     def _latex_chars(self):
         """Characters of the widest cell of the stub column and of each column."""
-        stub = max((len(s) + (2 if s.startswith("  ") else 0)) for s in self.stubs)
+        stub = max(
+            ((len(s) + (2 if s.startswith("  ") else 0)) for s in self.stubs), default=0
+        )
         columns = []
         for j, head in enumerate(self.headers):
             cells = [len(row[j]) for row in self.rows]
@@ -290,8 +292,11 @@ class Section:
                 return command, [everything], None
         command, size = LATEX_SIZES[1]
         shortest = max(
-            max(map(len, s.split(f" {MINUS} "))) + (2 if s.startswith("  ") else 0)
-            for s in self.stubs
+            (
+                max(map(len, s.split(f" {MINUS} "))) + (2 if s.startswith("  ") else 0)
+                for s in self.stubs
+            ),
+            default=0,
         )
         if self._fits([shortest, *columns], size, width):
             room = 0.97 * width - (
