@@ -15,7 +15,7 @@ Two commands fit :class:`fmtest.FMeasureComparison` and print the results.
     file (``.csv``, ``.csv.gz``, ``.tsv`` with tabs) or from Parquet (a
     ``.parquet`` file or a folder of Parquet files), fit and print. Parquet
     is reduced to count tables by DuckDB, without loading the rows, when
-    duckdb and narwhals are installed (``pip install 'fmtest[scale]'``), and
+    duckdb and narwhals are installed (``pip install ".[scale]"`` from a clone), and
     read by pandas (needs pyarrow) otherwise::
 
         $ fmtest compare predictions.csv --formula "correct ~ algorithm + dataset"

@@ -8,6 +8,9 @@ and returns a separate results object.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
 import numpy as np
 import pandas as pd
 
@@ -17,6 +20,11 @@ from fmtest.tables.formula import parse_formula
 from fmtest.tables.longdata import check_score, read_long_data
 from fmtest.tables.plausibility import warn_implausible_response, warn_majority_positive
 from fmtest.tables.roles import assign_terms, response_kind
+
+if TYPE_CHECKING:
+    from fmtest.results import FMeasureComparisonResults, MetricComparisonResults
+
+_Model = TypeVar("_Model", bound="MetricComparison")
 
 __all__ = [
     "FMeasureComparison",
@@ -83,7 +91,7 @@ class MetricComparison:
     Name: (synth_medium, logit), dtype: float64
     """
 
-    def __init__(self, counts, *, notes=()):
+    def __init__(self, counts: CountTables, *, notes: Iterable[str] = ()) -> None:
         if not isinstance(counts, CountTables):
             raise TypeError(
                 f"`counts` must be a CountTables; got {type(counts).__name__}. Use "
@@ -101,20 +109,20 @@ class MetricComparison:
 
     @classmethod
     def from_formula(
-        cls,
-        formula,
-        data,
+        cls: type[_Model],
+        formula: str,
+        data: Any,
         *,
-        response=None,
-        truth="truth",
-        instance="instance",
-        fold="fold",
-        score=None,
-        positive=None,
-        algorithm=None,
-        dataset=None,
-        repeat="repeat",
-    ):
+        response: str | None = None,
+        truth: str = "truth",
+        instance: str | None = "instance",
+        fold: str | None = "fold",
+        score: str | None = None,
+        positive: Any = None,
+        algorithm: str | None = None,
+        dataset: str | None = None,
+        repeat: str | None = "repeat",
+    ) -> _Model:
         """Build the model from long data and a formula.
 
         Parameters
@@ -260,7 +268,15 @@ class MetricComparison:
         return model
 
     @classmethod
-    def from_arrays(cls, truth, predictions, *, dataset=None, fold=None, positive=None):
+    def from_arrays(
+        cls: type[_Model],
+        truth: Sequence[Any] | np.ndarray,
+        predictions: Mapping[str, Any] | pd.DataFrame,
+        *,
+        dataset: Sequence[Any] | np.ndarray | None = None,
+        fold: Sequence[Any] | np.ndarray | None = None,
+        positive: Any = None,
+    ) -> _Model:
         """Build the model from a truth vector and one prediction column per algorithm.
 
         Parameters
@@ -357,19 +373,19 @@ class MetricComparison:
 
     @classmethod
     def from_estimators(
-        cls,
-        estimators,
-        X,
-        y,
+        cls: type[_Model],
+        estimators: Mapping[str, Any],
+        X: Any,
+        y: Any,
         *,
-        cv=None,
-        repeats=10,
-        groups=None,
-        n_jobs=None,
-        random_state=None,
-        positive=1,
-        progress=None,
-    ):
+        cv: Any = None,
+        repeats: int = 10,
+        groups: Any = None,
+        n_jobs: int | None = None,
+        random_state: int | None = None,
+        positive: Any = 1,
+        progress: bool | None = None,
+    ) -> _Model:
         """Cross-validate scikit-learn estimators and build the model on their predictions.
 
         A shortcut for :func:`fmtest.cross_validate` (the same splits for every
@@ -377,7 +393,7 @@ class MetricComparison:
         :meth:`from_formula` on the long predictions, with the ``repeat``,
         ``fold``, ``instance`` and (where every estimator has one) ``score``
         columns in their roles. Needs scikit-learn (``pip install
-        'fmtest[sklearn]'``).
+        ".[sklearn]"`` from a clone).
 
         Parameters
         ----------
@@ -430,7 +446,7 @@ class MetricComparison:
         )
 
     @classmethod
-    def from_counts(cls, table, **columns):
+    def from_counts(cls: type[_Model], table: pd.DataFrame, **columns: str) -> _Model:
         """Build the model from per-(data set, algorithm, fold) TP/FN/FP(/TN) counts.
 
         Parameters
@@ -452,15 +468,15 @@ class MetricComparison:
     def fit(
         self,
         *,
-        metric="f1",
-        alpha=0.05,
-        multitest="holm",
-        re_method="dl",
-        re_test="hksj",
-        estimand=None,
-        rope=0.0,
-        **metric_options,
-    ):
+        metric: str = "f1",
+        alpha: float = 0.05,
+        multitest: str = "holm",
+        re_method: str = "dl",
+        re_test: str = "hksj",
+        estimand: str | None = None,
+        rope: float = 0.0,
+        **metric_options: Any,
+    ) -> MetricComparisonResults:
         """Estimate the metric, its covariance across algorithms, and the tests.
 
         Parameters
@@ -551,25 +567,25 @@ class FMeasureComparison(MetricComparison):
     Name: (synth_medium, logit, rf), dtype: float64
     """
 
-    def fit(
+    def fit(  # type: ignore[override]
         self,
         *,
-        beta=1.0,
-        method="delta",
-        alpha=0.05,
-        min_count=5,
-        rho_fallback=1.0,
-        multitest="holm",
-        wong_divisor="theorem",
-        re_method="dl",
-        re_test="hksj",
-        ci_method="score",
-        n_boot=2000,
-        seed=None,
-        wong=False,
-        estimand=None,
-        rope=0.0,
-    ):
+        beta: float = 1.0,
+        method: str = "delta",
+        alpha: float = 0.05,
+        min_count: int = 5,
+        rho_fallback: float = 1.0,
+        multitest: str = "holm",
+        wong_divisor: str = "theorem",
+        re_method: str = "dl",
+        re_test: str = "hksj",
+        ci_method: str = "score",
+        n_boot: int = 2000,
+        seed: int | None = None,
+        wong: bool = False,
+        estimand: str | None = None,
+        rope: float = 0.0,
+    ) -> FMeasureComparisonResults:
         """Estimate the F-measures, their covariance, and the tests.
 
         Parameters
@@ -605,15 +621,20 @@ class FMeasureComparison(MetricComparison):
             (variance q/Σw*, t with M − 1 df), which holds its level with few
             data sets, or the classical z-test (1/Σw*, normal), whose size is
             about 12 % at M = 5.
-        ci_method : {"score", "mover", "wald", "logit", "bootstrap"}, default="score"
+        ci_method : {"score", "mover-score", "mover", "wald", "logit", "bootstrap"}, default="score"
             Confidence intervals in ``fmeasures`` and ``pairwise``, and the
             test in ``pairwise["pvalue"]`` that matches them (named in
             ``config["test"]``; ``p_adjusted`` adjusts it). ``"score"``: the
             F_β score interval for each F (conditional trinomial of TP, FP, FN;
-            at β = 1 the Wilson interval on the Jaccard scale) and MOVER
-            from those intervals with the delta correlation for differences,
-            with the p-value of the inverted MOVER interval (exists also at
-            F̂ = 0). ``"mover"`` (alias ``"binomial"``, the earlier
+            at β = 1 the Wilson interval on the Jaccard scale) and, for
+            differences, the paired score interval from each pair's 8-cell
+            table, with the p-value of its score test (exists also at
+            F̂ = 0); where the paired score interval cannot be used (more
+            pair tables than ``fmtest.within.paired_score.MAX_TABLES``, or
+            unpaired counts) the differences fall back to MOVER-score and a
+            note says so. ``"mover-score"``: the same F intervals, and MOVER
+            from them with the delta correlation for differences, with the
+            p-value of the inverted interval. ``"mover"`` (alias ``"binomial"``, the earlier
             default): Wilson intervals with the effective number of
             trials for each F and MOVER-Jeffreys for differences, with its
             inverted p-value. ``"wald"``: F̂ ± z·SE of ``method`` and its z-test.

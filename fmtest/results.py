@@ -9,6 +9,7 @@ linear-approximation method and the F-specific columns.
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -57,6 +58,12 @@ from fmtest.within.paired_score import paired_difference_test, paired_score_unus
 from fmtest.within.roc import confident_roc
 from fmtest.within.tango import misclassification_balance, paired_error_comparisons
 
+if TYPE_CHECKING:
+    from fmtest.across.ranks import Ranks
+    from fmtest.report.paper_table import PaperTable
+    from fmtest.report.summary import ComparisonSummary
+    from fmtest.within.roc import ConfidentROC
+
 __all__ = ["FMeasureComparisonResults", "MetricComparisonResults"]
 
 CI_METHODS = ("score", "mover-score", "mover", "binomial", "wald", "logit", "bootstrap")
@@ -96,6 +103,18 @@ class MetricComparisonResults:
         Wong's engine (F-measures with folds only).
     config : dict
         Every fit option.
+
+    Examples
+    --------
+    >>> from fmtest import MetricComparison
+    >>> from fmtest.datasets import load_example
+    >>> res = MetricComparison.from_formula(
+    ...     "correct ~ algorithm + dataset", load_example()
+    ... ).fit(metric="gmean", estimand="models")
+    >>> type(res).__name__, res.metric.key
+    ('MetricComparisonResults', 'gmean')
+    >>> round(float(res.estimates.loc[("synth_easy", "rf"), "estimate"]), 4)
+    0.8935
     """
 
     has_wong = False
@@ -157,7 +176,7 @@ class MetricComparisonResults:
     # -- tables -----------------------------------------------------------
 
     @cached_property
-    def estimates(self):
+    def estimates(self) -> pd.DataFrame:
         """Per (data set, algorithm) estimates of the metric.
 
         Returns
@@ -199,7 +218,7 @@ class MetricComparisonResults:
         return pairwise_contrasts(engine.estimates, engine.cov)
 
     @cached_property
-    def pairwise(self):
+    def pairwise(self) -> pd.DataFrame:
         """Differences θ_1 − θ_2 for every pair of algorithms in every data set.
 
         Returns
@@ -280,7 +299,7 @@ class MetricComparisonResults:
         return ok[:, first] & ok[:, second]
 
     @cached_property
-    def omnibus(self):
+    def omnibus(self) -> pd.DataFrame:
         """Per data set, the Wald χ² test that all algorithms have equal metric values.
 
         Returns
@@ -320,7 +339,7 @@ class MetricComparisonResults:
         )
 
     @cached_property
-    def across_datasets(self):
+    def across_datasets(self) -> pd.DataFrame | None:
         """Per pair of algorithms, tests of the difference over data sets.
 
         Built by :func:`fmtest.across.pooling.across_datasets_table`; the leading
@@ -399,7 +418,7 @@ class MetricComparisonResults:
         return frame
 
     @cached_property
-    def algorithm_tests(self):
+    def algorithm_tests(self) -> pd.DataFrame | None:
         """Tests of the algorithm estimand: is learning algorithm 1 better than 2?
 
         The lead test is the delta + retraining t
@@ -446,7 +465,7 @@ class MetricComparisonResults:
     # -- misclassification balance (Tango) --------------------------------
 
     @cached_property
-    def tango(self):
+    def tango(self) -> pd.DataFrame:
         """Is each classifier's error balanced between FN and FP?
 
         Reads each confusion matrix as a paired table and gives
@@ -468,7 +487,7 @@ class MetricComparisonResults:
         return misclassification_balance(conf, alpha=self.alpha)
 
     @cached_property
-    def paired_errors(self):
+    def paired_errors(self) -> pd.DataFrame:
         """Difference of two algorithms' error rates on the same instances.
 
         From the correct/incorrect cross-table of each pair: Tango's score
@@ -519,7 +538,7 @@ class MetricComparisonResults:
         table.loc[not_run.ravel(), "reason"] = reasons[not_run]
         return table
 
-    def confident_roc(self, dataset, algorithm):
+    def confident_roc(self, dataset: Any, algorithm: Any) -> ConfidentROC:
         """The ROC curve of one algorithm on one data set with its confident segment.
 
         Returns
@@ -544,7 +563,7 @@ class MetricComparisonResults:
         )
 
     @cached_property
-    def roc(self):
+    def roc(self) -> pd.DataFrame:
         """Confident ROC segment per (data set, algorithm); needs a score column.
 
         Returns
@@ -581,7 +600,7 @@ class MetricComparisonResults:
     # -- ranks across data sets (Demšar 2006): fmtest.across.ranks and friends -----
 
     @cached_property
-    def ranks(self):
+    def ranks(self) -> Ranks:
         """Per data set, the rank of every algorithm (1 = best, ties averaged).
 
         A data set where some algorithm's metric is NaN is left out (NaN
@@ -598,13 +617,26 @@ class MetricComparisonResults:
         return rank_datasets(metric_matrix(self))
 
     @cached_property
-    def friedman(self):
+    def friedman(self) -> pd.DataFrame:
         """Friedman's χ² and the Iman–Davenport F on the ranks; see :func:`fmtest.across.ranks.friedman_test`."""
         from fmtest.across.ranks import friedman_test
+        from fmtest.report.frames import TestFrame
+        from fmtest.report.wording import FRIEDMAN_LEGEND
 
-        return friedman_test(self.ranks)
+        return TestFrame.wrap(
+            friedman_test(self.ranks),
+            title=f"Friedman test on the ranks of {len(self.ranks.algorithms)} "
+            f"algorithms over {self.ranks.n_datasets} data sets",
+            legend=FRIEDMAN_LEGEND,
+        )
 
-    def posthoc(self, method="nemenyi", *, control=None, alpha=None):
+    def posthoc(
+        self,
+        method: str = "nemenyi",
+        *,
+        control: Any = None,
+        alpha: float | None = None,
+    ) -> pd.DataFrame:
         """Post-hoc tests on mean ranks; see :func:`fmtest.across.ranks.rank_posthoc`.
 
         Parameters
@@ -621,19 +653,36 @@ class MetricComparisonResults:
             Index (``algorithm_1``, ``algorithm_2``); ``rank_diff``, ``z``,
             ``pvalue``, ``p_adjusted``, ``critical_difference``, ``reject``.
         """
-        from fmtest.across.ranks import rank_posthoc
+        from fmtest.across.ranks import POSTHOC_NAMES, rank_posthoc
+        from fmtest.report.frames import TestFrame
+        from fmtest.report.wording import POSTHOC_LEGEND
 
         alpha = self.alpha if alpha is None else alpha
-        return rank_posthoc(self.ranks, method=method, control=control, alpha=alpha)
+        frame = rank_posthoc(self.ranks, method=method, control=control, alpha=alpha)
+        against = "all pairs" if control is None else f"against {control}"
+        return TestFrame.wrap(
+            frame,
+            title=f"Post-hoc test on mean ranks: {POSTHOC_NAMES[method]}, {against}, "
+            f"alpha = {alpha:g}",
+            legend=POSTHOC_LEGEND,
+        )
 
     def bayesian_signed_rank(
-        self, rope=0.01, *, control=None, prior=0.5, nsamples=50_000, seed=0
-    ):
+        self,
+        rope: float = 0.01,
+        *,
+        control: Any = None,
+        prior: float = 0.5,
+        nsamples: int = 50_000,
+        seed: int | None = 0,
+    ) -> pd.DataFrame:
         """Bayesian signed-rank test with a ROPE; see :func:`fmtest.across.bayes_signed_rank.bayesian_signed_rank`."""
         from fmtest.across.bayes_signed_rank import bayesian_signed_rank
         from fmtest.across.ranks import metric_matrix
+        from fmtest.report.frames import TestFrame
+        from fmtest.report.wording import BAYES_LEGEND
 
-        return bayesian_signed_rank(
+        frame = bayesian_signed_rank(
             metric_matrix(self),
             rope=rope,
             control=control,
@@ -641,8 +690,20 @@ class MetricComparisonResults:
             nsamples=nsamples,
             seed=seed,
         )
+        return TestFrame.wrap(
+            frame,
+            title=f"Bayesian signed-rank test, ROPE = [-{rope:g}, {rope:g}]",
+            legend=BAYES_LEGEND,
+        )
 
-    def table(self, *, interval="ci", digits=3, alpha=None, markers=True):
+    def table(
+        self,
+        *,
+        interval: str | None = "ci",
+        digits: int = 3,
+        alpha: float | None = None,
+        markers: bool = True,
+    ) -> PaperTable:
         """The table a paper prints; see :func:`fmtest.report.paper_table.paper_table`."""
         from fmtest.report.paper_table import paper_table
 
@@ -650,7 +711,7 @@ class MetricComparisonResults:
             self, interval=interval, digits=digits, alpha=alpha, markers=markers
         )
 
-    def plot_cd(self, alpha=None, ax=None, **kwargs):
+    def plot_cd(self, alpha: float | None = None, ax: Any = None, **kwargs: Any) -> Any:
         """Critical-difference diagram (Nemenyi); see :func:`fmtest.report.cd_diagram.plot_cd`."""
         from fmtest.report.cd_diagram import plot_cd
 
@@ -660,21 +721,23 @@ class MetricComparisonResults:
     # -- statsmodels-style accessors ----------------------------------------
 
     @property
-    def params(self):
+    def params(self) -> pd.Series:
         """Estimates per (data set, algorithm); see :func:`fmtest.report.accessors.params`."""
         return accessors.params(self)
 
     @property
-    def bse(self):
+    def bse(self) -> pd.Series:
         """Standard errors of ``params``; see :func:`fmtest.report.accessors.bse`."""
         return accessors.bse(self)
 
     @property
-    def pvalues(self):
+    def pvalues(self) -> pd.Series:
         """p-values of the pairwise differences; see :func:`fmtest.report.accessors.pvalues`."""
         return accessors.pvalues(self)
 
-    def conf_int(self, alpha=None, *, kind="estimate"):
+    def conf_int(
+        self, alpha: float | None = None, *, kind: str = "estimate"
+    ) -> pd.DataFrame:
         """Confidence intervals, recomputed at any level.
 
         Parameters
@@ -765,7 +828,7 @@ class MetricComparisonResults:
         """The p-value matching the pairwise interval, per (data set, pair)."""
         return wald_p
 
-    def cov_params(self, dataset=None):
+    def cov_params(self, dataset: Any = None) -> pd.DataFrame:
         """Labelled A × A covariance matrix of the estimates in one data set (``method``).
 
         Parameters
@@ -791,13 +854,20 @@ class MetricComparisonResults:
         return self.lead.cov_frame(dataset)
 
     @cached_property
-    def notes(self):
+    def notes(self) -> list[str]:
         """Every remark and flag behind the numbers, as sentences."""
         from fmtest.report.notes import collect_notes
 
         return collect_notes(self)
 
-    def summary(self, *, misclassification=False, wong=None, full=False, pairs="auto"):
+    def summary(
+        self,
+        *,
+        misclassification: bool = False,
+        wong: bool | None = None,
+        full: bool = False,
+        pairs: str = "auto",
+    ) -> ComparisonSummary:
         """The results as a statsmodels ``Summary`` (``as_text``/``as_latex``/``as_html``).
 
         At most 100 characters wide by default: the columns a paper reports,
@@ -827,13 +897,22 @@ class MetricComparisonResults:
             self, misclassification=misclassification, wong=wong, full=full, pairs=pairs
         )
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.summary().as_text()
 
-    def _repr_html_(self):
+    def __repr__(self) -> str:
+        counts = self.counts
+        what = f"F_{self.beta:g}" if self.has_wong else self.metric.label()
+        return (
+            f"<{type(self).__name__}: {what} of {len(counts.algorithms)} algorithms "
+            f"on {len(counts.datasets)} data set(s), estimand {self.estimand!r}; "
+            "print(res) or res.summary() for the tables>"
+        )
+
+    def _repr_html_(self) -> str:
         return self.summary().as_html()
 
-    def plot_forest(self, ax=None, **kwargs):
+    def plot_forest(self, ax: Any = None, **kwargs: Any) -> Any:
         """Forest plot of pairwise differences with CIs; see :func:`fmtest.report.plotting.plot_forest`."""
         from fmtest.report.plotting import plot_forest
 
@@ -850,6 +929,21 @@ class FMeasureComparisonResults(MetricComparisonResults):
         ``None`` without folds.
 
     See :class:`MetricComparisonResults` for the shared attributes and tables.
+
+    Examples
+    --------
+    >>> from fmtest import FMeasureComparison
+    >>> from fmtest.datasets import load_example
+    >>> res = FMeasureComparison.from_formula(
+    ...     "correct ~ algorithm + dataset", load_example()
+    ... ).fit(estimand="models")
+    >>> type(res).__name__, res.beta
+    ('FMeasureComparisonResults', 1.0)
+    >>> res.fmeasures.loc[("synth_easy", "rf"), ["f", "ci_lower", "ci_upper"]].round(4)
+    f           0.8511
+    ci_lower    0.7123
+    ci_upper    0.9295
+    Name: (synth_easy, rf), dtype: float64
     """
 
     has_wong = True
@@ -1028,7 +1122,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
         return wald_p
 
     @cached_property
-    def fmeasures(self):
+    def fmeasures(self) -> pd.DataFrame:
         """Per (data set, algorithm) F-measures with both methods.
 
         Returns
@@ -1039,8 +1133,9 @@ class FMeasureComparisonResults(MetricComparisonResults):
             ``fp``, ``tn``, ``se_delta``, ``se_algorithm`` (algorithm
             estimand only), ``se_wong``, ``rho_wong`` (fold
             correlation used by Wong), ``ci_lower``, ``ci_upper`` (by
-            ``ci_method``: the F_β score interval by default, the one the
-            default MOVER difference interval combines), ``ci_logit_lower``,
+            ``ci_method``: the F_β score interval by default; the differences'
+            default is the paired score interval of ``pairwise``),
+            ``ci_logit_lower``,
             ``ci_logit_upper`` (the Wald interval of ``method`` on the logit
             scale: stays inside [0, 1]), ``large_sample`` (Wong's
             TP, FN, FP ≥ ``min_count``), ``small_counts``, ``rho_status``,
@@ -1077,7 +1172,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
             frame["reason_wong"] = wong["reason"]
         return pd.DataFrame(frame, index=est.index)
 
-    def plot_recall_weight(self, ax=None, **kwargs):
+    def plot_recall_weight(self, ax: Any = None, **kwargs: Any) -> Any:
         """Wong's recall weight per algorithm and data set; see :func:`fmtest.report.plotting.plot_recall_weight`."""
         from fmtest.report.plotting import plot_recall_weight
 

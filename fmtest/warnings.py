@@ -20,7 +20,19 @@ __all__ = [
 
 
 class FmtestWarning(UserWarning):
-    """Base class of fmtest's warnings about the input data."""
+    """Base class of fmtest's warnings about the input data.
+
+    Examples
+    --------
+    Every named warning is a ``FmtestWarning``, so one filter silences all:
+
+    >>> import warnings
+    >>> import fmtest
+    >>> issubclass(fmtest.FoldMismatchWarning, fmtest.FmtestWarning)
+    True
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", fmtest.FmtestWarning)
+    """
 
 
 class MajorityPositiveWarning(FmtestWarning):
@@ -29,6 +41,23 @@ class MajorityPositiveWarning(FmtestWarning):
     F-measures score the minority (positive) class; a default ``positive=1``
     with labels 1/2 silently makes the majority class positive. Pass
     ``positive=`` (or ``positive="minority"``) to say which class is meant.
+
+    Examples
+    --------
+    Labels 1/2 with 1 the common class: the default ``positive=1`` scores the
+    majority, and the warning says so.
+
+    >>> import warnings
+    >>> import pandas as pd
+    >>> import fmtest
+    >>> df = pd.DataFrame({"truth": [1, 1, 1, 2] * 2, "predicted": [1, 1, 2, 2] * 2,
+    ...                    "algorithm": ["a"] * 4 + ["b"] * 4,
+    ...                    "instance": list(range(4)) * 2})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = fmtest.FMeasureComparison.from_formula("predicted ~ algorithm", df)
+    >>> any(issubclass(w.category, fmtest.MajorityPositiveWarning) for w in caught)
+    True
     """
 
 
@@ -38,6 +67,17 @@ class ResponseKindWarning(FmtestWarning):
     Read the other way (correct/incorrect instead of predicted labels, or
     the reverse) the same column gives better-than-chance classifiers, so
     the ``response=`` keyword is probably wrong.
+
+    Examples
+    --------
+    Silence it once the column has been checked:
+
+    >>> import warnings
+    >>> import fmtest
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", fmtest.ResponseKindWarning)
+    >>> fmtest.ResponseKindWarning.__mro__[1].__name__
+    'FmtestWarning'
     """
 
 
@@ -47,6 +87,23 @@ class FoldMismatchWarning(FmtestWarning):
     Wong's method allows it (each algorithm's folds are used as they are),
     but it often means the algorithms were cross-validated on different
     splits by mistake.
+
+    Examples
+    --------
+    Instance 0 is in fold 0 for ``a`` and fold 1 for ``b``:
+
+    >>> import warnings
+    >>> import pandas as pd
+    >>> import fmtest
+    >>> df = pd.DataFrame({"truth": [1, 0, 1, 0] * 2, "correct": [1, 1, 0, 1] * 2,
+    ...                    "algorithm": ["a"] * 4 + ["b"] * 4,
+    ...                    "instance": list(range(4)) * 2,
+    ...                    "fold": [0, 0, 1, 1, 1, 0, 1, 1]})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = fmtest.FMeasureComparison.from_formula("correct ~ algorithm", df)
+    >>> any(issubclass(w.category, fmtest.FoldMismatchWarning) for w in caught)
+    True
     """
 
 
@@ -56,4 +113,19 @@ class DatasetColumnWarning(FmtestWarning):
     Without a ``dataset`` term every row is read as one data set, so several
     data sets would be pooled into one F-measure per algorithm. Add the
     column to the formula (``correct ~ algorithm + dataset``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import pandas as pd
+    >>> import fmtest
+    >>> df = pd.DataFrame({"truth": [1, 0, 1, 0] * 2, "correct": [1, 1, 0, 1] * 2,
+    ...                    "algorithm": ["a"] * 4 + ["b"] * 4,
+    ...                    "instance": list(range(4)) * 2,
+    ...                    "dataset": ["d1", "d1", "d2", "d2"] * 2})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = fmtest.FMeasureComparison.from_formula("correct ~ algorithm", df)
+    >>> any(issubclass(w.category, fmtest.DatasetColumnWarning) for w in caught)
+    True
     """

@@ -161,7 +161,7 @@ def test_compare_text(capsys, subset_csv, subset_res):
 
 @pytest.mark.parametrize(
     ("fmt", "markers"),
-    [("latex", (r"\begin{tabular}", r"\begin{center}")), ("html", ("<table",))],
+    [("latex", (r"\begin{longtable}", r"\toprule")), ("html", ("<table",))],
 )
 def test_compare_latex_html(capsys, subset_csv, subset_res, fmt, markers):
     status, out, err = run(
@@ -170,7 +170,8 @@ def test_compare_latex_html(capsys, subset_csv, subset_res, fmt, markers):
     assert (status, err) == (0, "")
     assert any(m in out for m in markers)
     diff = subset_res.pairwise.loc[("synth_medium", "knn1", "rf"), "diff"]
-    assert f"{diff:.4f}" in out
+    minus = "$-$" if fmt == "latex" else "-"  # a minus sign in LaTeX
+    assert f"{diff:.4f}".replace("-", minus) in out
 
 
 def test_compare_csv_pairwise_full_precision(capsys, subset_csv, subset_res):

@@ -88,7 +88,8 @@ def test_latex_escapes_and_bolds():
     assert r"d\_0" in latex and r"\label{tab:f\_1}" in latex
     assert "k&nn" not in latex and "50%tree" not in latex
     assert latex.count(r"\textbf{") == 4 + 1  # one per data set, one mean rank
-    assert r"\begin{tabular}{lccc}" in latex and latex.rstrip().endswith(r"\end{table}")
+    assert r"\begin{tabular}{@{}lccc@{}}" in latex
+    assert latex.rstrip().endswith(r"\end{table}") and r"\toprule" in latex
 
 
 def test_nan_metric_cell_and_caption():
@@ -134,7 +135,7 @@ def test_summary_rank_block(res):
         assert r[4] == ("worse" if post.loc[key, "reject"] else "n.s.")
     fr = res.friedman
     joined = " ".join(notes)
-    assert f"Friedman chi2 = {fr.loc['Friedman', 'statistic']:.4f}" in joined
+    assert f"Friedman χ² = {fr.loc['Friedman', 'statistic']:.4f}" in joined
     assert f"p = {fr.loc['Iman-Davenport', 'pvalue']:.4g}" in joined
     cd = res.posthoc()["critical_difference"].iloc[0]
     assert f"critical difference {cd:.4f}" in joined

@@ -299,7 +299,9 @@ def test_recall_weight_draws_on_a_given_axes(res):
 def test_without_matplotlib(res, monkeypatch, plot):
     for name in ("matplotlib", "matplotlib.pyplot", "matplotlib.patches"):
         monkeypatch.setitem(sys.modules, name, None)
-    with pytest.raises(ImportError, match=r"pip install 'fmtest\[plot\]'"):
+    with pytest.raises(
+        ImportError, match=r"pip install matplotlib \(or '\.\[plot\]' from a clone"
+    ):
         plot(res)
 
 

@@ -298,5 +298,7 @@ def test_plot_without_matplotlib(monkeypatch):
     res = confident_roc(TRUTH, SCORE)
     for name in ("matplotlib", "matplotlib.pyplot"):
         monkeypatch.setitem(sys.modules, name, None)
-    with pytest.raises(ImportError, match=r"pip install 'fmtest\[plot\]'"):
+    with pytest.raises(
+        ImportError, match=r"pip install matplotlib \(or '\.\[plot\]' from a clone"
+    ):
         res.plot()

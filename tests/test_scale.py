@@ -770,7 +770,7 @@ def test_engine_frame_without_narwhals(monkeypatch):
 
     monkeypatch.setattr(fmtest.tables.engines, "_narwhals", no_narwhals)
     table = pa.Table.from_pandas(small_long())
-    with pytest.raises(ImportError, match=r"pip install 'fmtest\[scale\]'"):
+    with pytest.raises(ImportError, match=r"pip install '\.\[scale\]'"):
         FMeasureComparison.from_formula(FORMULA, table)
     with pytest.raises(TypeError, match="`data` must be a pandas DataFrame"):
         FMeasureComparison.from_formula(FORMULA, [1, 2])

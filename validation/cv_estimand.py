@@ -103,8 +103,10 @@ def evaluate_file(path, max_reps=None):
                 sign = 1.0 if (first, second) == (a, b) else -1.0
                 row = tests.loc[("all", first, second)]
                 mod = pw.loc[("all", first, second)]
-                delta = 0.0 if label.endswith("(identical)") else (
-                    truth[key][LEARNERS.index(a)] - truth[key][LEARNERS.index(b)]
+                delta = (
+                    0.0
+                    if label.endswith("(identical)")
+                    else (truth[key][LEARNERS.index(a)] - truth[key][LEARNERS.index(b)])
                 )
                 low, high = sorted(sign * np.array([row.ci_lower, row.ci_upper]))
                 c_low, c_high = sorted(
@@ -194,9 +196,12 @@ def rst_tables(summary):
         return "\n".join(lines)
 
     parts = {
-        "size": table(null, ["reject", "mcse_reject", "reject_corrected", "reject_models"]),
+        "size": table(
+            null, ["reject", "mcse_reject", "reject_corrected", "reject_models"]
+        ),
         "coverage": table(
-            cover, ["coverage", "mcse_coverage", "coverage_corrected", "coverage_models"]
+            cover,
+            ["coverage", "mcse_coverage", "coverage_corrected", "coverage_models"],
         ),
         "power": table(
             real,

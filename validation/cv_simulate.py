@@ -96,7 +96,9 @@ def algorithm_truth(X, y, train_size, draws, rng):
         if y[train].sum() < 2:
             continue
         for j, name in enumerate(LEARNERS):
-            pred = fit_predict(name, int(rng.integers(2**31)), X[train], y[train], X[rest])
+            pred = fit_predict(
+                name, int(rng.integers(2**31)), X[train], y[train], X[rest]
+            )
             f[d, j] = fbeta(cells4(y[rest], pred).astype(float))
     return f
 
@@ -128,7 +130,9 @@ def simulate_cell(X, y, n, replicates, truth_draws, rng):
             continue
         folds, preds = cv_predictions(Xs, ys, K, REPEATS, rng)
         folds52, preds52 = cv_predictions(Xs, ys, 2, 5, rng)
-        for key, value in zip(out, (ys.astype(np.int8), folds, preds, folds52, preds52)):
+        for key, value in zip(
+            out, (ys.astype(np.int8), folds, preds, folds52, preds52)
+        ):
             out[key].append(value)
     result = {key: np.stack(value) for key, value in out.items()}
     result["truth80"] = algorithm_truth(X, y, int(0.8 * n), truth_draws, rng)

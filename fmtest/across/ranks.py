@@ -49,9 +49,13 @@ POSTHOC_NAMES = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Ranks:
     """Per-data-set ranks of the algorithms (1 = best, ties averaged).
+
+    Printed (and in a notebook), it shows the mean ranks, best first, the
+    number of data sets and the ones left out; the per-data-set ranks are in
+    ``per_dataset``.
 
     Attributes
     ----------
@@ -83,6 +87,27 @@ class Ranks:
     def algorithms(self):
         """The algorithms, in column order."""
         return list(self.per_dataset.columns)
+
+    def _lines(self):
+        title = (
+            f"Ranks of {len(self.algorithms)} algorithms over {self.n_datasets} "
+            "data sets (1 = best, ties averaged)"
+        )
+        extra = [f"left out: {ds}: {why}" for ds, why in self.dropped.items()]
+        extra += [f"NaN ranked worst: {ds}: {why}" for ds, why in self.flagged.items()]
+        return title, self.mean.sort_values(kind="stable").to_frame("mean rank"), extra
+
+    def __repr__(self):
+        title, table, extra = self._lines()
+        return "\n".join([title, table.round(3).to_string(), *extra])
+
+    def _repr_html_(self):
+        import html
+
+        title, table, extra = self._lines()
+        parts = [f"<p><b>{html.escape(title)}</b></p>", table.round(3).to_html()]
+        parts += [f"<p>{html.escape(line)}</p>" for line in extra]
+        return '<div class="fmtest-ranks">\n' + "\n".join(parts) + "\n</div>"
 
 
 def metric_matrix(res):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from fmtest.estimates.delta import cell_variance, pair_covariance
@@ -13,6 +15,10 @@ from fmtest.estimates.variance import (
     mark_not_run,
     mask_degenerate,
 )
+
+if TYPE_CHECKING:
+    from fmtest.estimates.metrics import Metric
+    from fmtest.tables.counts import CountTables
 
 F_KEYS = ("f1", "fbeta")
 
@@ -64,7 +70,9 @@ class DeltaMethodVariance(VarianceEngine):
 
     name = "delta"
 
-    def __init__(self, counts, *, beta=1.0, metric=None):
+    def __init__(
+        self, counts: CountTables, *, beta: float = 1.0, metric: Metric | None = None
+    ) -> None:
         if metric is not None and metric.key in F_KEYS:
             beta, metric = metric.options["beta"], None
         super().__init__(counts, beta=beta)

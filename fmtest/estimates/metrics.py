@@ -21,7 +21,9 @@ is not at hand to settle it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -353,15 +355,15 @@ def metric_value_and_gradient(metric, cells):
 
 
 def panel(
-    table,
-    alpha=0.05,
+    table: Any,
+    alpha: float = 0.05,
     *,
-    metrics=None,
-    beta=1.0,
-    w=0.5,
-    iba_alpha=0.05,
-    iba_squared=True,
-):
+    metrics: Sequence[str] | None = None,
+    beta: float = 1.0,
+    w: float = 0.5,
+    iba_alpha: float = 0.05,
+    iba_squared: bool = True,
+) -> pd.DataFrame:
     """Every metric of the panel with its delta-method standard error.
 
     Parameters

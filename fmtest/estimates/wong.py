@@ -10,6 +10,8 @@ it beside the delta method for comparison with the literature.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from fmtest.estimates.fmeasure import divide, fbeta, precision, recall
@@ -19,6 +21,9 @@ from fmtest.estimates.variance import (
     mark_not_run,
     mask_degenerate,
 )
+
+if TYPE_CHECKING:
+    from fmtest.tables.counts import CountTables
 
 __all__ = ["WongLinearVariance", "recall_weight", "wong_variance"]
 
@@ -126,7 +131,14 @@ class WongLinearVariance(VarianceEngine):
 
     name = "wong"
 
-    def __init__(self, counts, *, beta=1.0, min_count=5, rho_fallback=1.0):
+    def __init__(
+        self,
+        counts: CountTables,
+        *,
+        beta: float = 1.0,
+        min_count: int = 5,
+        rho_fallback: float = 1.0,
+    ) -> None:
         super().__init__(counts, beta=beta)
         rho_fallback = float(rho_fallback)
         if not (np.isnan(rho_fallback) or -1.0 <= rho_fallback <= 1.0):

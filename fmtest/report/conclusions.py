@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from fmtest.report.accessors import pvalue_column
-from fmtest.report.text_format import MINUS
+from fmtest.report.text_format import MINUS, format_pvalue
 from fmtest.report.wording import CI_METHOD_NAMES
 
 __all__ = ["ci_names", "conclusions", "lead_name", "test_name"]
@@ -52,6 +52,8 @@ def _verdict(p, diff, first, second, alpha, name):
 
 
 def _fmt(value, spec=CONCLUSION_FORMAT):
+    if spec == CONCLUSION_PVALUE:
+        return format_pvalue(value, spec)
     return "NaN" if np.isnan(value) else spec.format(value)
 
 
@@ -132,4 +134,4 @@ def conclusions(res, names, shown_pairs, shown_across):
                 f"{_fmt(est)} {spread}, p = {_fmt(row['p_re'], CONCLUSION_PVALUE)}"
                 f"{adjusted}: {_verdict(row[p_adj], est, x, y, res.alpha, name)}"
             )
-    return lines
+    return [line.replace("p = <1e-16", "p < 1e-16") for line in lines]

@@ -16,6 +16,7 @@ import pandas as pd
 from fmtest.across.pooling import HIGH_I2
 from fmtest.across.retraining import RETRAINING_TEST, normal_power, projected_se
 from fmtest.report.pair_notes import REASON_IDENTICAL
+from fmtest.report.text_format import format_pvalue
 from fmtest.report.wording import (
     NOTE_MODELS_WITH_REPEATS,
     NOTE_WILCOXON,
@@ -236,7 +237,8 @@ def _across_flag_notes(across, pairs):
     if high.any():
         rows = across[high]
         cells = [
-            f"{pair} (I2 = {i2:.3f}, p FE {p_fe:.2g}, p RE {p_re:.2g})"
+            f"{pair} (I2 = {i2:.3f}, p FE {format_pvalue(p_fe, '{:.2g}')}, "
+            f"p RE {format_pvalue(p_re, '{:.2g}')})"
             for pair, i2, p_fe, p_re in zip(
                 pairs[high], rows["i2"], rows["p_fe"], rows["p_re"], strict=True
             )

@@ -14,7 +14,10 @@ from fmtest.within.inference import check_alpha
 
 __all__ = ["plot_forest", "plot_recall_weight"]
 
-MATPLOTLIB_MISSING = "Plotting needs matplotlib: pip install 'fmtest[plot]'"
+MATPLOTLIB_MISSING = (
+    "Plotting needs matplotlib: pip install matplotlib (or '.[plot]' from a clone of "
+    "fmtest)"
+)
 
 FIXED_LABEL = "fixed effect ({})"  # filled with the leading method
 RANDOM_LABEL = "random effects"
@@ -118,8 +121,8 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
 
     One row per data set with the difference of the two algorithms' F and its
     interval from ``res.pairwise`` (``ci_lower``/``ci_upper``: by the fit's
-    ``ci_method``, MOVER-score by default, Wald with ``ci_method="wald"``;
-    the summary names it), then, with at least two data
+    ``ci_method``: the paired score interval by default, Wald with
+    ``ci_method="wald"``; the summary names it), then, with at least two data
     sets, two pooled rows drawn as diamonds spanning their intervals: the
     inverse-variance fixed-effect mean (``fe_diff ± z·fe_se`` of
     ``res.across_datasets``, with ``method``'s variances) and the

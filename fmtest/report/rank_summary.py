@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from statsmodels.iolib.table import SimpleTable
 
+from fmtest.report.text_format import format_pvalue
+
 __all__ = ["rank_summary_table"]
 
 MIN_POWER_DATASETS = 6
@@ -53,7 +55,7 @@ def rank_summary_table(res):
                 alg,
                 f"{rank:.3f}",
                 f"{rank - mean[top]:.3f}",
-                f"{row['p_adjusted']:.4g}",
+                format_pvalue(row["p_adjusted"]),
                 "worse" if row["reject"] else "n.s.",
             ]
         )
@@ -65,11 +67,11 @@ def rank_summary_table(res):
     )
     m, a = ranks.n_datasets, len(mean)
     notes.append(
-        f"Ranks across data sets (M = {m}, A = {a}): Friedman chi2 = "
-        f"{chi2['statistic']:.4f} (df {chi2['df1']:g}), p = {chi2['pvalue']:.4g}; "
+        f"Ranks across data sets (M = {m}, A = {a}): Friedman χ² = "
+        f"{chi2['statistic']:.4f} (df {chi2['df1']:g}), p {_p_is(chi2['pvalue'])}; "
         f"Iman-Davenport F = {iman['statistic']:.4f} (df {iman['df1']:g}, "
-        f"{iman['df2']:g}), p = {iman['pvalue']:.4g}. Post-hoc: Nemenyi on mean "
-        f"ranks, critical difference {cd:.4f} at alpha = {res.alpha:g}; 'vs best' "
+        f"{iman['df2']:g}), p {_p_is(iman['pvalue'])}. Post-hoc: Nemenyi on mean "
+        f"ranks, critical difference {cd:.4f} at α = {res.alpha:g}; 'vs best' "
         "compares each algorithm with the best-ranked one; read it only if "
         "Iman-Davenport rejects."
     )
@@ -79,3 +81,9 @@ def rank_summary_table(res):
             "Wilcoxon tests have little power: a non-significant result says little."
         )
     return table, notes
+
+
+def _p_is(p):
+    """``= 0.0123`` or ``< 1e-16``, to follow "p"."""
+    text = format_pvalue(p)
+    return "< 1e-16" if text.startswith("<") else f"= {text}"

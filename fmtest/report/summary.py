@@ -34,7 +34,11 @@ from fmtest.report.text_format import (
     ShortNames,
     format_table,
     html_escape,
+    html_text,
     latex_escape,
+    latex_text,
+    pdflatex_unsafe,
+    plain_text,
     wrap,
 )
 
@@ -53,6 +57,15 @@ __all__ = [
 ]
 
 DEFAULT_WIDTH = 100
+#: Text width of a default ``article`` (10pt, letter or A4 paper), in points:
+#: the LaTeX tables are set to fit it.
+LATEX_WIDTH = 345.0
+#: Font sizes tried for a LaTeX table, largest first: (command, size in pt of a
+#: 10pt article).
+LATEX_SIZES = (("\\footnotesize", 8.0), ("\\scriptsize", 7.0), ("\\tiny", 5.0))
+LATEX_TABCOLSEP = 3.0
+#: The packages the LaTeX output needs; nothing else is assumed.
+LATEX_PACKAGES = ("booktabs", "longtable", "array", "amsmath", "graphicx")
 
 # column -> printed header; "first"/"pairwise" hold the default columns, the
 # WONG_* ones are added with wong=True and FULL_* replace them with full=True.
@@ -207,21 +220,195 @@ class Section:
     headers: list
     rows: list
     legend: list = field(default_factory=list)
+    #: The title in plain text when it differs (``F₁`` for ``F_1``).
+    plain_title: str | None = None
 
-    def table(self, escape=str, indent="  "):
+    def table(self, escape=str, indent="  ", rich=None):
         """A statsmodels ``SimpleTable`` with every string passed through ``escape``.
 
         ``indent`` replaces the two leading spaces of the rows under a data
-        set heading (``\\quad`` in LaTeX, where spaces do not show).
+        set heading (``\\quad`` in LaTeX, where spaces do not show);
+        ``rich`` (``escape`` by default) renders the title and the headers.
         """
+        rich = escape if rich is None else rich
         rows = [[escape(c) for c in row] for row in self.rows]
         return SimpleTable(
             rows,
-            headers=[escape(h) for h in self.headers] if self.headers else None,
+            headers=[rich(h) for h in self.headers] if self.headers else None,
             stubs=[_indented(s, escape, indent) for s in self.stubs]
             if self.stubs
             else None,
-            title=escape(self.title),
+            title=rich(self.title),
+        )
+
+    def text_table(self):
+        """The ``SimpleTable`` for plain text: the title as :attr:`plain_title`."""
+        if self.plain_title is None:
+            return self.table()
+        return self.table(rich=lambda t: self.plain_title if t == self.title else t)
+
+    def _latex_chars(self):
+        """Characters of the widest cell of the stub column and of each column."""
+        stub = max(
+            ((len(s) + (2 if s.startswith("  ") else 0)) for s in self.stubs), default=0
+        )
+        columns = []
+        for j, head in enumerate(self.headers):
+            cells = [len(row[j]) for row in self.rows]
+            columns.append(max([*map(len, head.split()), *cells]))
+        return stub, columns
+
+    @staticmethod
+    def _fits(chars, size, width):
+        need = 0.55 * size * sum(chars) + 2 * LATEX_TABCOLSEP * (len(chars) - 1)
+        return need <= 0.97 * width
+
+    def latex_layout(self, width=LATEX_WIDTH):
+        """The font size, the column groups and the row-label width of the
+        LaTeX table.
+
+        The largest of ``\\footnotesize`` and ``\\scriptsize`` at which the
+        table's estimated natural width fits ``width`` points; else
+        ``\\scriptsize`` with long row labels (``a − b``) wrapped in a
+        column of the room left; else the columns are split into groups that
+        each fit (each group a table repeating the row labels).
+
+        The estimate counts characters at 0.55 em each (a digit is half an em
+        in Computer Modern; headers are stacked one word a line), plus the
+        column separation, and keeps 3 % to spare.
+
+        Returns
+        -------
+        (str, list of list of int, float or None)
+            The size command, the column groups and the width in points of
+            a wrapped row-label column (None: not wrapped).
+        """
+        if not self.headers:
+            return LATEX_SIZES[0][0], [], None
+        stub, columns = self._latex_chars()
+        everything = list(range(len(columns)))
+        for command, size in LATEX_SIZES[:2]:
+            if self._fits([stub, *columns], size, width):
+                return command, [everything], None
+        command, size = LATEX_SIZES[1]
+        shortest = max(
+            (
+                max(map(len, s.split(f" {MINUS} "))) + (2 if s.startswith("  ") else 0)
+                for s in self.stubs
+            ),
+            default=0,
+        )
+        if self._fits([shortest, *columns], size, width):
+            room = 0.97 * width - (
+                0.55 * size * sum(columns) + 2 * LATEX_TABCOLSEP * len(columns)
+            )
+            return command, [everything], round(room, 1)
+        for command, size in LATEX_SIZES[1:]:
+            groups, group = [], []
+            for j in everything:
+                trial = [stub, *(columns[k] for k in group), columns[j]]
+                if group and not self._fits(trial, size, width):
+                    groups.append(group)
+                    group = []
+                group.append(j)
+            groups.append(group)
+            if all(self._fits([stub, columns[g[0]]], size, width) for g in groups):
+                return command, groups, None
+        return LATEX_SIZES[-1][0], groups, None
+
+    def as_latex(self, unicode="keep", width=LATEX_WIDTH):
+        """The table as a ``longtable`` with booktabs rules, its header repeated
+        on every page, laid out by :meth:`latex_layout` to fit ``width`` points."""
+        size, groups, stub_width = self.latex_layout(width)
+        if len(groups) <= 1:
+            return self._latex_table(unicode, size, self.title, stub_width)
+        parts = []
+        for k, group in enumerate(groups, 1):
+            part = Section(
+                f"{self.title} ({k}/{len(groups)})",
+                self.stubs,
+                [self.headers[j] for j in group],
+                [[row[j] for j in group] for row in self.rows],
+            )
+            parts.append(part._latex_table(unicode, size, part.title, None))
+        return "\n\n".join(parts)
+
+    def _latex_table(self, unicode, size, title, stub_width):
+        def esc(text):
+            return latex_escape(text, unicode)
+
+        def rich(text):
+            return latex_text(text, unicode)
+
+        open_group = (
+            f"\\begingroup{size}\\setlength{{\\tabcolsep}}{{{LATEX_TABCOLSEP:g}pt}}"
+            "\\setlength{\\LTcapwidth}{\\linewidth}"
+        )
+        title = (
+            f"\\caption*{{\\textbf{{{rich(self.title)}}}}}\\\\" if self.title else ""
+        )
+        if not self.headers:  # the summary header: key, value, key, value
+            value = ">{\\raggedright\\arraybackslash}p{0.29\\linewidth}"
+            spec = f"@{{}}l{value}l{value}@{{}}"
+            body = [  # keys with their symbols, values (names) escaped
+                " & ".join(rich(c) if k % 2 == 0 else esc(c) for k, c in enumerate(row))
+                + " \\\\"
+                for row in self.rows
+            ]
+            return "\n".join(
+                [
+                    open_group,
+                    f"\\begin{{longtable}}{{{spec}}}",
+                    title,
+                    "\\toprule",
+                    "\\endfirsthead",
+                    "\\toprule",
+                    "\\endhead",
+                    "\\bottomrule",
+                    "\\endfoot",
+                    *body,
+                    "\\end{longtable}",
+                    "\\endgroup",
+                ]
+            )
+        n = len(self.headers) + 1
+        stub_spec = (
+            "l"
+            if stub_width is None
+            else f">{{\\raggedright\\arraybackslash}}p{{{stub_width:g}pt}}"
+        )
+        spec = "@{}" + stub_spec + "r" * (n - 1) + "@{}"
+        head = " & " + " & ".join(_stacked(h, rich) for h in self.headers) + " \\\\"
+        body = [
+            " & ".join(
+                [_indented(stub, esc, "\\quad "), *(_minus(esc(c)) for c in row)]
+            )
+            + " \\\\"
+            for stub, row in zip(self.stubs, self.rows, strict=True)
+        ]
+        return "\n".join(
+            [
+                open_group,
+                f"\\begin{{longtable}}{{{spec}}}",
+                title,
+                "\\toprule",
+                head,
+                "\\midrule",
+                "\\endfirsthead",
+                f"\\multicolumn{{{n}}}{{@{{}}l}}{{\\emph{{(continued)}}}} \\\\",
+                "\\toprule",
+                head,
+                "\\midrule",
+                "\\endhead",
+                "\\midrule",
+                f"\\multicolumn{{{n}}}{{r@{{}}}}{{\\emph{{(continued on the next page)}}}} \\\\",
+                "\\endfoot",
+                "\\bottomrule",
+                "\\endlastfoot",
+                *body,
+                "\\end{longtable}",
+                "\\endgroup",
+            ]
         )
 
     def as_text(self):
@@ -232,7 +419,7 @@ class Section:
         Headerless tables (the summary header) still use ``SimpleTable``.
         """
         if not self.headers or not self.stubs:
-            return self.table().as_text()
+            return self.text_table().as_text()
         columns = list(zip(*self.rows, strict=True)) if self.rows else []
         widths = [
             max(len(h), *(len(c) for c in col))
@@ -255,6 +442,20 @@ class Section:
         return "\n".join(
             [self.title.center(width), "=" * width, lines[0], rule, *lines[1:], rule]
         )
+
+
+def _minus(cell):
+    """A number's leading hyphen as a minus sign (``$-$``) in LaTeX."""
+    return "$-$" + cell[1:] if cell[:1] == "-" and cell[1:2].isdigit() else cell
+
+
+def _stacked(header, rich):
+    """A multi-word header as a stack of lines (one word a line) in LaTeX."""
+    words = header.split()
+    if len(words) <= 1:
+        return rich(header)
+    inner = "\\\\".join(rich(w) for w in words)
+    return f"\\begin{{tabular}}[b]{{@{{}}r@{{}}}}{inner}\\end{{tabular}}"
 
 
 def _indented(stub, escape, indent):
@@ -344,7 +545,7 @@ def _header_section(res, mode, wong, width):
         title = f"F-measure comparison (F_{res.beta:g})"
     else:
         title = f"Comparison by {res.metric.label()}"
-    return Section(title, [], [], rows)
+    return Section(title, [], [], rows, plain_title=plain_text(title))
 
 
 ESTIMAND_LABELS = {
@@ -696,7 +897,7 @@ class ComparisonSummary(Summary):
     @property
     def tables(self):
         """The tables as statsmodels ``SimpleTable`` objects, made on demand."""
-        return [section.table() for section in self.sections]
+        return [section.text_table() for section in self.sections]
 
     @tables.setter
     def tables(self, value):
@@ -731,57 +932,103 @@ class ComparisonSummary(Summary):
             parts.append("\n".join(["Notes:", *wrap(numbered, self.width)]))
         return "\n\n".join(parts)
 
-    def as_latex(self):
-        """Every table as a captioned ``tabular`` with its legend, then the
-        conclusions and the notes as lists; all text escaped."""
+    def as_latex(self, *, width=LATEX_WIDTH, unicode="keep"):
+        """Every table as a ``longtable`` with booktabs rules and its legend,
+        then the conclusions and the notes as lists; all text escaped.
+
+        The output compiles in a plain ``article`` whose preamble loads only
+        ``booktabs``, ``longtable``, ``array``, ``amsmath`` and ``graphicx``
+        (``LATEX_PACKAGES``). Long tables break across pages with their
+        header repeated; each table is set in the largest of
+        ``\\footnotesize``, ``\\scriptsize`` and ``\\tiny`` whose estimated
+        width fits ``width``.
+
+        Parameters
+        ----------
+        width : float, default=345
+            Text width in points (345 pt: a 10pt ``article``; 390 pt an
+            11pt one; a two-column paper's ``\\columnwidth`` is about 240 pt).
+        unicode : {"keep", "ascii"}, default="keep"
+            Characters pdflatex cannot typeset (e.g. in names: 模型) are kept
+            for XeLaTeX/LuaLaTeX, or written as code points (``<U+6A21>``),
+            which compile with pdflatex. A comment on the first line lists
+            them when they are kept. Greek letters are set as maths either way.
+
+        ``longtable`` settles its column widths over two runs: compile twice
+        (as LaTeX asks: "Table widths have changed. Rerun LaTeX.").
+
+        Returns
+        -------
+        str
+        """
         parts = []
         for section in self.sections:
-            if section.title:
-                parts.append(
-                    "\\begin{center}\\textbf{"
-                    + latex_escape(section.title)
-                    + "}\\end{center}"
-                )
-            parts.append(
-                section.table(latex_escape, "\\quad ").as_latex_tabular(replacements={})
-            )
+            parts.append(section.as_latex(unicode, width))
             if section.legend:
                 parts.append(
-                    "{\\footnotesize "
-                    + latex_escape("; ".join(section.legend) + ".")
-                    + "}"
+                    "{\\footnotesize\\sloppy\\noindent "
+                    + latex_text("; ".join(section.legend) + ".", unicode)
+                    + "\\par}"
                 )
-        for title, items, env in (
-            (self.conclusions_title, self.conclusions, "itemize"),
-            ("Notes", self.notes, "enumerate"),
+        for title, items, env, words in (
+            (self.conclusions_title, self.conclusions, "itemize", None),
+            ("Notes", self.notes, "enumerate", False),
         ):
             if items:
-                body = "\n".join(f"  \\item {latex_escape(n)}" for n in items)
-                parts.append(
-                    f"{latex_escape(title)}:\n\\begin{{{env}}}\n{body}\n\\end{{{env}}}"
+                body = "\n".join(
+                    "  \\item "
+                    + (
+                        latex_escape(n, unicode)
+                        if words is None
+                        else latex_text(n, unicode, words)
+                    )
+                    for n in items
                 )
-        return "\n\n".join(parts)
+                # \sloppy: long names (no hyphenation after \_) may stretch a
+                # line rather than run into the margin.
+                parts.append(
+                    f"{{\\sloppy {latex_text(title, unicode)}:\n\\begin{{{env}}}\n"
+                    f"{body}\n\\end{{{env}}}\\par}}"
+                )
+        out = "\n\n".join(parts)
+        unsafe = pdflatex_unsafe(out) if unicode == "keep" else []
+        if unsafe:
+            out = (
+                "% Characters pdflatex cannot typeset: "
+                + "".join(unsafe[:20])
+                + ". Compile with XeLaTeX or LuaLaTeX (fontspec and a font that "
+                "has them), or use as_latex(unicode='ascii').\n" + out
+            )
+        return out
 
     def as_html(self):
         """The tables (titles as captions, legends below), then the
         conclusions and the notes as lists; all text escaped."""
         parts = []
         for section in self.sections:
-            parts.append(section.table(html_escape, "&nbsp;&nbsp;").as_html())
+            parts.append(
+                section.table(html_escape, "&nbsp;&nbsp;", html_text).as_html()
+            )
             if section.legend:
                 parts.append(
                     '<p class="legend">'
-                    + html_escape("; ".join(section.legend) + ".")
+                    + html_text("; ".join(section.legend) + ".")
                     + "</p>"
                 )
-        for title, items, tag in (
-            (self.conclusions_title, self.conclusions, "ul"),
-            ("Notes", self.notes, "ol"),
+        for title, items, tag, words in (
+            (self.conclusions_title, self.conclusions, "ul", None),
+            ("Notes", self.notes, "ol", False),
         ):
             if items:
-                body = "\n".join(f"<li>{html_escape(n)}</li>" for n in items)
-                parts.append(f"<p>{html_escape(title)}:</p>\n<{tag}>\n{body}\n</{tag}>")
+                body = "\n".join(
+                    f"<li>{html_escape(n) if words is None else html_text(n, words)}</li>"
+                    for n in items
+                )
+                parts.append(f"<p>{html_text(title)}:</p>\n<{tag}>\n{body}\n</{tag}>")
         return "\n".join(parts)
+
+    def _repr_html_(self):
+        return self.as_html()
 
 
 def build_summary(res, *, misclassification=False, wong=None, full=False, pairs="auto"):

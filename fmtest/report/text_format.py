@@ -1,14 +1,18 @@
 """Formatting for the printed summary: numbers, names, escaping, wrapping.
 
 Every printed number is a results DataFrame's number in ``NUMBER_FORMAT``
-(p-values in ``PVALUE_FORMAT``); names longer than ``NAME_LIMIT`` are
+(p-values in ``PVALUE_FORMAT``, and ``<1e-16`` below ``PVALUE_FLOOR``: the
+DataFrames keep the number); names longer than ``NAME_LIMIT`` are
 shortened to ``head…tail``; text goes to LaTeX and HTML only through
-:func:`latex_escape` and :func:`html_escape`.
+:func:`latex_escape` and :func:`html_escape`, and titles, headers, legends
+and captions through :func:`latex_text` and :func:`html_text`, which also
+set the symbols (``F_1``, ``alpha``, ``chi2``, ``I2``, ``2^(1-M)``) as maths.
 """
 
 from __future__ import annotations
 
 import html
+import re
 import textwrap
 
 import numpy as np
@@ -19,12 +23,18 @@ __all__ = [
     "MINUS",
     "NAME_LIMIT",
     "NUMBER_FORMAT",
+    "PVALUE_FLOOR",
     "PVALUE_FORMAT",
     "ShortNames",
     "format_column",
+    "format_pvalue",
     "format_table",
     "html_escape",
+    "html_text",
     "latex_escape",
+    "latex_text",
+    "pdflatex_unsafe",
+    "plain_text",
     "wrap",
 ]
 
@@ -33,6 +43,24 @@ PVALUE_FORMAT = "{:.4g}"
 #: Names longer than this are shortened in the tables (a note lists them).
 NAME_LIMIT = 18
 MINUS = "\u2212"
+#: p-values below this print as ``<1e-16`` (``PVALUE_BELOW``): a normal tail
+#: that far out says nothing the approximation can vouch for.
+PVALUE_FLOOR = 1e-16
+PVALUE_BELOW = "<1e-16"
+
+
+def format_pvalue(p, spec=PVALUE_FORMAT):
+    """One p-value as text: ``spec``, ``<1e-16`` below ``PVALUE_FLOOR``, ``NaN``.
+
+    Examples
+    --------
+    >>> from fmtest.report.text_format import format_pvalue
+    >>> format_pvalue(0.01234567), format_pvalue(4.996e-248), format_pvalue(float("nan"))
+    ('0.01235', '<1e-16', 'NaN')
+    """
+    if p is None or np.isnan(p):
+        return "NaN"
+    return PVALUE_BELOW if p < PVALUE_FLOOR else spec.format(p)
 
 
 def _is_pvalue(column):
@@ -43,7 +71,7 @@ def format_column(values, column):
     """Format one column of a results table as strings, without a Python loop.
 
     Booleans print as ``yes``/``no``, integers as integers, p-values in
-    ``PVALUE_FORMAT``, ``t_plus`` in ``%g`` and other numbers in
+    ``PVALUE_FORMAT`` (``<1e-16`` below ``PVALUE_FLOOR``), ``t_plus`` in ``%g`` and other numbers in
     ``NUMBER_FORMAT``; missing values print as ``NaN``.
 
     Parameters
@@ -71,6 +99,8 @@ def format_column(values, column):
     else:
         spec = "%.4f"
     out = np.char.mod(spec, numbers).astype(object)
+    if _is_pvalue(column):
+        out[numbers < PVALUE_FLOOR] = PVALUE_BELOW
     out[np.isnan(numbers)] = "NaN"
     return out
 
@@ -188,9 +218,178 @@ LATEX_SPECIALS = {
 }
 
 
-def latex_escape(text):
-    """Escape LaTeX's special characters in plain text (one character at a time)."""
-    return "".join(LATEX_SPECIALS.get(ch, ch) for ch in str(text))
+GREEK = dict(
+    zip(
+        "αβγδεζηθικλμνξπρστυφχψωΓΔΘΛΞΠΣΦΨΩ",
+        "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi "
+        "pi rho sigma tau upsilon phi chi psi omega Gamma Delta Theta Lambda Xi Pi "
+        "Sigma Phi Psi Omega".split(),
+        strict=True,
+    )
+)
+# Greek letters and a few symbols are set as maths, so that pdflatex (and
+# XeLaTeX, LuaLaTeX) typeset them with the document's fonts.
+LATEX_SPECIALS.update({ch: f"\\ensuremath{{\\{name}}}" for ch, name in GREEK.items()})
+LATEX_SPECIALS.update(
+    {
+        "²": r"\textsuperscript{2}",
+        "×": r"\ensuremath{\times}",
+        "±": r"\ensuremath{\pm}",
+        "≤": r"\ensuremath{\le}",
+        "≥": r"\ensuremath{\ge}",
+        "†": r"\ensuremath{^\dagger}",
+        "\u2013": "--",
+        "\u2014": "---",
+        "\u00a0": "~",
+    }
+)
+# What pdflatex's default utf8 input encoding typesets in a plain article
+# (OT1 fonts): ASCII, the accented Latin-1 letters, quotes and dashes.
+_PDFLATEX_SAFE = set(map(chr, range(32, 127))) | set(
+    "ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÑÒÓÔÕÖØÙÚÛÜÝßàáâãäåæçèéêëìíîïñòóôõöøùúûüýÿ‘’“”"
+)
+
+
+def pdflatex_unsafe(text):
+    """The characters of ``text`` that pdflatex cannot typeset after :func:`latex_escape`.
+
+    They need XeLaTeX or LuaLaTeX (with a font that has them, e.g.
+    ``\\usepackage{fontspec}`` and, for Chinese, ``\\usepackage{xeCJK}``), or
+    ``unicode="ascii"`` in the LaTeX writers.
+
+    Examples
+    --------
+    >>> from fmtest.report.text_format import pdflatex_unsafe
+    >>> pdflatex_unsafe("模型 α-β café")
+    ['型', '模']
+    """
+    return sorted(
+        {
+            ch
+            for ch in str(text)
+            if ch not in _PDFLATEX_SAFE and ch not in LATEX_SPECIALS
+        }
+    )
+
+
+def _ascii(ch):
+    if ch in _PDFLATEX_SAFE or ch in LATEX_SPECIALS:
+        return ch
+    return f"<U+{ord(ch):04X}>"
+
+
+def latex_escape(text, unicode="keep"):
+    """Escape LaTeX's special characters in plain text (one character at a time).
+
+    Greek letters become maths (``α`` → ``\\ensuremath{\\alpha}``). Other
+    characters that pdflatex cannot typeset (see :func:`pdflatex_unsafe`)
+    are kept for XeLaTeX/LuaLaTeX (``unicode="keep"``) or written as their
+    code point, ``<U+6A21>`` (``unicode="ascii"``), which compiles anywhere.
+
+    Examples
+    --------
+    >>> from fmtest.report.text_format import latex_escape
+    >>> print(latex_escape("k&nn_1 50% α"))
+    k\\&nn\\_1 50\\% \\ensuremath{\\alpha}
+    >>> print(latex_escape("模型", unicode="ascii"))
+    \\textless{}U+6A21\\textgreater{}\\textless{}U+578B\\textgreater{}
+    """
+    if unicode not in ("keep", "ascii"):
+        raise ValueError(f"`unicode` must be 'keep' or 'ascii'; got {unicode!r}.")
+    text = str(text)
+    if unicode == "ascii":
+        text = "".join(map(_ascii, text))
+    return "".join(LATEX_SPECIALS.get(ch, ch) for ch in text)
+
+
+# Symbols written in plain text (in titles, headers, legends and captions),
+# with their LaTeX and HTML forms. Words (alpha, chi2, ...) only count on
+# their own; names of data sets and algorithms never pass through here.
+_SUB = str.maketrans("0123456789.", "₀₁₂₃₄₅₆₇₈₉.")
+_SYMBOLS = [
+    (r"\bF_(\d+(?:\.\d+)?)\b", "$F_{{{}}}$", "F<sub>{}</sub>"),
+    (r"\bF_(?:β|beta)\b", r"$F_\beta$", "F<sub>β</sub>"),
+    (r"2\^\(1 ?[-−] ?M\)", "$2^{{1-M}}$", "2<sup>1−M</sup>"),
+    (r"\bchi2\b|χ²", r"$\chi^2$", "χ²"),
+    (r"\bI2\b|I²", "$I^2$", "I²"),
+    (r"\btau2\b|τ²", r"$\tau^2$", "τ²"),
+    (r"\balpha\b", r"$\alpha$", "α"),
+    (r"\bT\+", "$T^+$", "T<sup>+</sup>"),
+    (r"(?<![<>])<=(?!=)", r"$\le$", "≤"),
+    (r"(?<![<>])>=(?!=)", r"$\ge$", "≥"),
+]
+_SYMBOL_RE = re.compile("|".join(f"(?:{p})" for p, _, _ in _SYMBOLS))
+# In notes, which quote names and inputs, only the unmistakable symbols.
+_NOTE_SYMBOLS = [
+    *_SYMBOLS[:3],
+    ("χ²", r"$\chi^2$", "χ²"),
+    ("I²", "$I^2$", "I²"),
+    ("τ²", r"$\tau^2$", "τ²"),
+    ("α", r"$\alpha$", "α"),
+]
+_NOTE_RE = re.compile("|".join(f"(?:{p})" for p, _, _ in _NOTE_SYMBOLS))
+
+
+def _rich(text, escape, form, words=True):
+    """Escape ``text`` piece by piece, setting the known symbols in ``form``."""
+    out, last = [], 0
+    text = str(text)
+    symbols, regex = (_SYMBOLS, _SYMBOL_RE) if words else (_NOTE_SYMBOLS, _NOTE_RE)
+    for match in regex.finditer(text):
+        out.append(escape(text[last : match.start()]))
+        for pattern, latex, html_form in symbols:
+            found = re.fullmatch(pattern, match.group(0))
+            if found:
+                target = latex if form == "latex" else html_form
+                out.append(target.format(*found.groups()))
+                break
+        last = match.end()
+    out.append(escape(text[last:]))
+    return "".join(out)
+
+
+def latex_text(text, unicode="keep", words=True):
+    """Escape a title, header, legend or caption for LaTeX, with its symbols as maths.
+
+    With ``words=False`` (notes, which quote names) only ``F_1``, ``F_β``,
+    ``2^(1-M)``, ``χ²``, ``I²``, ``τ²`` and ``α`` become maths; ``alpha``, ``chi2``, ``I2``, ``tau2``,
+    ``T+``, ``<=`` and ``>=`` stay text.
+
+    Examples
+    --------
+    >>> from fmtest.report.text_format import latex_text
+    >>> print(latex_text("F_1 at alpha = 0.05; chi2, I2; p >= 2^(1-M)"))
+    $F_{1}$ at $\\alpha$ = 0.05; $\\chi^2$, $I^2$; p $\\ge$ $2^{1-M}$
+    """
+    return _rich(text, lambda t: latex_escape(t, unicode), "latex", words)
+
+
+def html_text(text, words=True):
+    """Escape a title, header, legend or caption for HTML, with its symbols set.
+
+    ``words`` as in :func:`latex_text`.
+
+    Examples
+    --------
+    >>> from fmtest.report.text_format import html_text
+    >>> print(html_text("F-measure comparison (F_1), chi2 & <I2>"))
+    F-measure comparison (F<sub>1</sub>), χ² &amp; &lt;I²&gt;
+    """
+    return _rich(text, html_escape, "html", words)
+
+
+def plain_text(text):
+    """A title for plain text: ``F_1`` → ``F₁`` (digits only; ``F_0.5`` → ``F₀.₅``).
+
+    Examples
+    --------
+    >>> from fmtest.report.text_format import plain_text
+    >>> plain_text("F-measure comparison (F_1)")
+    'F-measure comparison (F₁)'
+    """
+    return re.sub(
+        r"\bF_(\d+(?:\.\d+)?)\b", lambda m: "F" + m.group(1).translate(_SUB), str(text)
+    )
 
 
 def html_escape(text):

@@ -7,14 +7,17 @@ without importing each other.
 """
 
 __all__ = [
+    "BAYES_LEGEND",
     "CI_METHOD_NAMES",
     "NOTE_MODELS_WITH_REPEATS",
     "NOTE_NO_ALGORITHM_OMNIBUS",
+    "FRIEDMAN_LEGEND",
     "NOTE_NO_FOLDS",
     "NOTE_WILCOXON",
     "NOTE_WONG_F_ONLY",
     "NOTE_WONG_INDEPENDENT",
     "NOTE_WONG_REPEATS",
+    "POSTHOC_LEGEND",
 ]
 
 NOTE_WONG_INDEPENDENT = (
@@ -64,4 +67,21 @@ NOTE_MODELS_WITH_REPEATS = (
     "falls below the nominal level when the repeats' models differ (standard "
     "errors up to about 15 % too small). To ask whether the learning algorithms "
     "differ, fit with estimand='algorithms' (the default for data with folds)."
+)
+
+FRIEDMAN_LEGEND = (
+    "statistic: Friedman's chi2 (df1 = A - 1) and the Iman-Davenport F "
+    "(df1, df2 = (A - 1)(M - 1)); pvalue: its p-value; reason: why NaN."
+)
+
+POSTHOC_LEGEND = (
+    "rank_diff: mean rank 1 - mean rank 2 (negative: algorithm 1 ranks better); "
+    "pvalue: unadjusted (Nemenyi's is simultaneous); p_adjusted: adjusted; "
+    "reject: differ at alpha; critical_difference: NaN for step-down methods."
+)
+
+BAYES_LEGEND = (
+    "p_1_better, p_rope, p_2_better: posterior probabilities that algorithm 1 is "
+    "better by more than the ROPE, that the two are practically equivalent, and "
+    "that algorithm 2 is better (Monte Carlo; they sum to 1)."
 )

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -87,6 +88,20 @@ class CountTables:
         :class:`~fmtest.warnings.FoldMismatchWarning`); ``None`` otherwise.
         The folds then cannot be paired by label, so the algorithm estimand
         is not available.
+
+    Examples
+    --------
+    From a table of counts (one row per data set, algorithm and fold):
+
+    >>> import pandas as pd
+    >>> from fmtest import CountTables
+    >>> table = pd.DataFrame({"algorithm": ["a", "b"], "tp": [30, 25],
+    ...                       "fn": [10, 15], "fp": [8, 12], "tn": [200, 196]})
+    >>> counts = CountTables.from_counts(table)
+    >>> list(counts.algorithms), counts.paired
+    (['a', 'b'], False)
+    >>> counts.totals[0, 0].tolist()  # data set 0, algorithm a: [[TN, FP], [FN, TP]]
+    [[200, 8], [10, 30]]
     """
 
     datasets: pd.Index
@@ -112,7 +127,9 @@ class CountTables:
     # -- constructors -------------------------------------------------------
 
     @classmethod
-    def from_long(cls, data, *, response, **roles):
+    def from_long(
+        cls, data: pd.DataFrame, *, response: str, **roles: Any
+    ) -> CountTables:
         """Reduce per-instance long data to count tables.
 
         Parameters
@@ -183,17 +200,17 @@ class CountTables:
     @classmethod
     def from_counts(
         cls,
-        table,
+        table: pd.DataFrame,
         *,
-        algorithm="algorithm",
-        dataset=None,
-        fold=None,
-        repeat=None,
-        tp="tp",
-        fn="fn",
-        fp="fp",
-        tn="tn",
-    ):
+        algorithm: str = "algorithm",
+        dataset: str | None = None,
+        fold: str | None = None,
+        repeat: str | None = None,
+        tp: str = "tp",
+        fn: str = "fn",
+        fp: str = "fp",
+        tn: str | None = "tn",
+    ) -> CountTables:
         """Build count tables from a table of confusion counts.
 
         Parameters
@@ -385,7 +402,7 @@ class CountTables:
         _zero_absent(table, self.present)  # as in `joint`
         return table
 
-    def confusion(self, by_fold=False):
+    def confusion(self, by_fold: bool = False) -> pd.DataFrame:
         """Tidy table of TP, FN, FP, TN.
 
         Parameters
@@ -413,7 +430,7 @@ class CountTables:
         frame["n"] = frame[list(COUNT_COLUMNS)].sum(axis=1)
         return frame
 
-    def pair_table(self, dataset, first, second):
+    def pair_table(self, dataset: Any, first: Any, second: Any) -> pd.DataFrame:
         """The 8-cell joint table of two algorithms on one data set.
 
         Returns

@@ -5,13 +5,15 @@ one row per (repeat, instance, algorithm) with the truth, the prediction, the
 fold the instance was tested in and, when every estimator has one, a
 continuous score: the long layout of ``FMeasureComparison.from_formula``
 (``response="predicted"``) and of :func:`fmtest.across.fold_scores.fold_scores`.
-scikit-learn is an optional dependency (``pip install fmtest[sklearn]``), and
+scikit-learn is an optional dependency (``pip install ".[sklearn]"`` from a clone), and
 so is tqdm for the progress bar.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,7 +26,8 @@ def _sklearn():
         import sklearn  # noqa: F401
     except ImportError:  # pragma: no cover - exercised without scikit-learn
         raise ImportError(
-            "cross_validate needs scikit-learn: pip install 'fmtest[sklearn]'."
+            "cross_validate needs scikit-learn: pip install '.[sklearn]' from a clone "
+            "of fmtest (or pip install scikit-learn tqdm)."
         ) from None
 
 
@@ -148,7 +151,8 @@ def _progress_bar(tasks, total, progress):
     except ImportError:
         if progress:
             raise ImportError(
-                "progress=True needs tqdm: pip install 'fmtest[sklearn]'."
+                "progress=True needs tqdm: pip install '.[sklearn]' from a clone of "
+                "fmtest (or pip install tqdm)."
             ) from None
         return tasks
     if progress is None and not sys.stderr.isatty():
@@ -157,18 +161,18 @@ def _progress_bar(tasks, total, progress):
 
 
 def cross_validate(
-    estimators,
-    X,
-    y,
-    cv=None,
-    repeats=10,
-    groups=None,
-    n_jobs=None,
-    random_state=None,
-    dataset=None,
-    positive=1,
-    progress=None,
-):
+    estimators: Mapping[str, Any],
+    X: Any,
+    y: Any,
+    cv: Any = None,
+    repeats: int = 10,
+    groups: Any = None,
+    n_jobs: int | None = None,
+    random_state: int | None = None,
+    dataset: Any = None,
+    positive: Any = 1,
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """Cross-validate several estimators on the same splits into long data.
 
     Parameters

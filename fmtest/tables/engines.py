@@ -44,7 +44,7 @@ a fourth query run, to name the first offending instance. The error messages are
 without row order cannot name the row of the first missing value, so for
 lazy frames that message gives the column and the count only.
 
-narwhals (and the engine) are needed only here: ``pip install 'fmtest[scale]'``
+narwhals (and the engine) are needed only here: ``pip install ".[scale]"`` (from a clone)
 (DuckDB, Polars, PyArrow, Dask) or ``'fmtest[spark]'``.
 """
 
@@ -91,7 +91,10 @@ ENGINE_MODULES = frozenset(
         "sqlframe",
     }
 )
-INSTALL_HINT = "pip install 'fmtest[scale]' (or 'fmtest[spark]' for Spark)"
+INSTALL_HINT = (
+    "pip install '.[scale]' (or '.[spark]' for Spark) from a clone of fmtest, "
+    "or pip install narwhals and the engine"
+)
 # Distinct labels fetched to word a "must be binary" error.
 LABEL_SAMPLE = 1000
 

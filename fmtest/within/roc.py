@@ -17,6 +17,7 @@ vectorised call.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -25,9 +26,15 @@ from scipy import stats
 from fmtest.within.inference import check_alpha
 from fmtest.within.tango import tango_ci, tango_test
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = ["ConfidentROC", "confident_area", "confident_roc"]
 
-MATPLOTLIB_MISSING = "Plotting needs matplotlib: pip install 'fmtest[plot]'"
+MATPLOTLIB_MISSING = (
+    "Plotting needs matplotlib: pip install matplotlib (or '.[plot]' from a clone of "
+    "fmtest)"
+)
 
 REASON_NO_CONFIDENT = (
     "no confident points: the interval of every ROC point excludes 0, so AveD "
@@ -135,6 +142,16 @@ class ConfidentROC:
         Numbers of positive and negative instances.
     reason : str
         Empty, or why ``aved`` is NaN.
+
+    Examples
+    --------
+    >>> from fmtest import confident_roc
+    >>> roc = confident_roc([1, 1, 0, 1, 0, 0, 1, 0, 0, 0],
+    ...                     [0.9, 0.8, 0.7, 0.6, 0.55, 0.5, 0.4, 0.3, 0.2, 0.1])
+    >>> type(roc).__name__, roc.n_pos, roc.n_neg
+    ('ConfidentROC', 4, 6)
+    >>> round(roc.cauc, 4), int(roc.points["confident"].sum())
+    (0.3333, 7)
     """
 
     points: pd.DataFrame
@@ -207,7 +224,7 @@ class ConfidentROC:
         Raises
         ------
         ImportError
-            When matplotlib is not installed (``pip install 'fmtest[plot]'``).
+            When matplotlib is not installed (``pip install matplotlib``).
         """
         plt = _pyplot()
         if ax is None:
@@ -299,7 +316,9 @@ def _check_roc_input(truth, score, positive):
     return score, is_pos
 
 
-def confident_roc(truth, score, alpha=0.05, positive=1):
+def confident_roc(
+    truth: ArrayLike, score: ArrayLike, alpha: float = 0.05, positive: Any = 1
+) -> ConfidentROC:
     """ROC curve with Tango's interval at every point, the confident segment, CAUC and AveD.
 
     The threshold sweeps every distinct score (predict positive when

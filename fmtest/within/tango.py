@@ -32,12 +32,16 @@ in proportions for the paired-sample design. *Statistics in Medicine* 17,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from fmtest.within.inference import check_alpha
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "PairedErrorComparison",
@@ -227,6 +231,16 @@ class TangoInterval:
         One minus the confidence level.
     reason : str or ndarray of str
         Empty where the interval exists, otherwise why it is NaN.
+
+    Examples
+    --------
+    >>> from fmtest import tango_ci
+    >>> ci = tango_ci(1, 7, 21)
+    >>> type(ci).__name__, round(ci.estimate, 4)
+    ('TangoInterval', -0.2857)
+    >>> lower, upper = ci
+    >>> round(lower, 3), round(upper, 3)
+    (-0.517, -0.026)
     """
 
     lower: float | np.ndarray
@@ -257,6 +271,13 @@ class TangoTestResult:
     reason : str or ndarray of str
         Empty for an ordinary test, otherwise the boundary rule that was
         applied or why the result is NaN.
+
+    Examples
+    --------
+    >>> from fmtest import tango_test
+    >>> res = tango_test(9, 3, 32)
+    >>> type(res).__name__, round(res.statistic, 4), round(res.pvalue, 4)
+    ('TangoTestResult', 1.7321, 0.0833)
     """
 
     statistic: float | np.ndarray
@@ -281,7 +302,9 @@ class TangoTestResult:
 # ---------------------------------------------------------------------------
 
 
-def tango_test(b, c, n, delta0=0.0):
+def tango_test(
+    b: ArrayLike, c: ArrayLike, n: ArrayLike, delta0: ArrayLike = 0.0
+) -> TangoTestResult:
     """Tango's score test of ``δ = δ₀`` for paired proportions.
 
     For a paired 2×2 table with discordant counts ``b`` (cell 1, 2) and
@@ -367,7 +390,9 @@ def tango_test(b, c, n, delta0=0.0):
     )
 
 
-def tango_ci(b, c, n, alpha=0.05):
+def tango_ci(
+    b: ArrayLike, c: ArrayLike, n: ArrayLike, alpha: float = 0.05
+) -> TangoInterval:
     """Tango's score confidence interval for ``δ = (b − c) / n``.
 
     The interval is the set of ``δ₀`` in ``[−1, 1]`` that the two-sided
@@ -449,7 +474,14 @@ def tango_ci(b, c, n, alpha=0.05):
 # ---------------------------------------------------------------------------
 
 
-def misclassification_balance(tp, fn=None, fp=None, tn=None, *, alpha=0.05):
+def misclassification_balance(
+    tp: ArrayLike | pd.DataFrame,
+    fn: ArrayLike | None = None,
+    fp: ArrayLike | None = None,
+    tn: ArrayLike | None = None,
+    *,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
     """Is each classifier's error balanced between false negatives and false positives?
 
     Reads every confusion matrix as a paired 2×2 table (``a = TP``,
@@ -596,6 +628,13 @@ class PairedErrorComparison:
     alpha : float
     reason : str
         Empty, or the boundary rule applied, or why values are NaN.
+
+    Examples
+    --------
+    >>> from fmtest import paired_error_comparison_from_counts
+    >>> res = paired_error_comparison_from_counts(n11=70, n10=12, n01=4, n00=14)
+    >>> type(res).__name__, round(res.diff, 2), round(res.mcnemar_exact_pvalue, 4)
+    ('PairedErrorComparison', -0.08, 0.0768)
     """
 
     n11: int
@@ -655,7 +694,9 @@ class PairedErrorComparison:
         return frame
 
 
-def paired_error_comparison_from_counts(n11, n10, n01, n00, alpha=0.05):
+def paired_error_comparison_from_counts(
+    n11: int, n10: int, n01: int, n00: int, alpha: float = 0.05
+) -> PairedErrorComparison:
     """Compare two algorithms' error rates from their correct/incorrect cross-table.
 
     Parameters
@@ -817,7 +858,9 @@ def _as_correct(values, name):
     return arr.astype(bool)
 
 
-def paired_error_comparison(correct_a, correct_b, alpha=0.05):
+def paired_error_comparison(
+    correct_a: ArrayLike, correct_b: ArrayLike, alpha: float = 0.05
+) -> PairedErrorComparison:
     """Compare the error rates of two algorithms tested on the same instances.
 
     Parameters

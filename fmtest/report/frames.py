@@ -1,0 +1,90 @@
+"""Result tables that show themselves: a DataFrame with a title and readable p-values.
+
+``res.friedman``, ``res.posthoc()`` and ``res.bayesian_signed_rank()`` are
+:class:`TestFrame` objects: ordinary DataFrames (every number kept, every
+pandas operation available, and any operation returns a plain
+``pandas.DataFrame``) that print and render in notebooks with a title, a
+legend and p-values written for reading (``<1e-16`` rather than
+``4.996e-248``).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import pandas as pd
+
+from fmtest.report.text_format import format_column, html_escape, html_text
+
+__all__ = ["TestFrame"]
+
+# p-values (not the Bayesian posterior probabilities, which print as they are)
+_P_COLUMNS = {"pvalue", "p_adjusted"}
+
+
+class TestFrame(pd.DataFrame):
+    """A DataFrame of test results with a ``title`` and a ``legend``.
+
+    Printing it (``repr``) and its notebook view (``_repr_html_``) show the
+    title, the table with p-values in ``PVALUE_FORMAT`` (``<1e-16`` below
+    ``PVALUE_FLOOR``) and the legend; the DataFrame itself keeps the
+    numbers. Any pandas operation returns a plain ``pandas.DataFrame``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fmtest.report.frames import TestFrame
+    >>> frame = TestFrame.wrap(
+    ...     pd.DataFrame({"statistic": [1200.0], "pvalue": [4.996e-248]}, index=["chi2"]),
+    ...     title="A test",
+    ...     legend="pvalue: its p-value",
+    ... )
+    >>> frame
+    A test
+          statistic  pvalue
+    chi2     1200.0  <1e-16
+    pvalue: its p-value
+    >>> float(frame["pvalue"].iloc[0])
+    4.996e-248
+    >>> type(frame[["pvalue"]]).__name__
+    'DataFrame'
+    """
+
+    __test__ = False  # not a pytest test class, whatever its name says
+    _metadata: ClassVar[list[str]] = ["title", "legend"]
+
+    @property
+    def _constructor(self):
+        return pd.DataFrame
+
+    @classmethod
+    def wrap(cls, frame, *, title="", legend=""):
+        """``frame`` as a :class:`TestFrame` (the same data, not copied)."""
+        out = cls(frame)
+        out.title = title
+        out.legend = legend
+        return out
+
+    def _display(self):
+        shown = pd.DataFrame(self).copy()
+        for column in shown.columns:
+            if column in _P_COLUMNS and pd.api.types.is_float_dtype(shown[column]):
+                shown[column] = format_column(shown[column].to_numpy(), "pvalue")
+        return shown
+
+    def __repr__(self):
+        parts = [getattr(self, "title", "") or "", self._display().to_string()]
+        parts.append(getattr(self, "legend", "") or "")
+        return "\n".join(p for p in parts if p)
+
+    def _repr_html_(self):
+        title = getattr(self, "title", "") or ""
+        legend = getattr(self, "legend", "") or ""
+        parts = ['<div class="fmtest-test-frame">']
+        if title:
+            parts.append(f"<p><b>{html_text(title)}</b></p>")
+        parts.append(self._display().to_html())
+        if legend:
+            parts.append(f"<p>{html_escape(legend)}</p>")
+        parts.append("</div>")
+        return "\n".join(parts)
