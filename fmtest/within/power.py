@@ -54,6 +54,7 @@ __all__ = [
     "ALTERNATIVES",
     "check_alternative",
     "paired_power",
+    "pairwise_sample_size",
     "power_moments",
     "sample_size",
     "simulated_power",
@@ -573,3 +574,90 @@ def _bisect(power_at, lo, hi, target):
         hi = np.where(going & ok, mid, hi)
         lo = np.where(going & ~ok, mid, lo)
     return hi
+
+
+def pairwise_sample_size(
+    joint,
+    *,
+    power=0.8,
+    alpha=0.05,
+    beta=1.0,
+    alternative="two-sided",
+    margin=0.0,
+    method="normal",
+):
+    """Sample sizes for every pair a < b of joint tables (the results' planning table).
+
+    Parameters
+    ----------
+    joint : array_like, shape (D, A, A, 2, 2, 2)
+        ``CountTables.joint``.
+    power, alpha, beta, alternative, margin
+        As in :func:`sample_size`.
+    method : {"normal", "auto", "simulation"}, default="normal"
+        As in :func:`sample_size`; the default is the approximation alone,
+        because simulating costs about a second per pair that needs it.
+
+    Returns
+    -------
+    dict of ndarray, shape (D, P)
+        ``diff`` (F̂_a − F̂_b of the table), ``nobs`` (instances in the
+        table), ``discordant`` (share of instances with a ≠ b),
+        ``sample_size`` and ``reason`` (why ``sample_size`` is NaN, "" when
+        it is not). Pairs in :func:`numpy.triu_indices` order.
+
+    Examples
+    --------
+    >>> joint = np.zeros((1, 2, 2, 2, 2, 2))
+    >>> joint[0, 0, 1] = [[[900, 20], [15, 5]], [[10, 5], [10, 35]]]
+    >>> int(pairwise_sample_size(joint)["sample_size"][0, 0])
+    3260
+    """
+    joint = np.asarray(joint, float)
+    first, second = np.triu_indices(joint.shape[-4], k=1)
+    tables = joint[..., first, second, :, :, :]
+    nobs = tables.sum(axis=(-3, -2, -1))
+    x7 = paired_cells(tables)
+    f_a, f_b = _fbeta_pair(x7, beta)
+    diff = f_a - f_b
+    discordant = x7[..., [1, 2, 5, 6]].sum(axis=-1)
+    share = np.divide(discordant, nobs, out=np.full(nobs.shape, np.nan), where=nobs > 0)
+    out = np.full(nobs.shape, np.nan)
+    reason = np.full(nobs.shape, "", dtype=object)
+    reason[~(np.isfinite(f_a) & np.isfinite(f_b))] = (
+        "F-measure undefined (no positive instance and no positive prediction)"
+    )
+    reason[(reason == "") & (discordant == 0)] = (
+        "the two algorithms predict alike on every instance"
+    )
+    _, delta0 = check_alternative(alternative, margin)
+    side = diff - delta0
+    if alternative == "less":
+        side = -side
+    wrong = (side <= 0) if alternative != "two-sided" else (side == 0)
+    reason[(reason == "") & wrong] = (
+        "the observed difference is at or on the wrong side of the null value: "
+        "no n gives power above alpha"
+    )
+    ok = (reason == "") & (nobs > 0)
+    if ok.any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            out[ok] = sample_size(
+                tables[ok],
+                power=power,
+                alpha=alpha,
+                beta=beta,
+                alternative=alternative,
+                margin=margin,
+                method=method,
+            )
+        reason[ok & np.isnan(out)] = "more than 1e9 instances needed"
+    return {
+        "diff": diff,
+        "nobs": nobs,
+        "discordant": share,
+        "sample_size": out,
+        "validated": np.nan_to_num(out * share) >= MIN_DISCORDANT,
+        "reason": reason,
+    }
