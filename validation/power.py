@@ -19,8 +19,10 @@ default ``method="auto"`` uses the approximation only where it is at least
 :data:`fmtest.within.power.MIN_DISCORDANT` (40) and simulates below.
 
 Run ``python validation/power.py`` (about 3 minutes on 2 cores); it writes
-``docs/_static/planning/power_validation.csv`` (every cell, worst first) and
-prints the worst cells. ``--quick`` runs a few cells with fewer test sets
+into ``docs/_static/planning/`` ``power_validation.csv`` (every cell, worst
+first), ``power_worst.csv`` (the 12 worst cells where the approximation is
+used) and ``power_summary.csv`` (by region and n), and prints the worst
+cells. ``--quick`` runs a few cells with fewer test sets
 (seconds) into a temporary folder; it is part of the test suite.
 """
 
@@ -165,6 +167,48 @@ def regions(table):
     }
 
 
+WORST_COLUMNS = [
+    "beta",
+    "prevalence",
+    "level",
+    "rho",
+    "n",
+    "alternative",
+    "f_a",
+    "f_b",
+    "discordant",
+    "approx",
+    "simulated",
+    "mc_se",
+    "error",
+]
+
+
+def write_tables(table, out):
+    """The docs' tables: all cells, the worst ones per region, a summary by n."""
+    table.to_csv(out / "power_validation.csv", index=False, float_format="%.4f")
+    parts = regions(table)
+    validated = next(iter(parts.values()))
+    worst = validated[WORST_COLUMNS].head(12)
+    worst.to_csv(out / "power_worst.csv", index=False, float_format="%.4f")
+    rows = []
+    for label, part in parts.items():
+        for n, group in part.groupby("n"):
+            rows.append(
+                {
+                    "cells": label,
+                    "n": n,
+                    "count": len(group),
+                    "within 2 points": f"{(group['error'].abs() <= 0.02).mean():.0%}",
+                    "worst |error|": round(group["error"].abs().max(), 4),
+                    "worst |error| / MC SE": round(
+                        group["error_in_se"].abs().max(), 2
+                    ),
+                }
+            )
+    pd.DataFrame(rows).to_csv(out / "power_summary.csv", index=False)
+
+
 def run(*, quick=False, out=None, reps=None, verbose=True):
     """Simulate every cell; return the table (worst cells first) and write it."""
     t0 = time.perf_counter()
@@ -182,7 +226,7 @@ def run(*, quick=False, out=None, reps=None, verbose=True):
     table["error_in_se"] = table["error"] / table["mc_se"].where(table["mc_se"] > 0)
     table = table.reindex(table["error"].abs().sort_values(ascending=False).index)
     table = table.reset_index(drop=True)
-    table.to_csv(out / "power_validation.csv", index=False, float_format="%.4f")
+    write_tables(table, out)
     seconds = time.perf_counter() - t0
     if verbose:
         show = ["beta", "prevalence", "level", "rho", "n", "alternative", "f_a", "f_b"]
