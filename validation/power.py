@@ -200,8 +200,8 @@ def write_tables(table, out):
                     "n": n,
                     "count": len(group),
                     "within 2 points": f"{(group['error'].abs() <= 0.02).mean():.0%}",
-                    "worst |error|": round(group["error"].abs().max(), 4),
-                    "worst |error| / MC SE": round(
+                    "worst abs error": round(group["error"].abs().max(), 4),
+                    "worst abs error / MC SE": round(
                         group["error_in_se"].abs().max(), 2
                     ),
                 }

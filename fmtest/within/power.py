@@ -7,9 +7,9 @@ the true cell proportions p, it says how often the default paired test
 ``fit()`` reports and its interval inverts) rejects when ``n`` new test
 instances are drawn multinomially from p.
 
-The approximation (validated against a simulation of the actual test,
-``validation/power.py`` and ``docs/planning.rst``)
-    The test's statistic is Pearson's X² of the seven informative counts
+The approximation
+    (Validated against a simulation of the actual test:
+    ``validation/power.py`` and ``docs/planning.rst``.) The test's statistic is Pearson's X² of the seven informative counts
     against M·π̃, π̃ their maximum-likelihood probabilities under the
     hypothesis and M their total. Its signed root
     ``S = sign(F̂_a − F̂_b − δ0) · √X²`` is a smooth function of the 8-cell
