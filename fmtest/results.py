@@ -1048,6 +1048,11 @@ class FMeasureComparisonResults(MetricComparisonResults):
         :attr:`pairwise`), so plan for a range of differences
         (:func:`fmtest.paired_power` on edited tables) rather than for one.
 
+        With repeated cross-validation the pair's table pools the repeats:
+        its proportions average the repeats' models, and the answer is in
+        distinct instances, each tested once by one pair of fitted models;
+        more repeats do not replace instances (``docs/planning.rst``).
+
         Parameters
         ----------
         power : float, default=0.8
