@@ -64,8 +64,9 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 STEP = 1e-4  # relative step of the central differences of H
 MAX_N = 10**9  # sample_size searches n up to this
 #: Below this expected number of discordant instances (a ≠ b) the normal
-#: approximation is not validated (it overstates the power by up to 11
-#: points at 2 expected discordant instances); ``method="auto"`` simulates.
+#: approximation is not validated (it overstated the power by up to 11
+#: points, with 4 expected discordant instances, in ``validation/power.py``);
+#: ``method="auto"`` simulates.
 MIN_DISCORDANT = 40
 N_SIM = 4000  # test sets per simulated power (Monte Carlo SE ≤ 0.8 points)
 METHODS = ("auto", "normal", "simulation")
