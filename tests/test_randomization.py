@@ -196,3 +196,23 @@ def test_summary_shows_it_only_on_request_and_not_in_the_conclusions(example_res
     assert "Exact paired randomization test" in text
     assert "can disagree with the score" in text
     assert with_rand.conclusions == plain.conclusions
+
+
+def test_chunks_and_the_quadratic_start_change_nothing(monkeypatch):
+    """Many tables at once, in small chunks, equal one table at a time."""
+    import fmtest.within.randomization as module
+
+    rng = np.random.default_rng(5)
+    probs = rng.dirichlet([300, 8, 8, 8, 20, 5, 5, 40], size=40)
+    tables = np.stack([rng.multinomial(5000, q) for q in probs]).reshape(-1, 2, 2, 2)
+    together = randomization_test(tables, beta=2.0).pvalue
+    monkeypatch.setattr(module, "CHUNK", 50)
+    chunked = randomization_test(tables, beta=2.0).pvalue
+    one_by_one = [randomization_test(t, beta=2.0).pvalue for t in tables]
+    np.testing.assert_array_equal(together, chunked)
+    np.testing.assert_array_equal(together, one_by_one)
+    # the bracket from the quadratic equals the full bisection
+    monkeypatch.setattr(module, "_crossing", lambda *a: np.full(a[1].shape, np.nan))
+    np.testing.assert_allclose(
+        randomization_test(tables, beta=2.0).pvalue, together, rtol=0, atol=1e-15
+    )
