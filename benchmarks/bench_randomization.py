@@ -8,7 +8,8 @@ p-value from the 8-cell table (a double sum over two binomial counts). This
 script builds test sets of n instances with two correlated classifiers
 (fixed seed), times both in the same run, prints the ratio (no timing is
 asserted anywhere) and checks that mlxtend's p lies within 4 Monte Carlo
-standard errors of the exact p.
+standard errors of the exact p. It also times the exact test on a table of
+10⁷ instances and on 2016 tables (all pairs of 64 algorithms) of 10⁵.
 
     python benchmarks/bench_randomization.py            # n = 1000, 10 000; 1000 rounds
     python benchmarks/bench_randomization.py --quick    # n = 500, 200 rounds
@@ -111,6 +112,15 @@ def main(argv=None):
     table = table_of(*make_predictions(10_000)) * (big // 10_000)
     t_big, _ = best_of(lambda: randomization_test(table), 3)
     print(f"fmtest exact on a table of {big:,} instances: {t_big * 1e3:.1f} ms")
+    if not args.quick:  # many pairs at once (all pairs of 64 algorithms)
+        rng = np.random.default_rng(0)
+        probs = rng.dirichlet([400, 10, 10, 10, 20, 5, 5, 40], size=2016)
+        tables = np.stack([rng.multinomial(100_000, q) for q in probs])
+        t_many, _ = best_of(lambda: randomization_test(tables.reshape(-1, 2, 2, 2)), 1)
+        print(
+            f"fmtest exact on 2016 tables of 100,000 instances: {t_many:.2f} s "
+            f"({t_many / 2016 * 1e3:.3f} ms per table)"
+        )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     return rows
 

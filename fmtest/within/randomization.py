@@ -26,8 +26,8 @@ finds it. The p-value is ``Σ_{k₁} P(K₁ = k₁) · P(K₂ ≤ u(k₁))``. Th
 grows with the spread of K₁ (about √m_pos values carry its mass), not with
 the number of instances; binomial tails below 10⁻¹⁸ are left out, so the
 p-value is exact to about 10⁻¹⁶. Many tables run at once (all their
-(table, k₁) pairs in one array, in chunks): about 0.1–0.2 ms per table of
-10⁵ instances.
+(table, k₁) pairs in one array, in chunks): about 2 ms per table of 10⁵
+instances on a loaded 2-core machine (``benchmarks/bench_randomization.py``).
 
 Definition of the p-value (that of the Monte Carlo version, e.g.
 ``mlxtend.evaluate.permutation_test``, with every 2^m swap pattern counted
