@@ -7,7 +7,9 @@ algorithm b is algorithm a with recall and precision scaled by a factor s ≤ 1,
 chosen (on a grid of s) so that the *approximate* power is closest to 0.5 or
 to 0.8; a third cell per setting has s = 1 (equal F: the power is the size
 α = 0.05). With β = 1 a one-sided non-inferiority cell (``alternative=
-"greater"``, margin 0.02, target power 0.8) is added. For each cell,
+"greater"``, margin 0.02, target power 0.8) is added, and for target power
+0.8 two more shapes of the difference: b with a's precision and only its
+recall scaled, and the reverse (``b_differs_in``). For each cell,
 ``REPS`` test sets of n instances are drawn multinomially from the 8-cell
 distribution (fixed seed) and the actual paired score test
 (:func:`fmtest.within.paired_score.paired_score_test`, vectorised over the
@@ -18,7 +20,7 @@ of instances on which the two algorithms disagree; ``paired_power``'s
 default ``method="auto"`` uses the approximation only where it is at least
 :data:`fmtest.within.power.MIN_DISCORDANT` (40) and simulates below.
 
-Run ``python validation/power.py`` (about 3 minutes on 2 cores); it writes
+Run ``python validation/power.py`` (about 5 minutes on 2 busy cores); it writes
 into ``docs/_static/planning/`` ``power_validation.csv`` (every cell, worst
 first), ``power_worst.csv`` (the 12 worst cells where the approximation is
 used) and ``power_summary.csv`` (by region and n), and prints the worst
@@ -57,7 +59,8 @@ LEVELS = {"low": (0.5, 0.4), "high": (0.9, 0.8)}  # algorithm a: (recall, precis
 RHOS = (0.3, 0.8)
 NS = (100, 1000, 10_000, 100_000)
 TARGETS = (0.5, 0.8)
-SCALES = np.linspace(0.2, 1.0, 321)  # b's recall and precision = s × a's
+SCALES = np.linspace(0.2, 1.0, 321)  # b's recall and/or precision = s × a's
+DIRECTIONS = ("both", "recall", "precision")  # what b scales
 
 
 def discordant_share(table):
@@ -65,17 +68,33 @@ def discordant_share(table):
     return table[:, 1, 0].sum() + table[:, 0, 1].sum()
 
 
-def distributions(prevalence, level, rho):
-    """The 8-cell distributions (len(SCALES), 2, 2, 2) of a against scaled copies."""
-    recall, precision = LEVELS[level]
-    return np.stack(
-        [
-            joint_distribution(
-                prevalence, (recall, precision), (s * recall, s * precision), rho
-            )[0]
-            for s in SCALES
-        ]
+def scaled(recall, precision, s, direction):
+    """Algorithm b: a's recall and/or precision scaled by s."""
+    return (
+        s * recall if direction in ("both", "recall") else recall,
+        s * precision if direction in ("both", "precision") else precision,
     )
+
+
+def distributions(prevalence, level, rho, direction="both"):
+    """The 8-cell distributions of a against scaled copies, and which s are feasible.
+
+    Returns an array (len(SCALES), 2, 2, 2), NaN where b's recall and
+    precision are impossible at this prevalence.
+    """
+    recall, precision = LEVELS[level]
+    out = np.full((len(SCALES), 2, 2, 2), np.nan)
+    for i, s in enumerate(SCALES):
+        try:
+            out[i] = joint_distribution(
+                prevalence,
+                (recall, precision),
+                scaled(recall, precision, s, direction),
+                rho,
+            )[0]
+        except ValueError:  # a false-positive rate above 1
+            pass
+    return out
 
 
 def fbeta(recall, precision, beta):
@@ -96,46 +115,56 @@ def cells(quick=False):
             (1000,),
         )
     for prevalence, level, rho in itertools.product(prevalences, levels, rhos):
-        tables = distributions(prevalence, level, rho)
         recall, precision = LEVELS[level]
-        for beta in betas:
-            designs = [("two-sided", 0.0, t) for t in TARGETS]
-            if beta == 1.0:
-                designs.append(("greater", 0.02, 0.8))
-            for n, (alternative, margin, target) in itertools.product(ns, designs):
-                approx = paired_power(
-                    tables,
-                    n,
-                    alpha=ALPHA,
-                    beta=beta,
-                    alternative=alternative,
-                    margin=margin,
-                    method="normal",
-                )
-                k = int(np.nanargmin(np.abs(approx - target)))
-                picks = [(k, target)]
-                if alternative == "two-sided" and target == TARGETS[0]:
-                    picks.append((len(SCALES) - 1, ALPHA))  # equal F: the size
-                for k, aim in picks:
-                    if abs(approx[k] - aim) > 0.05:
-                        continue  # no b on the grid of s reaches this power
-                    s = SCALES[k]
-                    rows.append(
-                        {
-                            "beta": beta,
-                            "prevalence": prevalence,
-                            "level": level,
-                            "rho": rho,
-                            "n": n,
-                            "alternative": alternative,
-                            "margin": margin,
-                            "f_a": fbeta(recall, precision, beta),
-                            "f_b": fbeta(s * recall, s * precision, beta),
-                            "table": tables[k],
-                            "discordant": n * float(discordant_share(tables[k])),
-                            "approx": float(approx[k]),
-                        }
+        for direction in DIRECTIONS:
+            every = distributions(prevalence, level, rho, direction)
+            feasible = np.flatnonzero(np.isfinite(every).all(axis=(1, 2, 3)))
+            tables = every[feasible]
+            for beta in betas:
+                if direction == "both":
+                    designs = [("two-sided", 0.0, t) for t in TARGETS]
+                    if beta == 1.0:
+                        designs.append(("greater", 0.02, 0.8))
+                else:  # other shapes of the difference: one design each
+                    designs = [("two-sided", 0.0, 0.8)]
+                for n, (alternative, margin, target) in itertools.product(ns, designs):
+                    approx = paired_power(
+                        tables,
+                        n,
+                        alpha=ALPHA,
+                        beta=beta,
+                        alternative=alternative,
+                        margin=margin,
+                        method="normal",
                     )
+                    k = int(np.nanargmin(np.abs(approx - target)))
+                    picks = [(k, target)]
+                    if direction == "both" and alternative == "two-sided":
+                        if target == TARGETS[0]:
+                            picks.append((len(tables) - 1, ALPHA))  # equal F: size
+                    for k, aim in picks:
+                        if abs(approx[k] - aim) > 0.05:
+                            continue  # no b on the grid of s reaches this power
+                        s = SCALES[feasible[k]]
+                        rows.append(
+                            {
+                                "beta": beta,
+                                "prevalence": prevalence,
+                                "level": level,
+                                "rho": rho,
+                                "b_differs_in": direction,
+                                "n": n,
+                                "alternative": alternative,
+                                "margin": margin,
+                                "f_a": fbeta(recall, precision, beta),
+                                "f_b": fbeta(
+                                    *scaled(recall, precision, s, direction), beta
+                                ),
+                                "table": tables[k],
+                                "discordant": n * float(discordant_share(tables[k])),
+                                "approx": float(approx[k]),
+                            }
+                        )
     return rows
 
 
@@ -172,6 +201,7 @@ WORST_COLUMNS = [
     "prevalence",
     "level",
     "rho",
+    "b_differs_in",
     "n",
     "alternative",
     "f_a",
@@ -229,7 +259,8 @@ def run(*, quick=False, out=None, reps=None, verbose=True):
     write_tables(table, out)
     seconds = time.perf_counter() - t0
     if verbose:
-        show = ["beta", "prevalence", "level", "rho", "n", "alternative", "f_a", "f_b"]
+        show = ["beta", "prevalence", "level", "rho", "b_differs_in", "n"]
+        show += ["alternative", "f_a", "f_b"]
         show += ["discordant"]
         show += ["approx", "simulated", "mc_se", "error"]
         with pd.option_context("display.width", 140, "display.max_columns", 20):

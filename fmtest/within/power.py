@@ -64,8 +64,8 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 STEP = 1e-4  # relative step of the central differences of H
 MAX_N = 10**9  # sample_size searches n up to this
 #: Below this expected number of discordant instances (a ≠ b) the normal
-#: approximation is not validated (it overstated the power by up to 11
-#: points, with 4 expected discordant instances, in ``validation/power.py``);
+#: approximation is not validated (it overstated the power by up to 13
+#: points, with 26 expected discordant instances, in ``validation/power.py``);
 #: ``method="auto"`` simulates.
 MIN_DISCORDANT = 40
 N_SIM = 4000  # test sets per simulated power (Monte Carlo SE ≤ 0.8 points)
@@ -364,8 +364,9 @@ def paired_power(
     the test behind ``res.pairwise["pvalue"]`` and its score interval), by a
     normal approximation to its signed root (:mod:`fmtest.within.power`)
     where that is validated — within 2 percentage points of a simulation of
-    the test over a grid of β, prevalence, F levels, correlation of errors
-    and n from 100 to 100 000 (``validation/power.py``,
+    the test in 278 of 279 cells of a grid of β, prevalence, F levels,
+    correlation of errors, shapes of the difference and n from 100 to
+    100 000 (worst 2.1 points; ``validation/power.py``,
     ``docs/planning.rst``) when at least :data:`MIN_DISCORDANT` = 40
     discordant instances (a ≠ b) are expected — and by simulating the test
     elsewhere.
