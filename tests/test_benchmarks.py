@@ -109,3 +109,16 @@ def test_across_datasets_benchmark_runs(monkeypatch, capsys):
         sys.modules.pop("bench_counts", None)
     assert set(seconds) == {"through_results", "arrays", "per_pair_extrapolated"}
     assert "per-pair / arrays" in capsys.readouterr().out
+
+
+def test_quick_randomization_benchmark_agrees_with_mlxtend(monkeypatch, capsys):
+    pytest.importorskip("mlxtend", reason="the baseline is mlxtend's permutation test")
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_randomization
+
+    try:
+        rows = bench_randomization.main(["--quick"])  # raises when p's disagree
+    finally:
+        sys.modules.pop("bench_randomization", None)
+    assert rows[0]["ratio"] > 1
+    assert "mlxtend/fmtest" in capsys.readouterr().out

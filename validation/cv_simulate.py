@@ -131,7 +131,7 @@ def simulate_cell(X, y, n, replicates, truth_draws, rng):
         folds, preds = cv_predictions(Xs, ys, K, REPEATS, rng)
         folds52, preds52 = cv_predictions(Xs, ys, 2, 5, rng)
         for key, value in zip(
-            out, (ys.astype(np.int8), folds, preds, folds52, preds52)
+            out, (ys.astype(np.int8), folds, preds, folds52, preds52), strict=True
         ):
             out[key].append(value)
     result = {key: np.stack(value) for key, value in out.items()}

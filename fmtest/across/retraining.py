@@ -44,7 +44,13 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-__all__ = ["RETRAINING_TEST", "normal_power", "projected_se", "retraining_test"]
+__all__ = [
+    "RETRAINING_TEST",
+    "normal_power",
+    "projected_se",
+    "repeats_for_power",
+    "retraining_test",
+]
 
 RETRAINING_TEST = "delta + retraining t"
 
@@ -204,3 +210,67 @@ def normal_power(effect, se, alpha=0.05, df=np.inf):
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.abs(np.asarray(effect, dtype=float)) / np.asarray(se, dtype=float)
     return stats.norm.cdf(ratio - z) + stats.norm.cdf(-ratio - z)
+
+
+def repeats_for_power(
+    diff,
+    var_instance,
+    var_retraining,
+    runs_now,
+    runs_per_repeat,
+    test_train_ratio,
+    *,
+    power=0.8,
+    alpha=0.05,
+    max_repeats=1000,
+):
+    """Cross-validation repeats needed for the delta + retraining test to reach ``power``.
+
+    The variance decomposition of :func:`retraining_test` projected to ``R``
+    repeats: ``V(R) = V_instance + (1/(R·u) + n_test/n_train)·s²``, with
+    ``s² = var_retraining / (1/runs_now + n_test/n_train)`` and ``u`` the
+    runs per repeat (1 when the retraining part came from repeats, ``k``
+    when it came from the folds of one run). The power is that of a z test
+    at the observed difference (:func:`normal_power`). Repeats reuse the
+    same instances, so they cannot remove the instance part nor the
+    ``n_test/n_train`` share: where even ``max_repeats`` fall short the
+    answer is NaN (more instances are needed, not more repeats).
+
+    Returns
+    -------
+    repeats : ndarray of float
+        The smallest number of repeats (NaN where unreachable or undefined).
+    power_limit : ndarray of float
+        The power with ``max_repeats`` repeats.
+
+    Examples
+    --------
+    One 5-fold run (the retraining part estimated from its 5 folds):
+
+    >>> r, limit = repeats_for_power(0.06, 0.0002, 0.0003, 5, 5, 0.25)
+    >>> int(r[()]), round(float(limit[()]), 2)
+    (2, 0.88)
+    >>> r, limit = repeats_for_power(0.05, 0.0002, 0.0003, 5, 5, 0.25)
+    >>> bool(np.isnan(r[()])), round(float(limit[()]), 2)  # repeats cannot do it
+    (True, 0.74)
+    """
+    diff = np.asarray(diff, dtype=float)
+    var_inst = np.asarray(var_instance, dtype=float)
+    ratio = np.asarray(test_train_ratio, dtype=float)
+    base = np.asarray(var_retraining, dtype=float) / (
+        1.0 / np.asarray(runs_now) + ratio
+    )
+    per_repeat = np.asarray(runs_per_repeat, dtype=float)
+    repeats = np.arange(1, max_repeats + 1, dtype=float)
+    shape = np.broadcast_shapes(
+        diff.shape, var_inst.shape, base.shape, per_repeat.shape
+    )
+    var = (
+        var_inst[..., None]
+        + (1.0 / (repeats * per_repeat[..., None]) + ratio[..., None]) * base[..., None]
+    )
+    reached = normal_power(diff[..., None], np.sqrt(var), alpha) >= power
+    first = np.argmax(reached, axis=-1).astype(float) + 1
+    needed = np.where(reached.any(axis=-1), first, np.nan)
+    limit = normal_power(diff, np.sqrt(var[..., -1]), alpha)
+    return np.broadcast_to(needed, shape), np.broadcast_to(limit, shape)

@@ -185,6 +185,13 @@ PAIRED_ERROR_COLUMNS = {
     "pvalue": "p Tango",
     "mcnemar_exact_p": "p McNemar",
 }
+RANDOMIZATION_COLUMNS = {
+    "diff": "diff",
+    "n_discordant_pos": "disc pos",
+    "n_discordant_neg": "disc neg",
+    "pvalue": "p rand",
+    "p_score": "p score",
+}
 ROC_COLUMNS = {"auc": "AUC", "cauc": "CAUC", "aved": "AveD", "n_confident": "confident"}
 
 
@@ -869,6 +876,31 @@ def _misclassification_sections(res, names, shown, level):
     return sections
 
 
+def _randomization_section(res, names, shown):
+    """The exact randomization test of each shown pair, beside the reported p."""
+    frame = res.randomization_test()[shown].copy()
+    frame["p_score"] = res.pairwise.loc[shown, "pvalue"].to_numpy()
+    cells = format_table(frame, RANDOMIZATION_COLUMNS)
+    name = "F"
+    return _grouped_section(
+        "Exact paired randomization test",
+        cells,
+        names.map(frame.index.get_level_values(0)),
+        _pair_labels(names, frame.index),
+        [
+            "disc pos/neg: instances the two algorithms predict differently, among "
+            "the positives / the negatives",
+            f"p rand: exact randomization p = P(|{name}_1 {MINUS} {name}_2| >= observed) "
+            "over all swaps of the pair's predictions, ties included",
+            f"p score: {test_name(res)} (the reported test)",
+            "The randomization test asks whether the two algorithms' predictions on "
+            "these instances are exchangeable; its p can disagree with the score "
+            "interval and is not used in the conclusions.",
+        ],
+        len(res.counts.datasets),
+    )
+
+
 # -- the Summary ------------------------------------------------------------
 
 
@@ -1031,7 +1063,15 @@ class ComparisonSummary(Summary):
         return self.as_html()
 
 
-def build_summary(res, *, misclassification=False, wong=None, full=False, pairs="auto"):
+def build_summary(
+    res,
+    *,
+    misclassification=False,
+    wong=None,
+    full=False,
+    pairs="auto",
+    randomization=False,
+):
     """Assemble the statsmodels ``Summary`` of a results object.
 
     Parameters
@@ -1047,6 +1087,10 @@ def build_summary(res, *, misclassification=False, wong=None, full=False, pairs=
         tables) instead of the columns a paper reports.
     pairs : {"auto", "all", "best"}, default="auto"
         See :func:`select_pairs`.
+    randomization : bool, default=False
+        Add the exact paired randomization test of each shown pair (F_β
+        with paired data only), beside the reported p; never in the
+        conclusions.
 
     Returns
     -------
@@ -1073,6 +1117,13 @@ def build_summary(res, *, misclassification=False, wong=None, full=False, pairs=
     if misclassification:
         for section in _misclassification_sections(res, names, shown, level):
             smry.add_section(section)
+    if randomization:
+        if not hasattr(res, "randomization_test"):
+            raise ValueError(
+                "`randomization=True` needs an F-measure comparison "
+                "(FMeasureComparison); the randomization test is of F_β."
+            )
+        smry.add_section(_randomization_section(res, names, shown))
     _, ci_diff = ci_names(res)
     across_text = (
         "; across data sets the random-effects estimate" if across is not None else ""

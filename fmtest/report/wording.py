@@ -9,9 +9,9 @@ without importing each other.
 __all__ = [
     "BAYES_LEGEND",
     "CI_METHOD_NAMES",
+    "FRIEDMAN_LEGEND",
     "NOTE_MODELS_WITH_REPEATS",
     "NOTE_NO_ALGORITHM_OMNIBUS",
-    "FRIEDMAN_LEGEND",
     "NOTE_NO_FOLDS",
     "NOTE_WILCOXON",
     "NOTE_WONG_F_ONLY",

@@ -1,0 +1,207 @@
+"""Power and sample size of the paired score test (fmtest/within/power.py).
+
+The approximation is checked against a simulation of the test written here
+(multinomial test sets, :func:`paired_score_test`, fixed seed; tolerance 2
+points plus 3 Monte Carlo standard errors), and its pieces against facts
+that do not depend on it: under the hypothesis the signed root has SD 1,
+the power there is α, and the sample size is the first n whose power
+reaches the target.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from fmtest import FMeasureComparison, paired_power, sample_size
+from fmtest.datasets import load_example
+from fmtest.within.paired_score import _fbeta_pair, paired_cells, paired_score_test
+from fmtest.within.power import (
+    MIN_DISCORDANT,
+    pairwise_sample_size,
+    power_moments,
+    simulated_power,
+)
+from validation.calibration import joint_distribution
+
+TABLE = [[[900, 20], [15, 5]], [[10, 5], [10, 35]]]  # [truth, prediction a, b]
+
+
+def simulate(p8, n, *, beta=1.0, delta0=0.0, side="two-sided", reps=3000, seed=11):
+    """Rejection rate of the paired score test, written out independently."""
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(n, np.ravel(p8) / np.sum(p8), size=reps)
+    draws = draws.reshape(-1, 2, 2, 2).astype(float)
+    x2, p = paired_score_test(draws, delta0, beta=beta)
+    if side == "two-sided":
+        reject = p < 0.05
+    else:
+        f_a, f_b = _fbeta_pair(paired_cells(draws), beta)
+        signed = np.sign(f_a - f_b - delta0) * np.sqrt(x2)
+        signed = signed if side == "greater" else -signed
+        reject = signed > stats.norm.isf(0.05)
+    return np.mean(np.where(np.isnan(x2), False, reject)), reps
+
+
+@pytest.mark.parametrize(
+    "prevalence, alg_b, rho, n, beta",
+    [
+        (0.1, (0.65, 0.55), 0.5, 2000, 1.0),
+        (0.3, (0.67, 0.58), 0.8, 1500, 2.0),
+        (0.05, (0.65, 0.55), 0.3, 10_000, 0.5),
+    ],
+)
+def test_power_matches_a_simulation_of_the_test(prevalence, alg_b, rho, n, beta):
+    p8, _ = joint_distribution(prevalence, (0.7, 0.6), alg_b, rho)
+    approx = paired_power(p8, n, beta=beta, method="normal")
+    assert 0.2 < approx < 0.95  # a power the simulation can check
+    share, reps = simulate(p8, n, beta=beta)
+    assert abs(approx - share) <= 0.02 + 3 * np.sqrt(share * (1 - share) / reps)
+
+
+@pytest.mark.parametrize("side", ["greater", "less"])
+def test_one_sided_power_with_a_margin_matches_a_simulation(side):
+    p8, _ = joint_distribution(0.2, (0.7, 0.6), (0.7, 0.6), 0.6)  # equal F
+    margin = 0.04
+    approx = paired_power(p8, 3000, alternative=side, margin=margin, method="normal")
+    assert 0.2 < approx < 0.95
+    delta0 = -margin if side == "greater" else margin
+    share, reps = simulate(p8, 3000, delta0=delta0, side=side)
+    assert abs(approx - share) <= 0.02 + 3 * np.sqrt(share * (1 - share) / reps)
+
+
+def test_under_the_hypothesis_the_signed_root_is_standard_normal():
+    """Equal F (a and b swap roles): mean 0, delta-method SD 1, power α."""
+    p8 = np.array([[[800, 30], [30, 10]], [[15, 12], [12, 60]]], float)
+    mean, sd, diff = power_moments(p8)
+    assert diff == 0 and abs(mean) < 1e-9
+    assert sd == pytest.approx(1.0, abs=1e-4)
+    assert paired_power(p8, [500, 50_000], method="normal") == pytest.approx(0.05)
+
+
+def test_power_rises_with_n_and_broadcasts_over_tables():
+    tables = np.stack([TABLE, np.asarray(TABLE) * [[[1, 1], [1, 1]], [[1, 3], [1, 1]]]])
+    n = np.array([[500], [2000], [8000]])
+    power = paired_power(tables, n, method="normal")
+    assert power.shape == (3, 2)
+    assert (np.diff(power, axis=0) > 0).all()
+    for i in range(3):
+        for j in range(2):
+            assert power[i, j] == paired_power(tables[j], n[i, 0], method="normal")
+
+
+def test_sample_size_is_the_first_n_reaching_the_power():
+    for alternative in ("two-sided", "greater"):
+        n = sample_size(TABLE, power=0.9, alternative=alternative, method="normal")
+        at = paired_power(TABLE, [n - 1, n], alternative=alternative, method="normal")
+        assert at[0] < 0.9 <= at[1]
+    one, two = (sample_size(TABLE, alternative=a) for a in ("greater", "two-sided"))
+    assert one < two  # the one-sided test needs fewer instances
+    assert sample_size(TABLE, alternative="greater", margin=0.02) < one
+
+
+def test_auto_simulates_where_few_discordant_instances_are_expected():
+    share = (20 + 15 + 5 + 10) / 1000  # discordant cells of TABLE
+    small = int(MIN_DISCORDANT / share) - 100
+    auto = paired_power(TABLE, small, n_sim=1000, seed=4)
+    assert auto == simulated_power(TABLE, small, n_sim=1000, seed=4)
+    large = int(MIN_DISCORDANT / share) + 100
+    assert paired_power(TABLE, large) == paired_power(TABLE, large, method="normal")
+    # the simulated sample size reaches the power in a fresh simulation
+    tiny = np.asarray(TABLE) * [[[1, 1], [1, 1]], [[1, 1], [8, 1]]]  # big difference
+    n = sample_size(tiny, power=0.8, n_sim=1000)
+    share_tiny = (20 + 15 + 5 + 80) / tiny.sum()
+    assert n * share_tiny < MIN_DISCORDANT  # the simulated branch was used
+    reached, reps = simulate(tiny, int(n), reps=2000, seed=99)
+    assert reached >= 0.8 - 3 * np.sqrt(0.16 / reps) - 0.02
+
+
+def test_degenerate_tables_give_nan_and_a_warning():
+    identical = [[[50, 0], [0, 10]], [[3, 0], [0, 7]]]
+    no_positive = [[[50, 0], [0, 0]], [[0, 0], [0, 0]]]
+    with pytest.warns(RuntimeWarning, match="no discordant"):
+        power = paired_power([identical, no_positive, TABLE], 1000)
+    assert np.isnan(power[:2]).all() and np.isfinite(power[2])
+    equal = [[[800, 30], [30, 10]], [[15, 12], [12, 60]]]
+    with pytest.warns(RuntimeWarning, match="wrong side of the null"):
+        assert np.isnan(sample_size(equal))
+    with pytest.warns(RuntimeWarning, match="wrong side"):
+        assert np.isnan(sample_size(TABLE, alternative="less"))
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: paired_power(np.ones((2, 2)), 100), "`table`"),
+        (lambda: paired_power(-np.ones((2, 2, 2)), 100), "`table`"),
+        (lambda: paired_power(np.zeros((2, 2, 2)), 100), "`table`"),
+        (lambda: paired_power(TABLE, 0), "`n`"),
+        (lambda: paired_power(TABLE, 100, alternative="up"), "`alternative`"),
+        (lambda: paired_power(TABLE, 100, margin=0.1), "`margin`"),
+        (lambda: paired_power(TABLE, 100, alternative="less", margin=1.5), "`margin`"),
+        (lambda: paired_power(TABLE, 100, method="exact"), "`method`"),
+        (lambda: paired_power(TABLE, 100, alpha=2), "`alpha`"),
+        (lambda: sample_size(TABLE, power=0.01), "`power`"),
+        (lambda: sample_size(TABLE, power=1.0), "`power`"),
+    ],
+)
+def test_bad_input_names_the_argument(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_pairwise_sample_size_reasons():
+    joint = np.zeros((1, 3, 3, 2, 2, 2))
+    joint[0, 0, 1] = TABLE
+    joint[0, 0, 2] = [[[50, 0], [0, 10]], [[3, 0], [0, 7]]]  # identical
+    joint[0, 1, 2] = np.asarray(TABLE).transpose(0, 2, 1)
+    out = pairwise_sample_size(joint, alternative="greater")
+    assert out["sample_size"][0, 0] == sample_size(
+        TABLE, alternative="greater", method="normal"
+    )
+    assert "alike" in out["reason"][0, 1]
+    assert "wrong side" in out["reason"][0, 2]  # b better: no power for "a better"
+
+
+@pytest.fixture(scope="module")
+def example_results():
+    return FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", load_example()
+    ).fit(estimand="models")
+
+
+def test_results_sample_size_per_pair(example_results):
+    res = example_results
+    table = res.sample_size(power=0.9)
+    assert table.index.equals(res.pairwise.index)
+    d = list(res.counts.datasets).index("synth_medium")
+    algs = list(res.counts.algorithms)
+    a, b = algs.index("knn1"), algs.index("logit")
+    direct = sample_size(res.counts.joint[d, a, b], power=0.9, method="normal")
+    assert table.loc[("synth_medium", "knn1", "logit"), "sample_size"] == direct
+    validated = table["sample_size"] * table["discordant"] >= MIN_DISCORDANT
+    assert (table["validated"] == validated).all()
+
+
+def test_results_sample_size_refuses_the_algorithm_estimand():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = FMeasureComparison.from_formula(
+            "correct ~ algorithm + dataset", load_example()
+        ).fit(estimand="algorithms")
+    with pytest.raises(ValueError, match="estimand='models'"):
+        res.sample_size()
+
+
+def test_quick_validation_run(tmp_path):
+    from validation import power as study
+
+    table = study.run(quick=True, out=tmp_path, verbose=False)
+    assert (tmp_path / "power_validation.csv").is_file()
+    assert len(table) >= 5
+    assert (table["discordant"] >= MIN_DISCORDANT).all()
+    bound = 0.02 + 3 * table["mc_se"].clip(lower=0.01)
+    assert (table["error"].abs() <= bound).all()
+    # worst first
+    assert (np.diff(table["error"].abs().to_numpy()) <= 0).all()
