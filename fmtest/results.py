@@ -15,13 +15,12 @@ import numpy as np
 import pandas as pd
 
 from fmtest.across.estimand import (
+    algorithm_estimates,
     algorithm_pairwise,
     algorithm_test_name,
     check_rope,
     effective_tables,
-    fold_metric,
     fold_size_ratio,
-    repeat_metric,
     resolve_estimand,
 )
 from fmtest.across.pooling import (
@@ -29,7 +28,7 @@ from fmtest.across.pooling import (
     check_pooling_options,
     mean_difference_test,
 )
-from fmtest.across.retraining import normal_power, repeats_for_power, retraining_test
+from fmtest.across.retraining import normal_power, repeats_for_power
 from fmtest.estimates.delta_engine import DeltaMethodVariance
 from fmtest.estimates.fmeasure import divide, safe_sqrt
 from fmtest.estimates.metrics import get_metric
@@ -795,21 +794,10 @@ class MetricComparisonResults:
         return self._estimate_interval(alpha)
 
     def _algorithm_estimates(self, alpha):
-        """Each algorithm's metric with the delta + retraining variance (t interval).
-
-        The single-algorithm case of :func:`fmtest.across.retraining.retraining_test`:
-        the metric pooled over every fold and repeat, its delta-method variance
-        and the variance of its per-repeat (or, for one run, per-fold) values.
-        """
-        var = np.diagonal(self.delta.cov, axis1=-2, axis2=-1)
-        return retraining_test(
-            self.delta.estimates,
-            var,
-            repeat_metric(self.counts, self.metric),
-            fold_metric(self.counts, self.metric),
-            test_train_ratio=fold_size_ratio(self.counts)[:, None],
-            alpha=alpha,
-            bounds=self.metric.bounds,
+        """Each algorithm's metric with the corrected fold variance (t interval);
+        see :func:`fmtest.across.estimand.algorithm_estimates`."""
+        return algorithm_estimates(
+            self.counts, self.metric, self.delta.estimates, alpha=alpha
         )
 
     def _algorithm_estimate_interval(self, alpha):
@@ -1199,27 +1187,20 @@ class FMeasureComparisonResults(MetricComparisonResults):
         return index, pairs
 
     def _repeats_needed(self, power, alpha):
-        """:meth:`sample_size` under the algorithm estimand: repeats, not instances."""
+        """:meth:`sample_size` under the algorithm estimand: repeats, not instances.
+
+        The corrected variance ``s²(1/J + n_test/n_train)`` projected to ``R``
+        repeats of the same k folds (``J = R·k``).
+        """
         tests = self.algorithm_tests
-        repeats = tests["n_repeats"].to_numpy(dtype=float)
+        repeats = np.maximum(tests["n_repeats"].to_numpy(dtype=float), 1)
         folds = tests["n_folds"].to_numpy(dtype=float)
-        one_run = repeats < 2
-        runs_now = np.where(one_run, folds, repeats)
-        per_repeat = np.where(one_run, folds, 1.0)
-        ratio = np.repeat(
-            fold_size_ratio(self.counts), len(tests) // len(self.counts.datasets)
-        )
+        per_data_set = len(tests) // len(self.counts.datasets)
+        ratio = np.repeat(fold_size_ratio(self.counts), per_data_set)
         diff = tests["diff"].to_numpy(dtype=float)
         se = tests["se"].to_numpy(dtype=float)
         needed, limit = repeats_for_power(
-            diff,
-            tests["se_instance"].to_numpy(dtype=float) ** 2,
-            tests["se_retraining"].to_numpy(dtype=float) ** 2,
-            runs_now,
-            per_repeat,
-            ratio,
-            power=power,
-            alpha=alpha,
+            diff, 0.0, se**2, folds, folds / repeats, ratio, power=power, alpha=alpha
         )
         reason = np.where(
             np.isfinite(se) & np.isnan(needed),
@@ -1231,8 +1212,10 @@ class FMeasureComparisonResults(MetricComparisonResults):
             {
                 "diff": diff,
                 "se": se,
-                "power": normal_power(diff, se, alpha),
-                "repeats_now": np.maximum(repeats, 1),
+                "power": normal_power(
+                    diff, se, alpha, tests["df"].to_numpy(dtype=float)
+                ),
+                "repeats_now": repeats,
                 "repeats": needed,
                 "power_limit": limit,
                 "reason": reason,

@@ -94,7 +94,9 @@ def test_example_prints_full_summary(capsys, example_res):
         assert title in out
     assert out == example_res.summary().as_text() + "\n"
     f = example_res.fmeasures.loc[("synth_medium", "logit"), "f"]
-    se = example_res.fmeasures.loc[("synth_medium", "logit"), "se_delta"]
+    se = example_res.fmeasures.loc[
+        ("synth_medium", "logit"), "se_algorithm"
+    ]  # the default: algorithms
     rows = table_rows(out, "F-measures", 6)
     assert rows["synth_medium / logit"][:2] == [f"{f:.4f}", f"{se:.4f}"]
     diff = example_res.pairwise.loc[("synth_medium", "logit", "rf"), "diff"]

@@ -44,7 +44,7 @@ def test_data_with_folds_answer_the_algorithms_question_by_default():
     ).fit()
     assert res.estimand == "algorithms"
     assert res.config["estimand_reason"] == "data have folds"
-    assert res.config["test"] == "delta + retraining t"
+    assert res.config["test"] == "corrected repeated k-fold t"
     text = str(res.summary())
     assert "learning algorithms" in text and "data have folds" in text
 
@@ -77,7 +77,18 @@ def test_models_with_repeats_says_its_coverage_caveat():
 def test_retraining_test_with_repeats_matches_a_hand_computation():
     df = repeated_cv(repeats=4)
     res = fit(df)
-    row = res.algorithm_tests.loc[("all", "alg0", "alg2")]
+    tests = res.algorithm_tests.rename(
+        columns=lambda c: c.replace("_delta_retraining", "")
+    )
+    row = (
+        tests.drop(columns=["se", "df", "pvalue", "ci_lower", "ci_upper"])
+        .join(
+            res.algorithm_tests.filter(like="_delta_retraining").rename(
+                columns=lambda c: c.replace("_delta_retraining", "")
+            )
+        )
+        .loc[("all", "alg0", "alg2")]
+    )
     f_pooled = f1_by(df, ["algorithm"])
     diff = f_pooled["alg0"] - f_pooled["alg2"]
     per_repeat = f1_by(df, ["repeat", "algorithm"]).unstack()
@@ -93,6 +104,23 @@ def test_retraining_test_with_repeats_matches_a_hand_computation():
     assert row["pvalue"] == pytest.approx(2 * stats.t.sf(abs(t), df_sat), rel=1e-9)
     half = stats.t.isf(0.025, df_sat) * np.sqrt(var)
     assert row["ci_lower"] == pytest.approx(diff - half, rel=1e-10)
+
+
+def test_the_lead_is_the_corrected_t_around_the_pooled_difference():
+    df = repeated_cv(repeats=4)
+    res = fit(df)
+    row = res.algorithm_tests.loc[("all", "alg0", "alg2")]
+    f_pooled = f1_by(df, ["algorithm"])
+    diff = f_pooled["alg0"] - f_pooled["alg2"]
+    fold = f1_by(df, ["repeat", "fold", "algorithm"]).unstack()
+    d = (fold["alg0"] - fold["alg2"]).to_numpy()
+    se = np.sqrt(d.var(ddof=1) * (1 / d.size + 1 / 4))
+    t = diff / se
+    assert row["diff"] == pytest.approx(diff, rel=1e-12)
+    assert row["se"] == pytest.approx(se, rel=1e-10)
+    assert row["pvalue"] == pytest.approx(2 * stats.t.sf(abs(t), d.size - 1), rel=1e-9)
+    half = stats.t.isf(0.025, d.size - 1) * se
+    assert row["ci_upper"] == pytest.approx(diff + half, rel=1e-10)
     # the pairwise table reports the lead test
     pw = res.pairwise.loc[("all", "alg0", "alg2")]
     assert pw["se_algorithm"] == pytest.approx(row["se"])
@@ -110,9 +138,10 @@ def test_retraining_test_of_one_run_uses_the_excess_fold_variance():
     factor = 1 / 5 + 1 / 4  # 1/k + n_test/n_train
     var_model = max(s2 - 5 * var_inst, 0) * factor
     assert row["se_retraining"] == pytest.approx(np.sqrt(var_model), abs=1e-12)
-    assert row["se"] == pytest.approx(np.sqrt(var_inst + var_model), rel=1e-10)
+    total = np.sqrt(var_inst + var_model)
+    assert row["se_delta_retraining"] == pytest.approx(total, rel=1e-10)
     expected_df = (var_inst + var_model) ** 2 / ((factor * s2) ** 2 / 4)
-    assert row["df"] == pytest.approx(expected_df, rel=1e-10)
+    assert row["df_delta_retraining"] == pytest.approx(expected_df, rel=1e-10)
 
 
 def test_retraining_test_arrays_and_interval_inside_the_range():
@@ -173,13 +202,10 @@ def test_algorithm_intervals_of_each_f():
     df = repeated_cv(repeats=4)
     res = fit(df)
     f_pooled = f1_by(df, ["algorithm"])
-    per_repeat = f1_by(df, ["repeat", "algorithm"]).unstack()
-    var_inst = res.fmeasures["se_delta"].to_numpy() ** 2
-    var_model = per_repeat.var(ddof=1).to_numpy() * (1 / 4 + 1 / 4)
-    se = np.sqrt(var_inst + var_model)
+    fold = f1_by(df, ["repeat", "fold", "algorithm"]).unstack()
+    se = np.sqrt(fold.var(ddof=1).to_numpy() * (1 / 20 + 1 / 4))
     assert res.fmeasures["se_algorithm"].to_numpy() == pytest.approx(se, rel=1e-10)
-    dof = (var_inst + var_model) ** 2 / (var_model**2 / 3)
-    half = stats.t.isf(0.025, dof) * se
+    half = stats.t.isf(0.025, 19) * se
     low = np.clip(f_pooled.to_numpy() - half, 0, 1)
     assert res.fmeasures["ci_lower"].to_numpy() == pytest.approx(low, rel=1e-10)
 

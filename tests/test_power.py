@@ -8,8 +8,6 @@ the power there is α, and the sample size is the first n whose power
 reaches the target.
 """
 
-import warnings
-
 import numpy as np
 import pytest
 from scipy import stats
@@ -184,14 +182,32 @@ def test_results_sample_size_per_pair(example_results):
     assert (table["validated"] == validated).all()
 
 
-def test_results_sample_size_refuses_the_algorithm_estimand():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = FMeasureComparison.from_formula(
-            "correct ~ algorithm + dataset", load_example()
-        ).fit(estimand="algorithms")
-    with pytest.raises(ValueError, match="estimand='models'"):
-        res.sample_size()
+def test_results_sample_size_answers_in_repeats_for_the_algorithm_estimand():
+    from fmtest.across.retraining import normal_power
+
+    res = FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", load_example()
+    ).fit(estimand="algorithms")
+    plan = res.sample_size(power=0.8)
+    tests = res.algorithm_tests
+    assert (plan["repeats_now"] == 1).all()
+    # an independent route: the corrected variance s²(1/J + r) projected to
+    # J = 5 R folds reaches the power with R - 1 = J - 1 df, one repeat fewer
+    # does not (one 5-fold run; r = n_test/n_train, about 1/4)
+    from fmtest.across.estimand import fold_size_ratio
+
+    ratios = dict(zip(res.counts.datasets, fold_size_ratio(res.counts), strict=True))
+    for key, row in plan.dropna(subset=["repeats"]).iterrows():
+        r, ratio = row["repeats"], ratios[key[0]]
+        s2 = tests.loc[key, "se"] ** 2 / (1 / 5 + ratio)
+        var = (1 / (5 * r) + ratio) * s2
+        assert normal_power(row["diff"], np.sqrt(var), 0.05, 5 * r - 1) >= 0.8
+        if r > 1:
+            fewer = (1 / (5 * (r - 1)) + ratio) * s2
+            assert normal_power(row["diff"], np.sqrt(fewer), 0.05, 5 * r - 6) < 0.8
+    unreachable = plan["repeats"].isna() & plan["se"].notna()
+    assert (plan.loc[unreachable, "power_limit"] < 0.8).all()
+    assert plan.loc[unreachable, "reason"].str.contains("more instances").all()
 
 
 def test_quick_validation_run(tmp_path):

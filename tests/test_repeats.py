@@ -319,7 +319,7 @@ def test_algorithm_estimand_leads_the_pairwise_table_and_the_summary():
     wide = res.conf_int(0.01, kind="pairwise")
     assert (wide["lower"] <= pairwise["ci_lower"]).all()
     text = str(res.summary())
-    assert "learning algorithms" in text and "delta + retraining t" in text
+    assert "learning algorithms" in text and "corrected repeated k-fold t" in text
 
 
 def test_algorithm_estimand_across_data_sets_pools_the_fold_tests():

@@ -231,7 +231,8 @@ def repeats_for_power(
     ``s² = var_retraining / (1/runs_now + n_test/n_train)`` and ``u`` the
     runs per repeat (1 when the retraining part came from repeats, ``k``
     when it came from the folds of one run). The power is that of a z test
-    at the observed difference (:func:`normal_power`). Repeats reuse the
+    at the observed difference (:func:`normal_power`, with Student's critical
+    value on ``R·u − 1`` degrees of freedom). Repeats reuse the
     same instances, so they cannot remove the instance part nor the
     ``n_test/n_train`` share: where even ``max_repeats`` fall short the
     answer is NaN (more instances are needed, not more repeats).
@@ -249,7 +250,7 @@ def repeats_for_power(
 
     >>> r, limit = repeats_for_power(0.06, 0.0002, 0.0003, 5, 5, 0.25)
     >>> int(r[()]), round(float(limit[()]), 2)
-    (2, 0.88)
+    (4, 0.88)
     >>> r, limit = repeats_for_power(0.05, 0.0002, 0.0003, 5, 5, 0.25)
     >>> bool(np.isnan(r[()])), round(float(limit[()]), 2)  # repeats cannot do it
     (True, 0.74)
@@ -269,8 +270,10 @@ def repeats_for_power(
         var_inst[..., None]
         + (1.0 / (repeats * per_repeat[..., None]) + ratio[..., None]) * base[..., None]
     )
-    reached = normal_power(diff[..., None], np.sqrt(var), alpha) >= power
+    # Student's t with J - 1 = R·u - 1 degrees of freedom (the corrected t)
+    df = np.maximum(repeats * per_repeat[..., None] - 1, 1)
+    reached = normal_power(diff[..., None], np.sqrt(var), alpha, df) >= power
     first = np.argmax(reached, axis=-1).astype(float) + 1
     needed = np.where(reached.any(axis=-1), first, np.nan)
-    limit = normal_power(diff, np.sqrt(var[..., -1]), alpha)
+    limit = normal_power(diff, np.sqrt(var[..., -1]), alpha, df[..., -1])
     return np.broadcast_to(needed, shape), np.broadcast_to(limit, shape)

@@ -31,7 +31,7 @@ def ci_names(res):
     """How the intervals of the two main tables were made."""
     ci_method = res.config.get("ci_method")
     if res.estimand == "algorithms":
-        return "delta + retraining t", res.config["test"]
+        return "corrected t", res.config["test"]
     if ci_method is None:
         return f"Wald, {lead_name(res)}", f"Wald, {lead_name(res)}"
     f_name, diff_name = CI_METHOD_NAMES[ci_method]

@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from fmtest.across.estimand import CORRECTED_TEST
 from fmtest.across.pooling import HIGH_I2
-from fmtest.across.retraining import RETRAINING_TEST, normal_power, projected_se
+from fmtest.across.retraining import normal_power, projected_se
 from fmtest.report.pair_notes import REASON_IDENTICAL
 from fmtest.report.text_format import format_pvalue
 from fmtest.report.wording import (
@@ -202,29 +203,27 @@ def estimand_notes(res):
         "Algorithm tests: {reason}: {cells}.",
         "res.algorithm_tests['reason']",
     )
-    if counts.n_repeats == 1 and res.config["test"] == RETRAINING_TEST:
+    if counts.n_repeats == 1 and res.config["test"] == CORRECTED_TEST:
         se_now = tests["se"].to_numpy(dtype=float)
-        var_inst = tests["se_instance"].to_numpy(dtype=float) ** 2
-        var_model = tests["se_retraining"].to_numpy(dtype=float) ** 2
         folds = tests["n_folds"].to_numpy(dtype=float)
-        se_then = projected_se(
-            var_inst, var_model, folds, folds * PROJECTED_REPEATS, 1 / (folds - 1)
-        )
+        ratio = 1 / (folds - 1)
+        se_then = projected_se(0.0, se_now**2, folds, folds * PROJECTED_REPEATS, ratio)
         ok = np.isfinite(se_now) & np.isfinite(se_then)
         if ok.any():
             diff = tests["diff"].to_numpy(dtype=float)[ok]
-            df = tests["df"].to_numpy(dtype=float)[ok]
-            power_now = normal_power(diff, se_now[ok], res.alpha, df)
-            power_then = normal_power(diff, se_then[ok], res.alpha)
+            df_now = folds[ok] - 1
+            df_then = folds[ok] * PROJECTED_REPEATS - 1
+            power_now = normal_power(diff, se_now[ok], res.alpha, df_now)
+            power_then = normal_power(diff, se_then[ok], res.alpha, df_then)
             notes.append(
-                "One k-fold run: the retraining variance comes from its folds alone "
-                "(few degrees of freedom). Repeating the cross-validation "
-                f"{PROJECTED_REPEATS} times on new splits would shrink the median SE "
-                f"of the differences from {np.median(se_now[ok]):.3g} to "
-                f"{np.median(se_then[ok]):.3g} and raise the mean power at the "
-                f"observed differences from {np.mean(power_now):.0%} to "
-                f"{np.mean(power_then):.0%} (normal approximation; with the "
-                "retraining variance of this run)."
+                f"One k-fold run: the corrected t-test of the learning algorithms has "
+                f"J - 1 = {int(np.median(df_now))} degrees of freedom. Repeating the "
+                f"cross-validation {PROJECTED_REPEATS} times on new splits would "
+                f"shrink the median SE of the differences from "
+                f"{np.median(se_now[ok]):.3g} to {np.median(se_then[ok]):.3g} and "
+                f"raise the mean power at the observed differences from "
+                f"{np.mean(power_now):.0%} to {np.mean(power_then):.0%} (normal "
+                "approximation; res.sample_size() gives the repeats per pair)."
             )
     return notes
 

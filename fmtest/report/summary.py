@@ -520,7 +520,7 @@ def _header_section(res, mode, wong, width):
     ci_f, ci_diff = ci_names(res)
     se = "delta method (JVESR)" if res.method == "delta" else "Wong"
     if res.estimand == "algorithms":
-        se = "delta + retraining variance"
+        se = "corrected fold variance"
     if wong and res.wong is not None:
         se += ", Wong shown" if res.method == "delta" else ", delta shown"
     n_pairs = len(res.pairwise)
@@ -601,8 +601,8 @@ def _first_section(res, names, level, wong, full):
     se_names = {
         "se_delta": "delta-method (JVESR) standard error",
         "se_wong": "Wong's linear-approximation standard error",
-        "se_algorithm": "standard error of the learning algorithm's value (delta "
-        "method plus the retraining variance)",
+        "se_algorithm": "standard error of the learning algorithm's value "
+        "(Nadeau & Bengio's corrected variance of the fold values)",
     }
     legend = [f"{name}: {what}"]
     legend += [f"{cols[c]}: {se_names[c]}" for c in cols if c in se_names]
@@ -646,7 +646,8 @@ def _pairwise_section(res, names, shown, level, wong, full):
     se_text = {
         "delta": "delta method",
         "wong": "Wong, independence assumed",
-        "algorithms": "instance and retraining variance of the learning algorithms",
+        "algorithms": "Nadeau & Bengio's corrected variance of the fold "
+        "differences, for the learning algorithms",
         "5x2": "Dietterich's 5x2cv t",
     }
     five_by_two = res.config["test"] == "5x2cv paired t"

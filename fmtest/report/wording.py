@@ -55,8 +55,8 @@ NOTE_WONG_F_ONLY = (
 )
 
 NOTE_NO_ALGORITHM_OMNIBUS = (
-    "no omnibus test of the learning algorithms (the retraining variance of all "
-    "pairs at once is not estimated); see the pairwise tests, adjusted within the "
+    "no omnibus test of the learning algorithms (no estimate of the "
+    "joint retraining covariance of all algorithms); see the pairwise tests, adjusted within the "
     "data set"
 )
 
