@@ -11,7 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fmtest.options import check_fit_options
+from fmtest.options import (
+    check_choice,
+    check_fit_options,
+    check_probability_bound,
+    check_seed,
+)
 from fmtest.tables.counts import CountTables
 from fmtest.tables.formula import parse_formula
 from fmtest.tables.longdata import check_score, read_long_data
@@ -562,6 +567,7 @@ class FMeasureComparison(MetricComparison):
         seed=None,
         wong=False,
         estimand="models",
+        **unknown,
     ):
         """Estimate the F-measures, their covariance, and the tests.
 
@@ -639,9 +645,16 @@ class FMeasureComparison(MetricComparison):
         """
         from fmtest.results import FMeasureComparisonResults
 
+        if unknown:
+            _refuse_unknown_options(unknown)
         checked = check_fit_options(
             alpha=alpha, beta=beta, min_count=min_count, n_boot=n_boot
         )
+        rho_fallback = check_probability_bound(
+            rho_fallback, "rho_fallback", allow_nan=True
+        )
+        check_choice(wong_divisor, "wong_divisor", ("theorem", "printed"))
+        seed = check_seed(seed)
         if method not in METHODS:
             raise ValueError(f"`method` must be one of {set(METHODS)}; got {method!r}.")
         if METHODS[method] == "wong" and not self.counts.has_folds:
@@ -666,6 +679,18 @@ class FMeasureComparison(MetricComparison):
             wong=wong,
             estimand=estimand,
         )
+
+
+def _refuse_unknown_options(unknown):
+    """A TypeError naming the options :meth:`FMeasureComparison.fit` does not take."""
+    if "metric" in unknown:
+        raise TypeError(
+            "FMeasureComparison.fit() has no `metric` option: it compares F_beta "
+            "(choose beta with `beta=`). For another metric use "
+            "MetricComparison (same constructors) and .fit(metric=...)."
+        )
+    names = ", ".join(f"`{name}`" for name in sorted(unknown))
+    raise TypeError(f"FMeasureComparison.fit() got unknown option(s) {names}.")
 
 
 compare_fmeasures = FMeasureComparison.from_formula
