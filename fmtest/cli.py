@@ -198,7 +198,7 @@ def _duckdb_relation(path):
 
 
 def _plain(value):
-    """``value`` as JSON-ready Python: NaN/NA/inf to None, numpy to Python."""
+    """``value`` as JSON-ready Python: NaN/NA to None, ±inf to "inf"/"-inf", numpy to Python."""
     import numpy as np
     import pandas as pd
 
@@ -211,6 +211,8 @@ def _plain(value):
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, float):
+        if math.isinf(value):  # distinguishable from NaN (null); float("inf") reads it
+            return "inf" if value > 0 else "-inf"
         return value if math.isfinite(value) else None
     if isinstance(value, (bool, int, str)):
         return value
@@ -238,8 +240,10 @@ def results_to_dict(res):
         predictions paired by instance) and ``roc`` (needs a score column)),
         and with several data sets ``ranks`` (per data set), ``mean_ranks``,
         ``friedman`` and ``posthoc`` (Nemenyi), each record holding the index
-        columns too. NaN, missing and infinite
-        values are ``None``; numpy scalars are Python scalars.
+        columns too. NaN and missing values are ``None``; +inf and −inf are
+        the strings ``"inf"`` and ``"-inf"`` (e.g. the Iman–Davenport F
+        under perfect agreement; ``float()`` reads them back); numpy scalars
+        are Python scalars.
     """
     out = {"config": _plain(dict(res.config)), "notes": _plain(list(res.notes))}
     for table in available_tables(res):
@@ -277,7 +281,7 @@ def render_results(res, fmt="text", table="pairwise", *, misclassification=False
     fmt : {"text", "latex", "html", "csv", "json"}, default="text"
         ``text``, ``latex`` and ``html`` render ``res.summary()``; ``csv``
         writes one table with its index at full precision; ``json`` writes
-        :func:`results_to_dict` (NaN as ``null``).
+        :func:`results_to_dict` (NaN as ``null``, ±inf as ``"inf"``/``"-inf"``).
     table : str, default="pairwise"
         The table written by ``fmt="csv"``: ``fmeasures`` (``estimates``),
         ``pairwise``, ``omnibus``, ``across_datasets``, ``tango``,

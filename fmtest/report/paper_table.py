@@ -105,8 +105,9 @@ class PaperTable:
             + " \\\\",
             "\\hline",
         ]
-        for row in self.cells.index:
-            if row == MEAN_RANK:
+        last = len(self.cells.index) - 1  # the mean-rank row
+        for position, row in enumerate(self.cells.index):
+            if position == last:
                 lines.append("\\hline")
             cells = []
             for col in cols:
@@ -141,6 +142,30 @@ def _worse_than_best(res, values, best, alpha):
                 if padj[key] < alpha:
                     worse.at[ds, other] = True
     return worse
+
+
+def mean_rank_label(datasets):
+    """``"mean rank"``, or a variant that no data set in ``datasets`` is named.
+
+    A data set may itself be called "mean rank"; its row must not be
+    overwritten by the mean-rank row.
+
+    Examples
+    --------
+    >>> mean_rank_label(["d1", "d2"])
+    'mean rank'
+    >>> mean_rank_label(["mean rank", "mean rank (all data sets)"])
+    'mean rank (all data sets) 2'
+    """
+    names = {str(name) for name in datasets}
+    label = MEAN_RANK
+    if label in names:
+        label = f"{MEAN_RANK} (all data sets)"
+        base, k = label, 1
+        while label in names:
+            k += 1
+            label = f"{base} {k}"
+    return label
 
 
 def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
@@ -199,11 +224,12 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     )
     ranks = rank_datasets(values)
     mean = ranks.mean
-    cells.loc[MEAN_RANK] = [
+    label = mean_rank_label(values.index)
+    cells.loc[label] = [
         "NaN" if np.isnan(v) else f"{v:.2f}" for v in mean.to_numpy(dtype=float)
     ]
-    best.loc[MEAN_RANK] = mean.eq(mean.min()).to_numpy()
-    worse.loc[MEAN_RANK] = False
+    best.loc[label] = mean.eq(mean.min()).to_numpy()
+    worse.loc[label] = False
     best, worse = best.astype(bool), worse.astype(bool)
     what = {"ci": f"{100 * (1 - res.alpha):g}% CI", "se": "SE (delta)", None: ""}
     metric = f"F_{res.beta:g}" if res.has_wong else res.metric.label()
@@ -213,6 +239,10 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
         caption += (
             f"; {TEXT_DAGGER}: significantly worse than the best at alpha = {alpha:g} "
             f"(within-data-set test, p adjusted by {res.config['multitest']})"
+        )
+    if label != MEAN_RANK:
+        caption += (
+            f"; a data set is named {MEAN_RANK!r}: the mean-rank row is {label!r}"
         )
     caption += f"; last row: mean rank over {ranks.n_datasets} data sets (1 = best)"
     if ranks.dropped:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fmtest.tables.levels import few_levels
+from fmtest.tables.levels import check_distinct_names, few_levels
 from fmtest.tables.pairing import pair_by_counts
 from fmtest.tables.roles import DATASET_NAMES, RESPONSE_KINDS, name_kind, normalise_name
 from fmtest.warnings import DatasetColumnWarning, FoldMismatchWarning
@@ -214,6 +214,7 @@ def read_long_data(
 
     # the algorithm codes only ever enter int64 arithmetic: int8 codes are fine
     algorithm_codes, algorithm_levels = _factorize(data[algorithm], narrow=True)
+    check_distinct_names(algorithm_levels, algorithm)
     if len(algorithm_levels) < 2:
         raise ValueError(
             f"Column {algorithm!r} has only one level ({algorithm_levels[0]!r}); "
@@ -224,6 +225,7 @@ def read_long_data(
         dataset_levels = pd.Index([SINGLE_DATASET_LABEL], name="dataset")
     else:
         dataset_codes, dataset_levels = _factorize(data[dataset], LAZY_SPAN)
+        check_distinct_names(dataset_levels, dataset)
     fold_codes, fold_levels = (None, None)
     if fold is not None:
         fold_codes, fold_levels = _factorize(data[fold], LAZY_SPAN)
