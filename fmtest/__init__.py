@@ -43,6 +43,7 @@ _LAZY = {
     "FoldMismatchWarning": "fmtest.warnings",
     "MajorityPositiveWarning": "fmtest.warnings",
     "ResponseKindWarning": "fmtest.warnings",
+    "ScoreDroppedWarning": "fmtest.warnings",
 }
 
 
@@ -74,6 +75,7 @@ __all__ = [
     "MetricComparisonResults",
     "PairedErrorComparison",
     "ResponseKindWarning",
+    "ScoreDroppedWarning",
     "TangoInterval",
     "TangoTestResult",
     "WongLinearVariance",

@@ -16,6 +16,7 @@ __all__ = [
     "FoldMismatchWarning",
     "MajorityPositiveWarning",
     "ResponseKindWarning",
+    "ScoreDroppedWarning",
 ]
 
 
@@ -56,4 +57,14 @@ class DatasetColumnWarning(FmtestWarning):
     Without a ``dataset`` term every row is read as one data set, so several
     data sets would be pooled into one F-measure per algorithm. Add the
     column to the formula (``correct ~ algorithm + dataset``).
+    """
+
+
+class ScoreDroppedWarning(FmtestWarning):
+    """:func:`fmtest.cross_validate` left out the ``score`` column.
+
+    The column needs a score for the positive class from every estimator in
+    every fold; one estimator without ``predict_proba``/``decision_function``,
+    or a training fold without a positive instance (the fitted estimator then
+    knows one class only), drops it for all. The warning says which.
     """
