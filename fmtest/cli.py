@@ -102,7 +102,10 @@ FIT_OPTION = re.compile(
 # -- reading ---------------------------------------------------------------
 
 
-def read_data(path, *, engine="pandas"):
+def read_data(
+    path, *, engine="pandas", encoding=None, sep=None, na_values=None,
+    keep_default_na=True,
+):  # fmt: skip
     """Read long data from a CSV or Parquet file, or a folder of Parquet files.
 
     Parameters
@@ -119,6 +122,19 @@ def read_data(path, *, engine="pandas"):
         (see :func:`fmtest.tables.engines.count_tables`), and falls back to pandas
         otherwise or when DuckDB cannot open the files. CSV is always read
         by pandas.
+    encoding : str, optional
+        Text encoding of a CSV file (default UTF-8), e.g. ``"latin-1"`` or
+        ``"utf-16"``.
+    sep : str, optional
+        Field separator of a CSV file; default ``,`` for ``.csv`` and a tab
+        for ``.tsv``.
+    na_values : list of str, optional
+        More cell texts read as missing.
+    keep_default_na : bool, default=True
+        Read pandas' default missing-value texts (``""``, ``NA``, ``N/A``,
+        ``NaN``, ``nan``, ``null``, ``None``, …) as missing. With ``False``
+        only empty cells and ``na_values`` are missing, so that level names
+        such as ``NA`` or ``None`` are kept.
 
     Returns
     -------
@@ -134,7 +150,6 @@ def read_data(path, *, engine="pandas"):
     ImportError
         When reading Parquet and neither pyarrow nor fastparquet is installed.
     """
-    import pandas as pd
 
     if engine not in ("pandas", "auto"):
         raise ValueError(f"`engine` must be 'pandas' or 'auto'; got {engine!r}.")
@@ -151,13 +166,52 @@ def read_data(path, *, engine="pandas"):
     name = path.name.lower()
     if name.endswith(".parquet"):
         return _read_parquet(path, engine)
-    for suffix, sep in CSV_SUFFIXES.items():
+    for suffix, default_sep in CSV_SUFFIXES.items():
         if any(name.endswith(suffix + comp) for comp in COMPRESSION_SUFFIXES):
-            return pd.read_csv(path, sep=sep)
+            return _read_csv(
+                path, sep or default_sep, encoding, na_values, keep_default_na
+            )
     raise ValueError(
         f"Cannot tell the format of {str(path)!r} from its extension; fmtest reads "
         ".csv, .csv.gz, .tsv (tab-separated), .parquet and folders of Parquet files."
     )
+
+
+def _read_csv(path, sep, encoding, na_values, keep_default_na):
+    """``pandas.read_csv`` with hints for the encoding and the separator."""
+    import pandas as pd
+
+    missing = list(na_values or [])
+    if not keep_default_na:
+        missing = ["", *missing]  # empty cells stay missing
+    try:
+        data = pd.read_csv(
+            path,
+            sep=sep,
+            encoding=encoding,
+            na_values=missing or None,
+            keep_default_na=keep_default_na,
+        )
+    except UnicodeError as err:
+        raise ValueError(
+            f"Cannot decode {str(path)!r} as {encoding or 'UTF-8'} ({err}); give its "
+            "encoding with --encoding, e.g. --encoding latin-1 or --encoding utf-16."
+        ) from None
+    except LookupError as err:  # an unknown codec name
+        raise ValueError(f"Unknown --encoding {encoding!r}: {err}.") from None
+    if data.shape[1] == 1:
+        header = str(data.columns[0])
+        found = [c for c in (";", ",", "\t", "|") if c in header and c != sep]
+        hint = (
+            f"; the header holds {found[0]!r}: pass --sep {found[0]!r}"
+            if found
+            else "; pass the separator with --sep"
+        )
+        raise ValueError(
+            f"{str(path)!r} was read as one column ({header[:80]!r}) with "
+            f"separator {sep!r}{hint}."
+        )
+    return data
 
 
 def _read_parquet(path, engine="pandas"):
@@ -305,6 +359,8 @@ def render_results(res, fmt="text", table="pairwise", *, misclassification=False
     if fmt == "csv":
         if table == "fmeasures" and not res.has_wong:
             table = "estimates"
+        elif table == "estimates" and res.has_wong:  # the F table's own name
+            table = "fmeasures"
         known = available_tables(res)
         if table not in known:
             raise ValueError(
@@ -406,7 +462,16 @@ def _run_example(args):
 
 
 def _run_compare(args):
-    data = read_data(args.file, engine="auto")
+    # ROC output needs the rows in memory: with --score, Parquet is read by
+    # pandas as CSV is (the DuckDB route keeps only count tables)
+    data = read_data(
+        args.file,
+        engine="pandas" if args.score else "auto",
+        encoding=args.encoding,
+        sep=args.sep,
+        na_values=[v for v in (args.na_values or "").split(",") if v],
+        keep_default_na=args.default_na,
+    )
     try:
         model = _model_class(args).from_formula(
             args.formula,
@@ -423,6 +488,13 @@ def _run_compare(args):
         )
     except _engine_errors(data) as err:  # e.g. Parquet files whose columns differ
         raise ValueError(f"DuckDB cannot read {str(args.file)!r}: {err}") from None
+    except ValueError as err:
+        if args.default_na and "missing value" in str(err):
+            raise ValueError(
+                f"{err} If a level is named NA, None, nan or null, pass "
+                "--no-default-na (only empty cells are then missing)."
+            ) from None
+        raise
     return _fit(model, args)
 
 
@@ -588,7 +660,8 @@ def _output_options():
         nargs="?",
         const=PAPER_TABLE,
         default=None,
-        help="the table written by --format csv (default: pairwise; tango, "
+        help="the table written by --format csv (default: pairwise; estimates "
+        "and fmeasures name the same table; tango, "
         "paired_errors and roc where the data allow them); "
         "--table alone (or 'paper'): data sets x algorithms with CIs, best in "
         "bold, mean ranks, as text, latex, html or csv",
@@ -698,7 +771,35 @@ def _parser():
         "--score",
         metavar="COLUMN",
         default=None,
-        help="column with a continuous score for the positive class (checked)",
+        help="column with a continuous score for the positive class (checked; "
+        "Parquet is then read into memory, as CSV is, for the ROC output)",
+    )
+    reading = compare.add_argument_group("reading CSV")
+    reading.add_argument(
+        "--sep",
+        default=None,
+        metavar="SEP",
+        help="field separator (default: ',' for .csv, tab for .tsv), e.g. ';'",
+    )
+    reading.add_argument(
+        "--encoding",
+        default=None,
+        metavar="CODEC",
+        help="text encoding (default: utf-8), e.g. latin-1 or utf-16",
+    )
+    reading.add_argument(
+        "--na-values",
+        default=None,
+        metavar="TEXTS",
+        help="comma-separated cell texts read as missing, besides the defaults",
+    )
+    reading.add_argument(
+        "--no-default-na",
+        dest="default_na",
+        action="store_false",
+        help="read only empty cells (and --na-values) as missing; by default "
+        "pandas' texts NA, N/A, NaN, nan, null, None, <NA>, ... are missing too, "
+        "so a level named NA or None needs this option",
     )
     roles.add_argument(
         "--positive",

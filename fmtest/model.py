@@ -299,7 +299,20 @@ class MetricComparison:
         if isinstance(predictions, pd.DataFrame):
             wide = predictions.reset_index(drop=True)
         elif isinstance(predictions, dict):
-            wide = pd.DataFrame({str(k): np.asarray(v) for k, v in predictions.items()})
+            columns = {str(k): np.asarray(v) for k, v in predictions.items()}
+            for key, column in columns.items():
+                if column.ndim != 1:
+                    raise ValueError(
+                        f"`predictions[{key!r}]` must be 1-D; got shape {column.shape}."
+                    )
+            lengths = {key: len(column) for key, column in columns.items()}
+            if len(set(lengths.values())) > 1:
+                raise ValueError(
+                    "The prediction arrays in `predictions` differ in length "
+                    f"({', '.join(f'{k!r}: {n}' for k, n in lengths.items())}); "
+                    "each needs one prediction per instance of `truth`."
+                )
+            wide = pd.DataFrame(columns)
         else:
             array = np.asarray(predictions)
             if array.ndim != 2:

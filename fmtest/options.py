@@ -33,13 +33,17 @@ _UNSET = object()  # "option not given", distinct from an explicit None
 MAX_BETA = 1e6
 
 
-def check_alpha(alpha):
-    """``alpha`` as a float; a TypeError for text or a boolean, a ValueError unless in (0, 0.5).
+def check_alpha(alpha, *, inverting=False):
+    """``alpha`` as a float; a TypeError for text or a boolean, a ValueError unless in (0, 0.5].
 
     ``alpha`` is the error rate (1 − the confidence level): an interval at
-    level 1 − α. A value of 0.5 or more would give an interval at level
-    50 % or less, almost always a confidence level passed by mistake
+    level 1 − α. A value above 0.5 would give an interval at a level below
+    50 %, almost always a confidence level passed by mistake
     (``alpha=0.95`` for a 95 % interval), so it is refused with the fix.
+    ``alpha=0.5`` (a 50 % interval) reads the same either way and is kept.
+    ``inverting=True`` accepts any α in (0, 1): for the interval formulas of
+    :mod:`fmtest.within.intervals`, which are inverted over α to find the
+    p-value (the α at which the interval touches 0).
 
     Examples
     --------
@@ -48,21 +52,19 @@ def check_alpha(alpha):
     >>> check_alpha(0.95)
     Traceback (most recent call last):
     ...
-    ValueError: `alpha` is the error rate, 1 minus the confidence level, and must lie strictly between 0 and 0.5; got 0.95. For a 95% interval pass alpha=0.05.
+    ValueError: `alpha` is the error rate, 1 minus the confidence level, and must lie in (0, 0.5]; got 0.95. For a 95% interval pass alpha=0.05.
     """
-    if isinstance(alpha, (str, bytes, bool, np.bool_)) or not isinstance(
-        alpha, numbers.Real
-    ):
+    if isinstance(alpha, (str, bytes, bool, np.bool_)):
         raise TypeError(
-            f"`alpha` must be a number strictly between 0 and 0.5; got {alpha!r} "
+            f"`alpha` must be a number in (0, 0.5]; got {alpha!r} "
             f"({type(alpha).__name__})."
         )
-    if not 0 < alpha < 1:  # also refuses NaN
+    if not (isinstance(alpha, numbers.Real) and 0 < alpha < 1):  # also NaN
         raise ValueError(f"`alpha` must lie strictly between 0 and 1; got {alpha!r}.")
-    if alpha >= 0.5:
+    if alpha > 0.5 and not inverting:
         raise ValueError(
             "`alpha` is the error rate, 1 minus the confidence level, and must lie "
-            f"strictly between 0 and 0.5; got {alpha!r}. For a {100 * alpha:.10g}% "
+            f"in (0, 0.5]; got {alpha!r}. For a {100 * alpha:.10g}% "
             f"interval pass alpha={1 - alpha:.10g}."
         )
     return float(alpha)

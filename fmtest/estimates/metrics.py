@@ -411,6 +411,13 @@ def panel(
             raise ValueError(
                 f"Column {name!r} must hold non-negative counts without NaN."
             )
+        infinite = ~np.isfinite(col.to_numpy(dtype=float))
+        if infinite.any():
+            row = table.index[np.flatnonzero(infinite)[0]]
+            raise ValueError(
+                f"Column {name!r} must hold finite counts; got "
+                f"{col.to_numpy(dtype=float)[infinite][0]} at row {row!r}."
+            )
         cells[:, z, lab] = col.to_numpy(dtype=float)
     options = {
         "fbeta": {"beta": beta},

@@ -200,6 +200,39 @@ def read_long_data(
     }
     roles = {role: col for role, col in roles.items() if col is not None}
     _check_columns(data, roles)
+    try:
+        return _encode_long_data(
+            data, roles, positive=positive, response_kind=response_kind
+        )
+    except TypeError as err:
+        if "unhashable" not in str(err):
+            raise
+        _refuse_unhashable(data, roles)
+        raise
+
+
+def _refuse_unhashable(data, roles):
+    """A TypeError naming the role column that holds lists, dicts or arrays."""
+    for role, col in roles.items():
+        if data[col].dtype != object:
+            continue
+        for position, value in enumerate(data[col].to_numpy()):
+            try:
+                hash(value)
+            except TypeError:
+                raise TypeError(
+                    f"Column {col!r} (the {role} column) holds a "
+                    f"{type(value).__name__} at row {data.index[position]!r} "
+                    f"({value!r:.60}); its values must be scalars (numbers or "
+                    "strings), e.g. join a list into one string first."
+                ) from None
+
+
+def _encode_long_data(data, roles, *, positive, response_kind):
+    """The body of :func:`read_long_data` after the column checks."""
+    response, truth = roles["response"], roles["truth"]
+    algorithm, dataset = roles["algorithm"], roles.get("dataset")
+    instance, fold, repeat = (roles.get(r) for r in ("instance", "fold", "repeat"))
 
     truth_codes, positive_label = _encode_truth(data[truth], truth, positive)
     predicted = _encode_response(
