@@ -153,8 +153,11 @@ def test_panel_columns_and_reasons():
             res.columns
         )
     assert res.loc[0, "gmean"] == pytest.approx(GM)
-    assert res.loc[0, "ci_upper_gmean"] - res.loc[0, "gmean"] == pytest.approx(
-        1.6448536269514722 * res.loc[0, "se_gmean"]
+    # issue 22.1: the default interval is the logit Wald interval (inside [0, 1])
+    g, se = res.loc[0, "gmean"], res.loc[0, "se_gmean"]
+    logit = lambda v: np.log(v / (1 - v))  # noqa: E731
+    assert logit(res.loc[0, "ci_upper_gmean"]) - logit(g) == pytest.approx(
+        1.6448536269514722 * se / (g * (1 - g))
     )
     assert res.loc[0, "notes"] == ""
     blind = res.loc[1]

@@ -1,0 +1,145 @@
+"""The default confidence interval of each panel metric, inside the metric's range.
+
+A Wald interval θ̂ ± z·SE can leave the range of a metric (a recall of
+1.04, an MCC below −1). Every metric therefore gets a default interval that
+stays inside its range (issue 22):
+
+* the proportions ``tpr``, ``tnr``, ``precision`` and ``accuracy`` — a
+  count of successes out of a count of trials — get the **Wilson score
+  interval** from their counts;
+* every other metric gets the **transformed Wald interval**: the metric is
+  rescaled from its range (lo, hi) to (0, 1), the Wald interval is taken on
+  the logit scale with the delta-method SE, and mapped back. For a
+  [0, 1] metric that is the logit interval, for a [−1, 1] metric (κ, MCC,
+  optimized precision) the Fisher-z (atanh) interval. On the boundary
+  (θ̂ = lo or hi), where the logit is infinite and the delta variance
+  degenerates, it is NaN.
+
+``validation/metric_calibration.py`` measures the coverage of each default
+(``docs/metrics.rst``). F_β in :class:`fmtest.MetricComparison` uses the
+F_β score interval of :mod:`fmtest.within.intervals`, as
+:class:`fmtest.FMeasureComparison` does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from fmtest.options import check_alpha
+
+__all__ = [
+    "PROPORTIONS",
+    "default_interval_name",
+    "metric_interval",
+    "transformed_interval",
+    "wilson_interval",
+]
+
+#: Metrics that are a count of successes out of a count of trials, as the
+#: (truth, prediction) cells of each: (successes, trials).
+PROPORTIONS = {
+    "tpr": (((1, 1),), ((1, 1), (1, 0))),
+    "tnr": (((0, 0),), ((0, 0), (0, 1))),
+    "precision": (((1, 1),), ((1, 1), (0, 1))),
+    "accuracy": (((1, 1), (0, 0)), ((1, 1), (1, 0), (0, 1), (0, 0))),
+}
+
+
+def wilson_interval(successes, trials, alpha=0.05):
+    """Wilson score interval of a binomial proportion; NaN where ``trials`` is 0.
+
+    Examples
+    --------
+    >>> lo, hi = wilson_interval(20, 20)
+    >>> round(float(lo), 4), float(hi)
+    (0.8389, 1.0)
+    """
+    alpha = check_alpha(alpha)
+    s = np.asarray(successes, dtype=float)
+    n = np.asarray(trials, dtype=float)
+    z2 = stats.norm.isf(alpha / 2) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = s / n
+        denom = 1 + z2 / n
+        centre = (p + z2 / (2 * n)) / denom
+        half = np.sqrt(z2) / denom * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    # exact at the edges: p̂ = 0 gives lower 0, p̂ = 1 upper 1
+    lower = np.where(s == 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+    upper = np.where(s == n, 1.0, np.clip(centre + half, 0.0, 1.0))
+    lower, upper = np.where(n > 0, lower, np.nan), np.where(n > 0, upper, np.nan)
+    return lower, upper  # clipped only against rounding: Wilson lies in [0, 1]
+
+
+def transformed_interval(estimate, variance, bounds=(0.0, 1.0), alpha=0.05):
+    """Wald interval on the logit scale of the metric rescaled to (0, 1).
+
+    For bounds (−1, 1) this is the Fisher-z (atanh) interval. NaN where the
+    estimate is on (or outside) the boundary or the variance is NaN.
+
+    Examples
+    --------
+    >>> lo, hi = transformed_interval(0.95, 0.04**2)
+    >>> bool(0 < lo < 0.95 < hi < 1)
+    True
+    >>> lo, hi = transformed_interval(-0.9, 0.05**2, bounds=(-1, 1))
+    >>> bool(-1 < lo < -0.9 < hi < 1)
+    True
+    """
+    alpha = check_alpha(alpha)
+    low_bound, high_bound = (float(b) for b in bounds)
+    width = high_bound - low_bound
+    u = (np.asarray(estimate, dtype=float) - low_bound) / width
+    se = np.sqrt(np.maximum(np.asarray(variance, dtype=float), 0.0)) / width
+    inside = (u > 0) & (u < 1) & np.isfinite(se)
+    safe = np.where(inside, u, 0.5)
+    half = stats.norm.isf(alpha / 2) * np.where(inside, se, 0.0) / (safe * (1 - safe))
+    centre = np.log(safe / (1 - safe))
+    lower = np.where(inside, 1 / (1 + np.exp(-(centre - half))), np.nan)
+    upper = np.where(inside, 1 / (1 + np.exp(-(centre + half))), np.nan)
+    return low_bound + width * lower, low_bound + width * upper
+
+
+def default_interval_name(metric, *, counts_are_trials=True):
+    """The name of ``metric``'s default interval (what :func:`metric_interval` uses)."""
+    if metric.key in PROPORTIONS and counts_are_trials:
+        return "Wilson score"
+    low, high = metric.bounds
+    if (low, high) == (-1.0, 1.0):
+        return "Fisher-z (atanh) Wald"
+    return "logit Wald"
+
+
+def metric_interval(
+    metric, cells, estimate, variance, alpha=0.05, *, counts_are_trials=True
+):
+    """The default interval of ``metric``: Wilson for proportions, transformed Wald otherwise.
+
+    Parameters
+    ----------
+    metric : fmtest.estimates.metrics.Metric
+    cells : array_like, shape (..., 2, 2)
+        Confusion counts ``[truth, prediction]`` (for the proportions).
+    estimate, variance : array_like, shape (...)
+        The metric and its (delta-method) variance.
+    alpha : float, default=0.05
+    counts_are_trials : bool, default=True
+        False when the cells do not count independent trials (repeated
+        cross-validation counts each instance once per repeat): the
+        proportions then get the transformed Wald interval too, with the
+        variance given.
+
+    Returns
+    -------
+    lower, upper : ndarray, shape (...)
+        Inside ``metric.bounds``.
+    """
+    if metric.key in PROPORTIONS and counts_are_trials:
+        cells = np.asarray(cells, dtype=float)
+        hits, trials = PROPORTIONS[metric.key]
+        successes = sum(cells[..., z, lab] for z, lab in hits)
+        total = sum(cells[..., z, lab] for z, lab in trials)
+        lower, upper = wilson_interval(successes, total, alpha)
+        undefined = np.isnan(np.asarray(estimate, dtype=float))
+        return np.where(undefined, np.nan, lower), np.where(undefined, np.nan, upper)
+    return transformed_interval(estimate, variance, metric.bounds, alpha)
