@@ -7,6 +7,11 @@ stays inside its range (issue 22):
 * the proportions ``tpr``, ``tnr``, ``precision`` and ``accuracy`` — a
   count of successes out of a count of trials — get the **Wilson score
   interval** from their counts;
+* the averages of TPr and TNr (``auc``, ``balanced_accuracy``, ``cwa``) get
+  **MOVER-Wilson** (Newcombe 1998; Zou & Donner 2008): the Wilson limits of
+  TPr (out of the positives) and TNr (out of the negatives), which are
+  independent given the class sizes, combined by the method of variance
+  estimates recovery; ``gmean`` = √(TPr·TNr) the same on the log scale;
 * every other metric gets the **transformed Wald interval**: the metric is
   rescaled from its range (lo, hi) to (0, 1), the Wald interval is taken on
   the logit scale with the delta-method SE, and mapped back. For a
@@ -32,6 +37,8 @@ __all__ = [
     "PROPORTIONS",
     "default_interval_name",
     "metric_interval",
+    "mover_average",
+    "mover_gmean",
     "transformed_interval",
     "wilson_interval",
 ]
@@ -100,10 +107,55 @@ def transformed_interval(estimate, variance, bounds=(0.0, 1.0), alpha=0.05):
     return low_bound + width * lower, low_bound + width * upper
 
 
+#: Metrics that average TPr and TNr: the weight of TPr (``w`` for cwa).
+AVERAGES = {"auc": 0.5, "balanced_accuracy": 0.5, "cwa": None}
+
+
+def _rates_wilson(cells, alpha):
+    """(TPr, its Wilson limits), (TNr, its Wilson limits) from counts."""
+    tp, fn = cells[..., 1, 1], cells[..., 1, 0]
+    tn, fp = cells[..., 0, 0], cells[..., 0, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tpr, tnr = tp / (tp + fn), tn / (tn + fp)
+    return (tpr, *wilson_interval(tp, tp + fn, alpha)), (
+        tnr,
+        *wilson_interval(tn, tn + fp, alpha),
+    )
+
+
+def mover_average(cells, weight, alpha=0.05):
+    """MOVER-Wilson interval of ``weight``·TPr + (1 − ``weight``)·TNr."""
+    (r, r_lo, r_hi), (s, s_lo, s_hi) = _rates_wilson(cells, alpha)
+    w, v = weight, 1.0 - weight
+    est = w * r + v * s
+    lower = est - np.sqrt((w * (r - r_lo)) ** 2 + (v * (s - s_lo)) ** 2)
+    upper = est + np.sqrt((w * (r_hi - r)) ** 2 + (v * (s_hi - s)) ** 2)
+    return lower, upper
+
+
+def mover_gmean(cells, alpha=0.05):
+    """MOVER-Wilson interval of √(TPr·TNr) on the log scale (lower 0 when a rate is 0)."""
+    (r, r_lo, r_hi), (s, s_lo, s_hi) = _rates_wilson(cells, alpha)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_est = 0.5 * (np.log(r) + np.log(s))
+        down = np.sqrt((0.5 * np.log(r / r_lo)) ** 2 + (0.5 * np.log(s / s_lo)) ** 2)
+        up = np.sqrt((0.5 * np.log(r_hi / r)) ** 2 + (0.5 * np.log(s_hi / s)) ** 2)
+        lower = np.exp(log_est - down)
+        upper = np.exp(log_est + up)
+    zero = (r == 0) | (s == 0)  # G-mean 0: the upper limit from the Wilson limits
+    upper = np.where(zero, np.sqrt(r_hi * s_hi), upper)
+    lower = np.where(zero, 0.0, lower)
+    return lower, upper
+
+
 def default_interval_name(metric, *, counts_are_trials=True):
     """The name of ``metric``'s default interval (what :func:`metric_interval` uses)."""
     if metric.key in PROPORTIONS and counts_are_trials:
         return "Wilson score"
+    if metric.key in AVERAGES and counts_are_trials:
+        return "MOVER-Wilson"
+    if metric.key == "gmean" and counts_are_trials:
+        return "MOVER-Wilson (log)"
     low, high = metric.bounds
     if (low, high) == (-1.0, 1.0):
         return "Fisher-z (atanh) Wald"
@@ -113,7 +165,7 @@ def default_interval_name(metric, *, counts_are_trials=True):
 def metric_interval(
     metric, cells, estimate, variance, alpha=0.05, *, counts_are_trials=True
 ):
-    """The default interval of ``metric``: Wilson for proportions, transformed Wald otherwise.
+    """The default interval of ``metric``: Wilson, MOVER-Wilson or transformed Wald.
 
     Parameters
     ----------
@@ -141,5 +193,17 @@ def metric_interval(
         total = sum(cells[..., z, lab] for z, lab in trials)
         lower, upper = wilson_interval(successes, total, alpha)
         undefined = np.isnan(np.asarray(estimate, dtype=float))
+        return np.where(undefined, np.nan, lower), np.where(undefined, np.nan, upper)
+    if counts_are_trials and (metric.key in AVERAGES or metric.key == "gmean"):
+        cells = np.asarray(cells, dtype=float)
+        if metric.key == "gmean":
+            lower, upper = mover_gmean(cells, alpha)
+        else:
+            weight = AVERAGES[metric.key]
+            weight = metric.options.get("w", 0.5) if weight is None else weight
+            lower, upper = mover_average(cells, weight, alpha)
+        undefined = np.isnan(np.asarray(estimate, dtype=float))
+        lower = np.clip(lower, *metric.bounds)
+        upper = np.clip(upper, *metric.bounds)
         return np.where(undefined, np.nan, lower), np.where(undefined, np.nan, upper)
     return transformed_interval(estimate, variance, metric.bounds, alpha)
