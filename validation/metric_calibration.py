@@ -143,7 +143,11 @@ def run(*, quick=False, replicates=None):
 
 
 def summary(frame):
-    """Per metric: the worst cell of the default interval first, then the means."""
+    """Per metric: the worst cell of the default interval first, then the means.
+
+    ``worst_20pos`` is the worst cell among those expecting at least 20
+    positives (n·π ≥ 20).
+    """
     worst = frame.loc[frame.groupby("metric")["coverage"].idxmin()]
     out = worst[
         ["metric", "interval", "coverage", "mc_se", "prevalence", "n", "tpr", "tnr"]
@@ -155,6 +159,8 @@ def summary(frame):
         default_outside_max=("default_outside", "max"),
     )
     out = out.merge(means, left_on="metric", right_index=True)
+    enough = frame[frame["n"] * frame["prevalence"] >= 20]  # ≥ 20 positives expected
+    out["worst_20pos"] = out["metric"].map(enough.groupby("metric")["coverage"].min())
     return out.sort_values("worst_coverage").reset_index(drop=True)
 
 

@@ -14,11 +14,13 @@ stays inside its range (issue 22):
   estimates recovery; ``gmean`` = √(TPr·TNr) the same on the log scale;
 * every other metric gets the **transformed Wald interval**: the metric is
   rescaled from its range (lo, hi) to (0, 1), the Wald interval is taken on
-  the logit scale with the delta-method SE, and mapped back. For a
+  the logit scale with the delta-method SE of the table with 0.5 added to
+  each cell (so it does not vanish on the boundary), and mapped back. For a
   [0, 1] metric that is the logit interval, for a [−1, 1] metric (κ, MCC,
   optimized precision) the Fisher-z (atanh) interval. On the boundary
-  (θ̂ = lo or hi), where the logit is infinite and the delta variance
-  degenerates, it is NaN.
+  (θ̂ = lo or hi) it is centred on the smoothed estimate. With repeated
+  cross-validation (counts that are not independent trials) every metric
+  gets this interval with the raw delta SE, NaN on the boundary.
 
 ``validation/metric_calibration.py`` measures the coverage of each default
 (``docs/metrics.rst``). F_β in :class:`fmtest.MetricComparison` uses the
@@ -102,8 +104,9 @@ def transformed_interval(estimate, variance, bounds=(0.0, 1.0), alpha=0.05):
     safe = np.where(inside, u, 0.5)
     half = stats.norm.isf(alpha / 2) * np.where(inside, se, 0.0) / (safe * (1 - safe))
     centre = np.log(safe / (1 - safe))
-    lower = np.where(inside, 1 / (1 + np.exp(-(centre - half))), np.nan)
-    upper = np.where(inside, 1 / (1 + np.exp(-(centre + half))), np.nan)
+    with np.errstate(over="ignore"):  # exp(±large) → 0 or inf: the bound itself
+        lower = np.where(inside, 1 / (1 + np.exp(-(centre - half))), np.nan)
+        upper = np.where(inside, 1 / (1 + np.exp(-(centre + half))), np.nan)
     return low_bound + width * lower, low_bound + width * upper
 
 
@@ -157,9 +160,8 @@ def default_interval_name(metric, *, counts_are_trials=True):
     if metric.key == "gmean" and counts_are_trials:
         return "MOVER-Wilson (log)"
     low, high = metric.bounds
-    if (low, high) == (-1.0, 1.0):
-        return "Fisher-z (atanh) Wald"
-    return "logit Wald"
+    name = "Fisher-z (atanh) Wald" if (low, high) == (-1.0, 1.0) else "logit Wald"
+    return f"{name}, SE +0.5 per cell" if counts_are_trials else name
 
 
 def metric_interval(
@@ -206,4 +208,38 @@ def metric_interval(
         lower = np.clip(lower, *metric.bounds)
         upper = np.clip(upper, *metric.bounds)
         return np.where(undefined, np.nan, lower), np.where(undefined, np.nan, upper)
+    if counts_are_trials:
+        return smoothed_transformed_interval(metric, cells, estimate, alpha)
     return transformed_interval(estimate, variance, metric.bounds, alpha)
+
+
+#: Pseudo-count added to each cell for the standard error of the
+#: transformed Wald interval (see :func:`smoothed_transformed_interval`).
+SMOOTHING = 0.5
+
+
+def smoothed_transformed_interval(metric, cells, estimate, alpha=0.05):
+    """Transformed Wald interval with the delta SE of the table plus 0.5 per cell.
+
+    On and near the boundary (no FN, no FP: common with few positives) the
+    delta variance of the raw table vanishes or nearly so and the interval
+    collapses; the SE of the table with :data:`SMOOTHING` added to each
+    cell does not (the Agresti–Coull idea). The interval is centred on the
+    raw estimate, or on the smoothed one where the raw estimate is on the
+    boundary (the logit is infinite there). ``validation/metric_calibration.py``
+    chose the pseudo-count: 0.5 lifts the worst coverage of IBA from 30 % to
+    92 % and of MCC from 64 % to 91 %, with ≥ 94 % wherever 20 positives are
+    expected.
+    """
+    from fmtest.estimates.delta import cell_variance
+    from fmtest.estimates.metrics import metric_value_and_gradient
+
+    smooth = np.asarray(cells, dtype=float) + SMOOTHING
+    value, grad, _ = metric_value_and_gradient(metric, smooth)
+    variance = cell_variance(smooth, grad)
+    est = np.asarray(estimate, dtype=float)
+    low, high = metric.bounds
+    centre = np.where((est > low) & (est < high), est, value)
+    lower, upper = transformed_interval(centre, variance, metric.bounds, alpha)
+    undefined = np.isnan(est)
+    return np.where(undefined, np.nan, lower), np.where(undefined, np.nan, upper)
