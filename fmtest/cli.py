@@ -50,7 +50,7 @@ from fmtest import __version__
 # numpy, pandas, statsmodels and the models are imported where they are used,
 # so that ``fmtest --version`` and ``--help`` start in milliseconds.
 
-__all__ = ["main", "read_data", "render_results", "results_to_dict"]
+__all__ = ["main", "read_data", "render_results", "results_to_dict", "write_json"]
 
 EXAMPLE_FORMULA = "correct ~ algorithm + dataset"
 FORMATS = ("text", "latex", "html", "csv", "json")
@@ -311,6 +311,92 @@ def results_to_dict(res):
     return out
 
 
+#: Records per write of :func:`write_json`: bounds the text held in memory.
+JSON_CHUNK = 20_000
+_JSON_TOKENS = {"NaN": "null", "Infinity": '"inf"', "-Infinity": '"-inf"'}
+
+
+def _json_column(values):
+    """Each value of one column as JSON text (NaN null, ±inf "inf"/"-inf").
+
+    Numbers are encoded by the C encoder in one call per column; text and
+    other objects once per distinct value.
+    """
+    import numpy as np
+    import pandas as pd
+
+    array = values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
+    kind = array.dtype.kind
+    if kind in "fiu" and not isinstance(values.dtype, pd.CategoricalDtype):
+        if kind == "f":
+            array = array.astype(float, copy=False)
+        text = json.dumps(array.tolist())[1:-1]
+        if not text:
+            return []
+        parts = text.split(", ")  # numbers hold no ", "
+        if kind == "f" and not np.isfinite(array).all():
+            parts = [_JSON_TOKENS.get(part, part) for part in parts]
+        return parts
+    if kind == "b":
+        return np.where(array, "true", "false").tolist()
+    codes, uniques = pd.factorize(pd.Series(array, dtype=object), use_na_sentinel=True)
+    encoded = [json.dumps(_plain(u), ensure_ascii=True) for u in uniques]
+    encoded.append("null")  # the missing-value code -1
+    return [encoded[c] for c in codes.tolist()]
+
+
+def _json_records(frame):
+    """The rows of ``frame`` (index as columns) as one-line JSON objects, lazily."""
+    flat = frame.reset_index()
+    keys = [json.dumps(str(col)) for col in flat.columns]
+    escaped = [key.replace("{", "{{").replace("}", "}}") for key in keys]
+    template = "{{" + ", ".join(f"{key}: {{}}" for key in escaped) + "}}"
+    for start in range(0, len(flat), JSON_CHUNK):
+        part = flat.iloc[start : start + JSON_CHUNK]
+        columns = [_json_column(part[col]) for col in part.columns]
+        yield [template.format(*row) for row in zip(*columns, strict=True)]
+
+
+def _json_tables(res):
+    """(name, frame) of every table that :func:`results_to_dict` writes."""
+    for table in available_tables(res):
+        yield table, getattr(res, table)
+    if len(res.counts.datasets) > 1:  # ranks across data sets (Demšar 2006)
+        ranks = res.ranks
+        yield "ranks", ranks.per_dataset
+        yield "mean_ranks", ranks.mean.to_frame()
+        yield "friedman", res.friedman
+        yield "posthoc", res.posthoc()
+
+
+def write_json(res, stream):
+    """Write :func:`results_to_dict` as JSON to ``stream``, table by table.
+
+    The same content as ``json.dumps(results_to_dict(res))``, one record
+    per line, written in chunks of :data:`JSON_CHUNK` records: the text is
+    never held whole, and numbers go through the C encoder a column at a
+    time, so the cost stays below that of the fit and summary with
+    thousands of algorithms (``benchmarks/bench_json.py``).
+    """
+    head = {"config": _plain(dict(res.config)), "notes": _plain(list(res.notes))}
+    stream.write("{\n")
+    for key, value in head.items():
+        text = json.dumps(value, indent=2, allow_nan=False).replace("\n", "\n  ")
+        stream.write(f"  {json.dumps(key)}: {text},\n")
+    first = True
+    for name, frame in _json_tables(res):
+        stream.write(("" if first else ",\n") + f"  {json.dumps(name)}: [")
+        first = False
+        started = False
+        for records in _json_records(frame):
+            if records:
+                stream.write(("," if started else "") + "\n    ")
+                stream.write(",\n    ".join(records))
+                started = True
+        stream.write("\n  ]" if started else "]")
+    stream.write("\n}\n")
+
+
 def available_tables(res):
     """The names of the results tables these data allow, in output order."""
     first = "fmeasures" if res.has_wong else "estimates"
@@ -368,7 +454,11 @@ def render_results(res, fmt="text", table="pairwise", *, misclassification=False
             )
         return getattr(res, table).to_csv(lineterminator="\n")
     if fmt == "json":
-        return json.dumps(results_to_dict(res), indent=2, allow_nan=False) + "\n"
+        import io
+
+        buffer = io.StringIO()
+        write_json(res, buffer)
+        return buffer.getvalue()
     raise ValueError(f"`fmt` must be one of {list(FORMATS)}; got {fmt!r}.")
 
 
@@ -384,6 +474,15 @@ def _render_paper_table(table, fmt):
     raise ValueError(
         f"The paper table is written as text, latex, html or csv; not {fmt!r}."
     )
+
+
+def _emit_json(res, output):
+    if output is None:
+        write_json(res, sys.stdout)
+        sys.stdout.flush()
+    else:
+        with open(output, "w", encoding="utf-8") as fh:
+            write_json(res, fh)
 
 
 def _emit(text, output):
@@ -872,6 +971,9 @@ def main(argv=None):
             )
     try:
         res = args.run(args)
+        if args.format == "json":  # streamed: never the whole text in memory
+            _emit_json(res, args.output)
+            return 0
         text = render_results(
             res,
             args.format,

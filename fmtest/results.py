@@ -456,7 +456,7 @@ class MetricComparisonResults:
             "n01": j[..., 0, 1, 0] + j[..., 1, 0, 1],
             "n00": j[..., 0, 1, 1] + j[..., 1, 0, 0],
         }
-        algs = self.counts.algorithms
+        algs = list(self.counts.algorithms)  # indexing a pandas Index is slow
         first, second = np.triu_indices(len(algs), k=1)
         table = paired_error_comparisons(
             *(cells[k][:, first, second] for k in ("n11", "n10", "n01", "n00")),

@@ -29,7 +29,9 @@ from fmtest.options import check_count_option, check_seed
 
 __all__ = ["bayesian_signed_rank", "signed_rank_posterior"]
 
-CHUNK = 20_000
+CHUNK = 20_000  # posterior draws per call of the Dirichlet sampler
+PAIR_BLOCK = 128  # pairs per matrix product
+DRAW_BLOCK = 2048  # draws per matrix product (the block stays in the cache)
 
 
 def _border(values, threshold):
@@ -114,6 +116,14 @@ def _posterior_probabilities(diffs, rope, prior, nsamples, seed):
     matrix product gives θ for a block of draws and a block of pairs. All
     rows share the same posterior draws (the draws depend only on M), which
     is what drawing each pair from the same seed gave before.
+
+    The winner of a draw needs no θ itself: with θ_rope = 1 − θ_left −
+    θ_right, "left wins" is 2θ_left + θ_right >= 1 and θ_left >= θ_right,
+    and "rope wins" (when left does not) is θ_left + 2θ_right <= 1; these
+    three linear forms come out of one float32 product per block (several
+    times faster than float64; a θ moves by ~1e-7, which changes a draw's
+    winner only when two θ lie that close), in blocks of draws and pairs
+    small enough to stay in the cache.
     """
     n_pairs, m = diffs.shape
     k = m + 1
@@ -122,30 +132,43 @@ def _posterior_probabilities(diffs, rope, prior, nsamples, seed):
     weights = np.full(k, 1.0)
     weights[0] = prior
     rng = np.random.default_rng(seed)
-    # pairs per block so a block of θ stays near 32 MB
-    block = max(1, 4_000_000 // min(CHUNK, nsamples))
+    products = np.concatenate(
+        [
+            (w[:, rows] * w[:, cols]).astype(np.float32)
+            for w in (
+                rng.dirichlet(weights, min(CHUNK, nsamples - start))
+                for start in range(0, nsamples, CHUNK)
+            )
+        ]
+    )
+    block, draws = PAIR_BLOCK, DRAW_BLOCK
     wins = np.zeros((n_pairs, 3))
-    for start in range(0, nsamples, CHUNK):
-        w = rng.dirichlet(weights, min(CHUNK, nsamples - start))
-        products = w[:, rows] * w[:, cols]  # draws × k(k+1)/2
-        for first in range(0, n_pairs, block):
-            z = np.zeros((min(block, n_pairs - first), k))
-            z[:, 1:] = diffs[first : first + block]
-            sums = z[:, rows] + z[:, cols]
-            left = products @ (_border(-sums, 2 * rope) * double).T
-            right = products @ (_border(sums, 2 * rope) * double).T
-            if rope == 0:  # no ROPE: the larger side wins, ties to the left
-                first_wins = left >= right
-                middle_wins = np.zeros_like(first_wins)
-            else:  # argmax of (left, rope, right), ties to the first
-                middle = 1.0 - left - right
-                first_wins = (left >= middle) & (left >= right)
-                middle_wins = ~first_wins & (middle >= right)
-            n_first = first_wins.sum(axis=0)
-            n_middle = middle_wins.sum(axis=0)
-            wins[first : first + block, 0] += n_first
-            wins[first : first + block, 1] += n_middle
-            wins[first : first + block, 2] += len(w) - n_first - n_middle
+    for first in range(0, n_pairs, block):
+        z = np.zeros((min(block, n_pairs - first), k))
+        z[:, 1:] = diffs[first : first + block]
+        sums = z[:, rows] + z[:, cols]
+        below = _border(-sums, 2 * rope) * double  # θ_left = products @ below
+        above = _border(sums, 2 * rope) * double  # θ_right
+        if rope == 0:  # no ROPE: the larger side wins, ties to the left
+            forms = (below - above).T.astype(np.float32)
+        else:
+            forms = np.concatenate(
+                [2 * below + above, below - above, below + 2 * above]
+            ).T.astype(np.float32)
+        b = len(z)
+        n_first = np.zeros(b, dtype=np.int64)
+        n_middle = np.zeros(b, dtype=np.int64)
+        for start in range(0, nsamples, draws):
+            values = products[start : start + draws] @ forms
+            if rope == 0:
+                n_first += (values >= 0).sum(axis=0)
+                continue
+            first_wins = (values[:, :b] >= 1) & (values[:, b : 2 * b] >= 0)
+            n_first += first_wins.sum(axis=0)
+            n_middle += (~first_wins & (values[:, 2 * b :] <= 1)).sum(axis=0)
+        wins[first : first + b, 0] = n_first
+        wins[first : first + b, 1] = n_middle
+        wins[first : first + b, 2] = nsamples - n_first - n_middle
     return wins / nsamples
 
 
