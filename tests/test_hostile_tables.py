@@ -133,3 +133,29 @@ def test_metric_comparison_json_keeps_rank_records_distinct(example):
     got = results_to_dict(res)
     names = [r["algorithm"] for r in got["mean_ranks"]]
     assert len(names) == len(set(names)) == 4
+
+
+def test_streamed_json_equals_results_to_dict(example):
+    import io
+    import math
+
+    from fmtest.cli import write_json
+
+    res = FMeasureComparison.from_formula(FORMULA, example, score="score").fit(
+        estimand="models"
+    )
+    buffer = io.StringIO()
+    write_json(res, buffer)
+    got = json.loads(buffer.getvalue())
+    want = json.loads(json.dumps(results_to_dict(res)))
+
+    def same(a, b):
+        if isinstance(a, float) and isinstance(b, float):
+            return a == b or (math.isnan(a) and math.isnan(b))
+        if isinstance(a, dict):
+            return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+        if isinstance(a, list):
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return a == b
+
+    assert same(got, want)
