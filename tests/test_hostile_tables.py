@@ -155,7 +155,7 @@ def test_streamed_json_equals_results_to_dict(example):
         if isinstance(a, dict):
             return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
         if isinstance(a, list):
-            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+            return len(a) == len(b) and all(map(same, a, b))
         return a == b
 
     assert same(got, want)
