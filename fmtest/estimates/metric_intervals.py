@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from fmtest.estimates.delta import cell_variance
 from fmtest.options import check_alpha
 
 __all__ = [
@@ -231,12 +232,10 @@ def smoothed_transformed_interval(metric, cells, estimate, alpha=0.05):
     92 % and of MCC from 64 % to 91 %, with ≥ 94 % wherever 20 positives are
     expected.
     """
-    from fmtest.estimates.delta import cell_variance
-    from fmtest.estimates.metrics import metric_value_and_gradient
-
     smooth = np.asarray(cells, dtype=float) + SMOOTHING
-    value, grad, _ = metric_value_and_gradient(metric, smooth)
-    variance = cell_variance(smooth, grad)
+    dual = metric.dual(smooth)  # value and exact gradient of the metric
+    value = dual.value
+    variance = cell_variance(smooth, dual.grad)
     est = np.asarray(estimate, dtype=float)
     low, high = metric.bounds
     centre = np.where((est > low) & (est < high), est, value)
