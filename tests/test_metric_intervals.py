@@ -131,3 +131,15 @@ def test_default_interval_inside_the_range_property(cells, key, alpha):
     if np.isnan(value[0]) or np.isnan(lo[0]):
         return
     assert low <= lo[0] <= value[0] + 1e-9 and value[0] - 1e-9 <= hi[0] <= high
+
+
+def test_clipped_pooled_interval_is_noted_in_the_summary():
+    df = load_example()
+    sub = df[df["dataset"].isin(["synth_hard", "synth_medium"])
+             & df["algorithm"].isin(["knn1", "logit", "rf"])]  # fmt: skip
+    res = FMeasureComparison.from_formula(FORMULA, sub).fit(estimand="models")
+    across = res.across_datasets
+    assert (across["re_ci_lower"] >= -1).all() and (across["re_ci_upper"] <= 1).all()
+    clipped = across["flags"].str.contains("re_ci_clipped")
+    assert clipped.sum() == 2
+    assert "was clipped to it" in res.summary().as_text()
