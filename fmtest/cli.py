@@ -91,6 +91,7 @@ CLI_WORDING = (
     ("`method='wong'`", "--method wong"),
     ("(`fold=`)", "(--fold COLUMN)"),
     ("use method='delta'", "use --method delta"),
+    ("interval pass alpha=", "interval pass --alpha "),
 )
 ROLE_OPTION = re.compile(r"`(algorithm|dataset)=('[^']*')`")
 LIBRARY_ONLY = re.compile(r"; `dataset='[^']*'` in CountTables\.from_long")

@@ -156,3 +156,9 @@ def test_a_newline_in_a_name_prints_escaped_not_as_a_question_mark():
     df = paired().replace({"algorithm": {"a": "x\ny"}})
     text = FMeasureComparison.from_formula("correct ~ algorithm", df).fit().summary()
     assert "x\\ny" in text.as_text() and "x?y" not in text.as_text()
+
+
+def test_cli_alpha_as_confidence_level_names_the_option(capsys):
+    status, _, err = run(capsys, "example", "--alpha", "0.95")
+    assert status == 2 and "--alpha is the error rate" in err
+    assert "pass --alpha 0.05" in err
