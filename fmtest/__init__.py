@@ -47,6 +47,7 @@ _LAZY = {
     "FoldMismatchWarning": "fmtest.warnings",
     "MajorityPositiveWarning": "fmtest.warnings",
     "ResponseKindWarning": "fmtest.warnings",
+    "ScoreDroppedWarning": "fmtest.warnings",
 }
 
 
@@ -79,6 +80,7 @@ __all__ = [
     "PairedErrorComparison",
     "RandomizationTest",
     "ResponseKindWarning",
+    "ScoreDroppedWarning",
     "TangoInterval",
     "TangoTestResult",
     "WongLinearVariance",

@@ -50,7 +50,7 @@ from fmtest import __version__
 # numpy, pandas, statsmodels and the models are imported where they are used,
 # so that ``fmtest --version`` and ``--help`` start in milliseconds.
 
-__all__ = ["main", "read_data", "render_results", "results_to_dict"]
+__all__ = ["main", "read_data", "render_results", "results_to_dict", "write_json"]
 
 EXAMPLE_FORMULA = "correct ~ algorithm + dataset"
 FORMATS = ("text", "latex", "html", "csv", "json")
@@ -91,6 +91,7 @@ CLI_WORDING = (
     ("`method='wong'`", "--method wong"),
     ("(`fold=`)", "(--fold COLUMN)"),
     ("use method='delta'", "use --method delta"),
+    ("interval pass alpha=", "interval pass --alpha "),
 )
 ROLE_OPTION = re.compile(r"`(algorithm|dataset)=('[^']*')`")
 LIBRARY_ONLY = re.compile(r"; `dataset='[^']*'` in CountTables\.from_long")
@@ -102,7 +103,10 @@ FIT_OPTION = re.compile(
 # -- reading ---------------------------------------------------------------
 
 
-def read_data(path, *, engine="pandas"):
+def read_data(
+    path, *, engine="pandas", encoding=None, sep=None, na_values=None,
+    keep_default_na=True,
+):  # fmt: skip
     """Read long data from a CSV or Parquet file, or a folder of Parquet files.
 
     Parameters
@@ -119,6 +123,19 @@ def read_data(path, *, engine="pandas"):
         (see :func:`fmtest.tables.engines.count_tables`), and falls back to pandas
         otherwise or when DuckDB cannot open the files. CSV is always read
         by pandas.
+    encoding : str, optional
+        Text encoding of a CSV file (default UTF-8), e.g. ``"latin-1"`` or
+        ``"utf-16"``.
+    sep : str, optional
+        Field separator of a CSV file; default ``,`` for ``.csv`` and a tab
+        for ``.tsv``.
+    na_values : list of str, optional
+        More cell texts read as missing.
+    keep_default_na : bool, default=True
+        Read pandas' default missing-value texts (``""``, ``NA``, ``N/A``,
+        ``NaN``, ``nan``, ``null``, ``None``, …) as missing. With ``False``
+        only empty cells and ``na_values`` are missing, so that level names
+        such as ``NA`` or ``None`` are kept.
 
     Returns
     -------
@@ -134,7 +151,6 @@ def read_data(path, *, engine="pandas"):
     ImportError
         When reading Parquet and neither pyarrow nor fastparquet is installed.
     """
-    import pandas as pd
 
     if engine not in ("pandas", "auto"):
         raise ValueError(f"`engine` must be 'pandas' or 'auto'; got {engine!r}.")
@@ -151,13 +167,52 @@ def read_data(path, *, engine="pandas"):
     name = path.name.lower()
     if name.endswith(".parquet"):
         return _read_parquet(path, engine)
-    for suffix, sep in CSV_SUFFIXES.items():
+    for suffix, default_sep in CSV_SUFFIXES.items():
         if any(name.endswith(suffix + comp) for comp in COMPRESSION_SUFFIXES):
-            return pd.read_csv(path, sep=sep)
+            return _read_csv(
+                path, sep or default_sep, encoding, na_values, keep_default_na
+            )
     raise ValueError(
         f"Cannot tell the format of {str(path)!r} from its extension; fmtest reads "
         ".csv, .csv.gz, .tsv (tab-separated), .parquet and folders of Parquet files."
     )
+
+
+def _read_csv(path, sep, encoding, na_values, keep_default_na):
+    """``pandas.read_csv`` with hints for the encoding and the separator."""
+    import pandas as pd
+
+    missing = list(na_values or [])
+    if not keep_default_na:
+        missing = ["", *missing]  # empty cells stay missing
+    try:
+        data = pd.read_csv(
+            path,
+            sep=sep,
+            encoding=encoding,
+            na_values=missing or None,
+            keep_default_na=keep_default_na,
+        )
+    except UnicodeError as err:
+        raise ValueError(
+            f"Cannot decode {str(path)!r} as {encoding or 'UTF-8'} ({err}); give its "
+            "encoding with --encoding, e.g. --encoding latin-1 or --encoding utf-16."
+        ) from None
+    except LookupError as err:  # an unknown codec name
+        raise ValueError(f"Unknown --encoding {encoding!r}: {err}.") from None
+    if data.shape[1] == 1:
+        header = str(data.columns[0])
+        found = [c for c in (";", ",", "\t", "|") if c in header and c != sep]
+        hint = (
+            f"; the header holds {found[0]!r}: pass --sep {found[0]!r}"
+            if found
+            else "; pass the separator with --sep"
+        )
+        raise ValueError(
+            f"{str(path)!r} was read as one column ({header[:80]!r}) with "
+            f"separator {sep!r}{hint}."
+        )
+    return data
 
 
 def _read_parquet(path, engine="pandas"):
@@ -198,7 +253,7 @@ def _duckdb_relation(path):
 
 
 def _plain(value):
-    """``value`` as JSON-ready Python: NaN/NA/inf to None, numpy to Python."""
+    """``value`` as JSON-ready Python: NaN/NA to None, ±inf to "inf"/"-inf", numpy to Python."""
     import numpy as np
     import pandas as pd
 
@@ -211,6 +266,8 @@ def _plain(value):
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, float):
+        if math.isinf(value):  # distinguishable from NaN (null); float("inf") reads it
+            return "inf" if value > 0 else "-inf"
         return value if math.isfinite(value) else None
     if isinstance(value, (bool, int, str)):
         return value
@@ -239,8 +296,10 @@ def results_to_dict(res):
         predictions paired by instance) and ``roc`` (needs a score column)),
         and with several data sets ``ranks`` (per data set), ``mean_ranks``,
         ``friedman`` and ``posthoc`` (Nemenyi), each record holding the index
-        columns too. NaN, missing and infinite
-        values are ``None``; numpy scalars are Python scalars.
+        columns too. NaN and missing values are ``None``; +inf and −inf are
+        the strings ``"inf"`` and ``"-inf"`` (e.g. the Iman–Davenport F
+        under perfect agreement; ``float()`` reads them back); numpy scalars
+        are Python scalars.
     """
     out = {"config": _plain(dict(res.config)), "notes": _plain(list(res.notes))}
     for table in available_tables(res):
@@ -252,6 +311,92 @@ def results_to_dict(res):
         out["friedman"] = _records(res.friedman)
         out["posthoc"] = _records(res.posthoc())
     return out
+
+
+#: Records per write of :func:`write_json`: bounds the text held in memory.
+JSON_CHUNK = 20_000
+_JSON_TOKENS = {"NaN": "null", "Infinity": '"inf"', "-Infinity": '"-inf"'}
+
+
+def _json_column(values):
+    """Each value of one column as JSON text (NaN null, ±inf "inf"/"-inf").
+
+    Numbers are encoded by the C encoder in one call per column; text and
+    other objects once per distinct value.
+    """
+    import numpy as np
+    import pandas as pd
+
+    array = values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
+    kind = array.dtype.kind
+    if kind in "fiu" and not isinstance(values.dtype, pd.CategoricalDtype):
+        if kind == "f":
+            array = array.astype(float, copy=False)
+        text = json.dumps(array.tolist())[1:-1]
+        if not text:
+            return []
+        parts = text.split(", ")  # numbers hold no ", "
+        if kind == "f" and not np.isfinite(array).all():
+            parts = [_JSON_TOKENS.get(part, part) for part in parts]
+        return parts
+    if kind == "b":
+        return np.where(array, "true", "false").tolist()
+    codes, uniques = pd.factorize(pd.Series(array, dtype=object), use_na_sentinel=True)
+    encoded = [json.dumps(_plain(u), ensure_ascii=True) for u in uniques]
+    encoded.append("null")  # the missing-value code -1
+    return [encoded[c] for c in codes.tolist()]
+
+
+def _json_records(frame):
+    """The rows of ``frame`` (index as columns) as one-line JSON objects, lazily."""
+    flat = frame.reset_index()
+    keys = [json.dumps(str(col)) for col in flat.columns]
+    escaped = [key.replace("{", "{{").replace("}", "}}") for key in keys]
+    template = "{{" + ", ".join(f"{key}: {{}}" for key in escaped) + "}}"
+    for start in range(0, len(flat), JSON_CHUNK):
+        part = flat.iloc[start : start + JSON_CHUNK]
+        columns = [_json_column(part[col]) for col in part.columns]
+        yield [template.format(*row) for row in zip(*columns, strict=True)]
+
+
+def _json_tables(res):
+    """(name, frame) of every table that :func:`results_to_dict` writes."""
+    for table in available_tables(res):
+        yield table, getattr(res, table)
+    if len(res.counts.datasets) > 1:  # ranks across data sets (Demšar 2006)
+        ranks = res.ranks
+        yield "ranks", ranks.per_dataset
+        yield "mean_ranks", ranks.mean.to_frame()
+        yield "friedman", res.friedman
+        yield "posthoc", res.posthoc()
+
+
+def write_json(res, stream):
+    """Write :func:`results_to_dict` as JSON to ``stream``, table by table.
+
+    The same content as ``json.dumps(results_to_dict(res))``, one record
+    per line, written in chunks of :data:`JSON_CHUNK` records: the text is
+    never held whole, and numbers go through the C encoder a column at a
+    time, so the cost stays below that of the fit and summary with
+    thousands of algorithms (``benchmarks/bench_json.py``).
+    """
+    head = {"config": _plain(dict(res.config)), "notes": _plain(list(res.notes))}
+    stream.write("{\n")
+    for key, value in head.items():
+        text = json.dumps(value, indent=2, allow_nan=False).replace("\n", "\n  ")
+        stream.write(f"  {json.dumps(key)}: {text},\n")
+    first = True
+    for name, frame in _json_tables(res):
+        stream.write(("" if first else ",\n") + f"  {json.dumps(name)}: [")
+        first = False
+        started = False
+        for records in _json_records(frame):
+            if records:
+                stream.write(("," if started else "") + "\n    ")
+                stream.write(",\n    ".join(records))
+                started = True
+        stream.write("\n  ]" if started else "]")
+    stream.write("\n}\n")
 
 
 def available_tables(res):
@@ -279,7 +424,7 @@ def render_results(res, fmt="text", table="pairwise", *, misclassification=False
     fmt : {"text", "latex", "html", "csv", "json"}, default="text"
         ``text``, ``latex`` and ``html`` render ``res.summary()``; ``csv``
         writes one table with its index at full precision; ``json`` writes
-        :func:`results_to_dict` (NaN as ``null``).
+        :func:`results_to_dict` (NaN as ``null``, ±inf as ``"inf"``/``"-inf"``).
     table : str, default="pairwise"
         The table written by ``fmt="csv"``: ``fmeasures`` (``estimates``),
         ``pairwise``, ``omnibus``, ``across_datasets``, ``tango``,
@@ -303,6 +448,8 @@ def render_results(res, fmt="text", table="pairwise", *, misclassification=False
     if fmt == "csv":
         if table == "fmeasures" and not res.has_wong:
             table = "estimates"
+        elif table == "estimates" and res.has_wong:  # the F table's own name
+            table = "fmeasures"
         known = available_tables(res)
         if table not in known:
             raise ValueError(
@@ -310,7 +457,11 @@ def render_results(res, fmt="text", table="pairwise", *, misclassification=False
             )
         return getattr(res, table).to_csv(lineterminator="\n")
     if fmt == "json":
-        return json.dumps(results_to_dict(res), indent=2, allow_nan=False) + "\n"
+        import io
+
+        buffer = io.StringIO()
+        write_json(res, buffer)
+        return buffer.getvalue()
     raise ValueError(f"`fmt` must be one of {list(FORMATS)}; got {fmt!r}.")
 
 
@@ -326,6 +477,15 @@ def _render_paper_table(table, fmt):
     raise ValueError(
         f"The paper table is written as text, latex, html or csv; not {fmt!r}."
     )
+
+
+def _emit_json(res, output):
+    if output is None:
+        write_json(res, sys.stdout)
+        sys.stdout.flush()
+    else:
+        with open(output, "w", encoding="utf-8") as fh:
+            write_json(res, fh)
 
 
 def _emit(text, output):
@@ -406,7 +566,16 @@ def _run_example(args):
 
 
 def _run_compare(args):
-    data = read_data(args.file, engine="auto")
+    # ROC output needs the rows in memory: with --score, Parquet is read by
+    # pandas as CSV is (the DuckDB route keeps only count tables)
+    data = read_data(
+        args.file,
+        engine="pandas" if args.score else "auto",
+        encoding=args.encoding,
+        sep=args.sep,
+        na_values=[v for v in (args.na_values or "").split(",") if v],
+        keep_default_na=args.default_na,
+    )
     try:
         model = _model_class(args).from_formula(
             args.formula,
@@ -423,6 +592,13 @@ def _run_compare(args):
         )
     except _engine_errors(data) as err:  # e.g. Parquet files whose columns differ
         raise ValueError(f"DuckDB cannot read {str(args.file)!r}: {err}") from None
+    except ValueError as err:
+        if args.default_na and "missing value" in str(err):
+            raise ValueError(
+                f"{err} If a level is named NA, None, nan or null, pass "
+                "--no-default-na (only empty cells are then missing)."
+            ) from None
+        raise
     return _fit(model, args)
 
 
@@ -596,7 +772,8 @@ def _output_options():
         nargs="?",
         const=PAPER_TABLE,
         default=None,
-        help="the table written by --format csv (default: pairwise; tango, "
+        help="the table written by --format csv (default: pairwise; estimates "
+        "and fmeasures name the same table; tango, "
         "paired_errors and roc where the data allow them); "
         "--table alone (or 'paper'): data sets x algorithms with CIs, best in "
         "bold, mean ranks, as text, latex, html or csv",
@@ -706,7 +883,35 @@ def _parser():
         "--score",
         metavar="COLUMN",
         default=None,
-        help="column with a continuous score for the positive class (checked)",
+        help="column with a continuous score for the positive class (checked; "
+        "Parquet is then read into memory, as CSV is, for the ROC output)",
+    )
+    reading = compare.add_argument_group("reading CSV")
+    reading.add_argument(
+        "--sep",
+        default=None,
+        metavar="SEP",
+        help="field separator (default: ',' for .csv, tab for .tsv), e.g. ';'",
+    )
+    reading.add_argument(
+        "--encoding",
+        default=None,
+        metavar="CODEC",
+        help="text encoding (default: utf-8), e.g. latin-1 or utf-16",
+    )
+    reading.add_argument(
+        "--na-values",
+        default=None,
+        metavar="TEXTS",
+        help="comma-separated cell texts read as missing, besides the defaults",
+    )
+    reading.add_argument(
+        "--no-default-na",
+        dest="default_na",
+        action="store_false",
+        help="read only empty cells (and --na-values) as missing; by default "
+        "pandas' texts NA, N/A, NaN, nan, null, None, <NA>, ... are missing too, "
+        "so a level named NA or None needs this option",
     )
     roles.add_argument(
         "--positive",
@@ -779,6 +984,9 @@ def main(argv=None):
             )
     try:
         res = args.run(args)
+        if args.format == "json":  # streamed: never the whole text in memory
+            _emit_json(res, args.output)
+            return 0
         text = render_results(
             res,
             args.format,

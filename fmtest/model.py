@@ -14,7 +14,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from fmtest.options import check_fit_options
+from fmtest.options import (
+    check_choice,
+    check_fit_options,
+    check_probability_bound,
+    check_seed,
+)
 from fmtest.tables.counts import CountTables
 from fmtest.tables.formula import parse_formula
 from fmtest.tables.longdata import check_score, read_long_data
@@ -310,7 +315,20 @@ class MetricComparison:
         if isinstance(predictions, pd.DataFrame):
             wide = predictions.reset_index(drop=True)
         elif isinstance(predictions, dict):
-            wide = pd.DataFrame({str(k): np.asarray(v) for k, v in predictions.items()})
+            columns = {str(k): np.asarray(v) for k, v in predictions.items()}
+            for key, column in columns.items():
+                if column.ndim != 1:
+                    raise ValueError(
+                        f"`predictions[{key!r}]` must be 1-D; got shape {column.shape}."
+                    )
+            lengths = {key: len(column) for key, column in columns.items()}
+            if len(set(lengths.values())) > 1:
+                raise ValueError(
+                    "The prediction arrays in `predictions` differ in length "
+                    f"({', '.join(f'{k!r}: {n}' for k, n in lengths.items())}); "
+                    "each needs one prediction per instance of `truth`."
+                )
+            wide = pd.DataFrame(columns)
         else:
             array = np.asarray(predictions)
             if array.ndim != 2:
@@ -585,6 +603,7 @@ class FMeasureComparison(MetricComparison):
         wong: bool = False,
         estimand: str | None = None,
         rope: float = 0.0,
+        **unknown: Any,
     ) -> FMeasureComparisonResults:
         """Estimate the F-measures, their covariance, and the tests.
 
@@ -676,9 +695,16 @@ class FMeasureComparison(MetricComparison):
         """
         from fmtest.results import FMeasureComparisonResults
 
+        if unknown:
+            _refuse_unknown_options(unknown)
         checked = check_fit_options(
             alpha=alpha, beta=beta, min_count=min_count, n_boot=n_boot
         )
+        rho_fallback = check_probability_bound(
+            rho_fallback, "rho_fallback", allow_nan=True
+        )
+        check_choice(wong_divisor, "wong_divisor", ("theorem", "printed"))
+        seed = check_seed(seed)
         if method not in METHODS:
             raise ValueError(f"`method` must be one of {set(METHODS)}; got {method!r}.")
         if METHODS[method] == "wong" and not self.counts.has_folds:
@@ -711,6 +737,18 @@ class FMeasureComparison(MetricComparison):
             estimand=estimand,
             rope=rope,
         )
+
+
+def _refuse_unknown_options(unknown):
+    """A TypeError naming the options :meth:`FMeasureComparison.fit` does not take."""
+    if "metric" in unknown:
+        raise TypeError(
+            "FMeasureComparison.fit() has no `metric` option: it compares F_beta "
+            "(choose beta with `beta=`). For another metric use "
+            "MetricComparison (same constructors) and .fit(metric=...)."
+        )
+    names = ", ".join(f"`{name}`" for name in sorted(unknown))
+    raise TypeError(f"FMeasureComparison.fit() got unknown option(s) {names}.")
 
 
 compare_fmeasures = FMeasureComparison.from_formula

@@ -18,9 +18,14 @@ __all__ = [
     "MAX_BETA",
     "check_alpha",
     "check_beta",
+    "check_choice",
     "check_count_option",
     "check_fit_options",
+    "check_probability_bound",
+    "check_seed",
 ]
+
+_UNSET = object()  # "option not given", distinct from an explicit None
 
 #: Largest accepted F_β weight. Beyond it F_β equals recall to about twelve
 #: significant digits (its distance from recall is of order FP/β²), and β²
@@ -28,16 +33,103 @@ __all__ = [
 MAX_BETA = 1e6
 
 
-def check_alpha(alpha):
-    """``alpha`` as a float; a TypeError for text or a boolean, a ValueError unless in (0, 1)."""
+def check_alpha(alpha, *, inverting=False):
+    """``alpha`` as a float; a TypeError for text or a boolean, a ValueError unless in (0, 0.5].
+
+    ``alpha`` is the error rate (1 − the confidence level): an interval at
+    level 1 − α. A value above 0.5 would give an interval at a level below
+    50 %, almost always a confidence level passed by mistake
+    (``alpha=0.95`` for a 95 % interval), so it is refused with the fix.
+    ``alpha=0.5`` (a 50 % interval) reads the same either way and is kept.
+    ``inverting=True`` accepts any α in (0, 1): for the interval formulas of
+    :mod:`fmtest.within.intervals`, which are inverted over α to find the
+    p-value (the α at which the interval touches 0).
+
+    Examples
+    --------
+    >>> check_alpha(0.05)
+    0.05
+    >>> check_alpha(0.95)
+    Traceback (most recent call last):
+    ...
+    ValueError: `alpha` is the error rate, 1 minus the confidence level, and must lie in (0, 0.5]; got 0.95. For a 95% interval pass alpha=0.05.
+    """
     if isinstance(alpha, (str, bytes, bool, np.bool_)):
         raise TypeError(
-            f"`alpha` must be a number strictly between 0 and 1; got {alpha!r} "
+            f"`alpha` must be a number in (0, 0.5]; got {alpha!r} "
             f"({type(alpha).__name__})."
         )
-    if not (isinstance(alpha, numbers.Real) and 0 < alpha < 1):
+    if not (isinstance(alpha, numbers.Real) and 0 < alpha < 1):  # also NaN
         raise ValueError(f"`alpha` must lie strictly between 0 and 1; got {alpha!r}.")
+    if alpha > 0.5 and not inverting:
+        raise ValueError(
+            "`alpha` is the error rate, 1 minus the confidence level, and must lie "
+            f"in (0, 0.5]; got {alpha!r}. For a {100 * alpha:.10g}% "
+            f"interval pass alpha={1 - alpha:.10g}."
+        )
     return float(alpha)
+
+
+def check_choice(value, name, options):
+    """``value`` if it is one of ``options``, else a ValueError naming ``name``.
+
+    Examples
+    --------
+    >>> check_choice("printed", "wong_divisor", ("theorem", "printed"))
+    'printed'
+    >>> check_choice("x", "wong_divisor", ("theorem", "printed"))
+    Traceback (most recent call last):
+    ...
+    ValueError: `wong_divisor` must be one of 'theorem', 'printed'; got 'x'.
+    """
+    try:
+        known = value in options
+    except TypeError:  # unhashable
+        known = False
+    if not known or isinstance(value, (bool, np.bool_)):
+        allowed = ", ".join(repr(o) for o in options)
+        raise ValueError(f"`{name}` must be one of {allowed}; got {value!r}.")
+    return value
+
+
+def check_probability_bound(value, name, *, allow_nan=False):
+    """A correlation-like option as a float in [−1, 1] (NaN only if ``allow_nan``)."""
+    number = _real(value, name)
+    if np.isnan(number) and allow_nan:
+        return number
+    if not -1.0 <= number <= 1.0:  # also refuses NaN
+        extra = " or be nan" if allow_nan else ""
+        raise ValueError(f"`{name}` must lie in [-1, 1]{extra}; got {value!r}.")
+    return number
+
+
+def check_seed(seed, name="seed"):
+    """A seed ``numpy.random.default_rng`` accepts: None, an integer >= 0 or a Generator.
+
+    Also accepted: a ``SeedSequence`` or ``BitGenerator``. Text, booleans,
+    floats and negative integers raise, naming ``name``.
+
+    Examples
+    --------
+    >>> check_seed(3)
+    3
+    >>> check_seed("abc")
+    Traceback (most recent call last):
+    ...
+    TypeError: `seed` must be None, an integer >= 0 or a numpy.random.Generator; got 'abc' (str).
+    """
+    if seed is None or isinstance(
+        seed, (np.random.Generator, np.random.SeedSequence, np.random.BitGenerator)
+    ):
+        return seed
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise TypeError(
+            f"`{name}` must be None, an integer >= 0 or a numpy.random.Generator; "
+            f"got {seed!r} ({type(seed).__name__})."
+        )
+    if seed < 0:
+        raise ValueError(f"`{name}` must be >= 0; got {seed!r}.")
+    return int(seed)
 
 
 def _real(value, name):
@@ -93,8 +185,10 @@ def check_count_option(value, name, *, minimum=0):
     return int(number)
 
 
-def check_fit_options(*, alpha, beta=None, min_count=None, n_boot=None):
-    """Check the numeric options of a fit; ``None`` skips an option.
+def check_fit_options(*, alpha, beta=_UNSET, min_count=_UNSET, n_boot=_UNSET):
+    """Check the numeric options of a fit; an option not given is skipped.
+
+    An explicit ``None`` is checked like any other value (and refused).
 
     Returns
     -------
@@ -117,10 +211,10 @@ def check_fit_options(*, alpha, beta=None, min_count=None, n_boot=None):
     {'alpha': 0.05, 'beta': 1.0, 'min_count': 5}
     """
     checked = {"alpha": check_alpha(alpha)}
-    if beta is not None:
+    if beta is not _UNSET:
         checked["beta"] = check_beta(beta)
-    if min_count is not None:
+    if min_count is not _UNSET:
         checked["min_count"] = check_count_option(min_count, "min_count")
-    if n_boot is not None:
+    if n_boot is not _UNSET:
         checked["n_boot"] = check_count_option(n_boot, "n_boot", minimum=1)
     return checked

@@ -31,6 +31,7 @@ from fmtest.across.pooling import (
 from fmtest.across.retraining import normal_power, repeats_for_power
 from fmtest.estimates.delta_engine import DeltaMethodVariance
 from fmtest.estimates.fmeasure import divide, safe_sqrt
+from fmtest.estimates.metric_intervals import metric_interval
 from fmtest.estimates.metrics import get_metric
 from fmtest.estimates.wong import WongLinearVariance, recall_weight
 from fmtest.report import accessors
@@ -185,9 +186,11 @@ class MetricComparisonResults:
         pandas.DataFrame
             Index (``dataset``, ``algorithm``). Columns: ``estimate``,
             ``se_delta``, ``se_algorithm`` (under the algorithm estimand: the
-            delta + retraining standard error), ``ci_lower``, ``ci_upper``
-            (Wald of ``method``; for F-measures as chosen by ``ci_method``;
-            under the algorithm estimand the delta + retraining t interval),
+            corrected standard error of the fold values), ``ci_lower``,
+            ``ci_upper`` (the metric's default interval, inside its range:
+            see :mod:`fmtest.estimates.metric_intervals`; for F-measures as
+            chosen by ``ci_method``; under the algorithm estimand the
+            corrected t interval),
             ``ci_logit_lower``, ``ci_logit_upper`` (the interval on the logit
             scale of the metric mapped to [0, 1], so it stays inside the
             metric's range), ``tp``, ``fn``, ``fp``, ``tn`` and
@@ -375,6 +378,9 @@ class MetricComparisonResults:
               :data:`fmtest.across.pooling.HIGH_I2` while a fixed-effect p is shown),
               ``wilcoxon_exact_floor`` (at most 5 non-zero differences: the
               exact p cannot fall below 0.0625), ``variance_from_interval``;
+              ``re_ci_clipped`` (the random-effects interval reached past
+              the range of a difference, ±(hi − lo) of the metric's range,
+              and was clipped to it);
               ``variance_from_interval`` (the data sets whose variance of the
               difference was NaN or 0 and was taken from the width of the
               pairwise interval); ``reason`` (why values are NaN).
@@ -411,12 +417,19 @@ class MetricComparisonResults:
             multitest=self._multitest,
             wong_divisor=self._wong_divisor,
             with_wong=self.wong is not None,
+            diff_range=self._difference_range,
         )
         if not self.has_wong:
             return frame.drop(columns=["se_wong", "z_wong", "p_wong"])
         large = self._pair_large_sample(pairs).all(axis=0)
         frame.insert(1, "large_sample", large)
         return frame
+
+    @property
+    def _difference_range(self):
+        """The range of a difference of the metric: ±(hi − lo)."""
+        low, high = self.metric.bounds
+        return (low - high, high - low)
 
     @cached_property
     def algorithm_tests(self) -> pd.DataFrame | None:
@@ -517,7 +530,7 @@ class MetricComparisonResults:
             "n01": j[..., 0, 1, 0] + j[..., 1, 0, 1],
             "n00": j[..., 0, 1, 1] + j[..., 1, 0, 0],
         }
-        algs = self.counts.algorithms
+        algs = list(self.counts.algorithms)  # indexing a pandas Index is slow
         first, second = np.triu_indices(len(algs), k=1)
         table = paired_error_comparisons(
             *(cells[k][:, first, second] for k in ("n11", "n10", "n01", "n00")),
@@ -805,9 +818,28 @@ class MetricComparisonResults:
         return out["ci_lower"].ravel(), out["ci_upper"].ravel()
 
     def _estimate_interval(self, alpha):
-        """(lower, upper) per (data set, algorithm), flattened."""
+        """(lower, upper) per (data set, algorithm), flattened: each metric's default.
+
+        Inside the metric's range (issue 22): F_β the score interval, the
+        proportions (tpr, tnr, precision, accuracy) Wilson, the rest a
+        logit / Fisher-z Wald interval; see
+        :mod:`fmtest.estimates.metric_intervals`. With repeats the counts
+        are not independent trials: transformed Wald with the delta SE.
+        """
         est, var = self.lead.estimates.ravel(), self.lead.variances.ravel()
-        return wald_interval(est, var, alpha)
+        totals = self.counts.totals.reshape(-1, 2, 2)
+        single = self.counts.n_repeats == 1
+        if self.metric.key in ("f1", "fbeta") and single:
+            beta = self.metric.options["beta"]
+            low, high = fmeasure_interval(totals, beta=beta, alpha=alpha)
+            return np.where(np.isnan(est), np.nan, low), np.where(
+                np.isnan(est), np.nan, high
+            )
+        if not self.counts.tn_known and self.metric.needs_tn:
+            return wald_interval(est, var, alpha)  # NaN: the metric needs TN
+        return metric_interval(
+            self.metric, totals, est, var, alpha, counts_are_trials=single
+        )
 
     def _difference_interval(self, alpha):
         """(lower, upper) per (data set, pair), flattened."""
@@ -1099,10 +1131,10 @@ class FMeasureComparisonResults(MetricComparisonResults):
         if ci_method == "bootstrap":
             boot = self._bootstrap(alpha)
             return boot.f_lower.ravel(), boot.f_upper.ravel()
+        est, var = self.lead.estimates.ravel(), self.lead.variances.ravel()
         if ci_method == "logit":
-            est, var = self.lead.estimates.ravel(), self.lead.variances.ravel()
             return bounded_interval(est, var, self.metric.bounds, alpha)
-        return super()._estimate_interval(alpha)
+        return wald_interval(est, var, alpha)  # ci_method="wald"
 
     def _difference_interval(self, alpha):
         ci_method = self.config["ci_method"]

@@ -16,6 +16,7 @@ __all__ = [
     "FoldMismatchWarning",
     "MajorityPositiveWarning",
     "ResponseKindWarning",
+    "ScoreDroppedWarning",
 ]
 
 
@@ -128,4 +129,14 @@ class DatasetColumnWarning(FmtestWarning):
     ...     _ = fmtest.FMeasureComparison.from_formula("correct ~ algorithm", df)
     >>> any(issubclass(w.category, fmtest.DatasetColumnWarning) for w in caught)
     True
+    """
+
+
+class ScoreDroppedWarning(FmtestWarning):
+    """:func:`fmtest.cross_validate` left out the ``score`` column.
+
+    The column needs a score for the positive class from every estimator in
+    every fold; one estimator without ``predict_proba``/``decision_function``,
+    or a training fold without a positive instance (the fitted estimator then
+    knows one class only), drops it for all. The warning says which.
     """

@@ -153,9 +153,14 @@ def test_panel_columns_and_reasons():
             res.columns
         )
     assert res.loc[0, "gmean"] == pytest.approx(GM)
-    assert res.loc[0, "ci_upper_gmean"] - res.loc[0, "gmean"] == pytest.approx(
-        1.6448536269514722 * res.loc[0, "se_gmean"]
-    )
+    # issue 22.1: the default interval of G-mean is MOVER-Wilson on the log
+    # scale (inside [0, 1]), no longer gmean ± z·SE
+    from fmtest.estimates.metric_intervals import mover_gmean
+
+    cells = np.array([[[930.0, 20.0], [10.0, 40.0]]])
+    lower, upper = mover_gmean(cells, alpha=0.1)
+    assert res.loc[0, "ci_lower_gmean"] == pytest.approx(lower[0], rel=1e-12)
+    assert res.loc[0, "ci_upper_gmean"] == pytest.approx(upper[0], rel=1e-12)
     assert res.loc[0, "notes"] == ""
     blind = res.loc[1]
     assert np.isnan(blind["precision"]) and np.isnan(blind["se_gmean"])

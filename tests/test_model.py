@@ -452,7 +452,7 @@ def test_bad_fit_options(res):
         mod.fit(estimand="models", method="robust")
     with pytest.raises(ValueError, match="`alpha` must lie strictly between 0 and 1"):
         mod.fit(estimand="models", alpha=5)
-    with pytest.raises(ValueError, match="`divisor` must be one of"):
+    with pytest.raises(ValueError, match="`wong_divisor` must be one of"):
         mod.fit(estimand="models", wong_divisor="M")
     with pytest.raises(ValueError, match="`re_method` must be one of"):
         mod.fit(estimand="models", re_method="reml")

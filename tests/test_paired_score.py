@@ -236,9 +236,17 @@ def test_default_falls_back_to_mover_score_with_a_note(monkeypatch):
     assert any("the data are unpaired" in note for note in unpaired.notes)
     mover = difference_test(unpaired.counts)
     np.testing.assert_allclose(unpaired.pairwise["ci_lower"], mover.lower.ravel())
-    monkeypatch.setattr(paired_score, "MAX_TABLES", 5)
+    # issue 22.6c: more pair tables than a chunk no longer fall back to
+    # MOVER-score; they are solved in chunks, with the same numbers
+    monkeypatch.setattr(paired_score, "CHUNK_TABLES", 5)
     many = FMeasureComparison.from_formula("correct ~ algorithm", sub).fit(
         estimand="models"
     )
-    assert many.config["test"] == "MOVER-score (inverted interval)"
-    assert any("6 pair tables, more than 5" in note for note in many.notes)
+    assert many.config["test"] == "paired score (inverted interval)"
+    assert not any("pair tables, more than" in note for note in many.notes)
+    np.testing.assert_allclose(
+        many.pairwise[["ci_lower", "ci_upper"]],
+        paired.pairwise[["ci_lower", "ci_upper"]],
+        rtol=0,
+        atol=1e-15,
+    )

@@ -108,8 +108,13 @@ def per_pair_table(
     multitest="holm",
     wong_divisor="theorem",
     with_wong=True,
+    diff_range=(-1.0, 1.0),
 ):
-    """The table pair by pair from the public per-pair functions."""
+    """The table pair by pair from the public per-pair functions.
+
+    The random-effects interval is clipped to ``diff_range`` with the flag
+    ``re_ci_clipped`` (issue 22.1).
+    """
     options = {
         "alpha": alpha,
         "re_method": re_method,
@@ -148,6 +153,11 @@ def per_pair_table(
         if names:
             row["flags"].append("variance_from_interval")
         row["variance_from_interval"] = ", ".join(names)
+        low, high = diff_range
+        if row["re_ci_lower"] < low or row["re_ci_upper"] > high:
+            row["re_ci_lower"] = max(row["re_ci_lower"], low)
+            row["re_ci_upper"] = min(row["re_ci_upper"], high)
+            row["flags"].append("re_ci_clipped")
         same = (diff[:, p] == 0) & (var_lead[:, p] == 0)
         if same.any():
             where = ", ".join(str(datasets[m]) for m in np.flatnonzero(same))

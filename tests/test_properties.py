@@ -193,3 +193,70 @@ def test_every_label_pair_is_counted(labels):
         [1, 1, 0, 1],
         [1, 1, 0, 1],
     ]
+
+
+# -- issue 22: level renaming, Categorical order, JSON round trip ---------------
+
+
+@given(long_frames(), st.randoms(use_true_random=False))
+@PROPERTIES
+def test_categorical_and_renamed_levels_follow_the_labels(case, random):
+    """Any category order gives the plain column's results; a renaming that
+    keeps the label order keeps every number (issue 22.3)."""
+    df, positive = case
+    built = build_or_clear_error(df, positive)
+    if built is None:
+        return
+    _, res = built
+    categories = sorted(df["algorithm"].dropna().unique())
+    random.shuffle(categories)
+    cat = df.assign(algorithm=pd.Categorical(df["algorithm"], categories=categories))
+    _, res_cat = fit(cat, positive)
+    assert list(map(str, res_cat.counts.algorithms)) == list(
+        map(str, res.counts.algorithms)
+    )
+    assert_allclose(res_cat.pairwise["diff"], res.pairwise["diff"], atol=0)
+    order = {a: f"alg{i:02d}" for i, a in enumerate(res.counts.algorithms)}
+    _, renamed = fit(df.assign(algorithm=df["algorithm"].map(order)), positive)
+    assert_allclose(
+        renamed.pairwise["diff"].to_numpy(), res.pairwise["diff"].to_numpy(), atol=0
+    )
+
+
+def _json_value(value):
+    """What a table value reads back as from fmtest's JSON."""
+    if isinstance(value, float) and np.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    return value
+
+
+@given(long_frames())
+@PROPERTIES
+def test_json_round_trip_keeps_every_value(case):
+    """JSON output holds every table value: NaN as null, ±inf as "inf"/"-inf",
+    one record per row, every name as text (issue 22.3)."""
+    import json
+
+    from fmtest.cli import render_results
+
+    df, positive = case
+    built = build_or_clear_error(df, positive)
+    if built is None:
+        return
+    _, res = built
+    got = json.loads(render_results(res, "json"))
+    for name in ("fmeasures", "pairwise", "paired_errors"):
+        frame = getattr(res, name).reset_index()
+        records = got[name]
+        assert len(records) == len(frame)
+        for record, (_, row) in zip(records, frame.iterrows(), strict=True):
+            assert list(record) == [str(c) for c in frame.columns]
+            for column, value in row.items():
+                if isinstance(value, (float, np.floating)):
+                    assert record[column] == _json_value(float(value)) or (
+                        np.isclose(record[column], value, rtol=1e-15, atol=0)
+                    )
+                elif column in ("dataset", "algorithm_1", "algorithm_2", "algorithm"):
+                    assert record[column] == str(value) or record[column] == value

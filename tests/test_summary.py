@@ -160,7 +160,7 @@ def test_width_at_most_100_on_the_example_and_long_names(text, hostile):
     # a line break in a name does not break a row of the table
     rows = table_rows(long_text, "F-measures", 6)
     f = hostile.fmeasures.loc[(HOSTILE_DATASETS[0], HOSTILE_ALGORITHMS[3]), "f"]
-    assert rows[f"{HOSTILE_DATASETS[0]} / tab?and?newline"][0] == f"{f:.4f}"
+    assert rows[f"{HOSTILE_DATASETS[0]} / tab\\tand\\nnewline"][0] == f"{f:.4f}"
 
 
 def test_wong_only_when_asked(example, res, text):

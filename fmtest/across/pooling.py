@@ -586,6 +586,7 @@ def across_datasets_table(
     multitest="holm",
     wong_divisor="theorem",
     with_wong=True,
+    diff_range=(-1.0, 1.0),
 ):
     """Every across-data-set test for every pair of algorithms.
 
@@ -612,6 +613,10 @@ def across_datasets_table(
         ``variance_from_interval``. Wong's own columns are never filled.
     alpha, re_method, re_test, multitest, wong_divisor, with_wong
         As in ``fit``.
+    diff_range : tuple of float, default=(-1, 1)
+        The range of a difference of the metric (hi − lo of its range on
+        either side). The random-effects interval, a symmetric t or z
+        interval, is clipped to it and the pair flagged ``re_ci_clipped``.
 
     Returns
     -------
@@ -687,6 +692,13 @@ def across_datasets_table(
         ),
         np.where(from_interval != "", "variance_from_interval", ""),
     ]
+    low_range, high_range = (float(v) for v in diff_range)
+    clipped = (pooled["re_ci_lower"] < low_range) | (pooled["re_ci_upper"] > high_range)
+    if clipped.any():
+        pooled = dict(pooled)
+        pooled["re_ci_lower"] = np.maximum(pooled["re_ci_lower"], low_range)
+        pooled["re_ci_upper"] = np.minimum(pooled["re_ci_upper"], high_range)
+    flags.append(np.where(clipped, "re_ci_clipped", ""))
     p_exact = wil["p_exact"]
     columns = {
         "n_datasets": np.full(n_pairs, m, dtype=np.int64),

@@ -27,10 +27,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from fmtest.estimates.delta import cell_variance
 from fmtest.estimates.fmeasure import divide
+from fmtest.estimates.metric_intervals import metric_interval
 from fmtest.options import check_alpha, check_beta
 
 __all__ = [
@@ -372,7 +372,11 @@ def panel(
         One row per classifier with columns ``tp``, ``fn``, ``fp``, ``tn``;
         other columns are kept as labels.
     alpha : float, default=0.05
-        Level of the Wald intervals ``ci_lower_<key>``, ``ci_upper_<key>``.
+        Level of the intervals ``ci_lower_<key>``, ``ci_upper_<key>``: each
+        metric's default, inside its range (Wilson for tpr, tnr, precision
+        and accuracy; a logit or Fisher-z Wald interval with the delta SE
+        for the others, F_β included; see
+        :mod:`fmtest.estimates.metric_intervals`).
     metrics : list of str, optional
         Keys to compute; default all of ``METRICS``.
     beta, w, iba_alpha, iba_squared
@@ -413,6 +417,13 @@ def panel(
             raise ValueError(
                 f"Column {name!r} must hold non-negative counts without NaN."
             )
+        infinite = ~np.isfinite(col.to_numpy(dtype=float))
+        if infinite.any():
+            row = table.index[np.flatnonzero(infinite)[0]]
+            raise ValueError(
+                f"Column {name!r} must hold finite counts; got "
+                f"{col.to_numpy(dtype=float)[infinite][0]} at row {row!r}."
+            )
         cells[:, z, lab] = col.to_numpy(dtype=float)
     options = {
         "fbeta": {"beta": beta},
@@ -422,7 +433,7 @@ def panel(
     keys = list(METRICS) if metrics is None else list(metrics)
     out = table.copy()
     notes = [[] for _ in range(len(table))]
-    z = stats.norm.isf(check_alpha(alpha) / 2)
+    alpha = check_alpha(alpha)
     for key in keys:
         metric = get_metric(key, **options.get(key, {}))
         value, grad, reason = metric_value_and_gradient(metric, cells)
@@ -434,8 +445,10 @@ def panel(
         np.sqrt(var, out=se, where=(var > 0) & (reason == ""))
         out[key] = value
         out[f"se_{key}"] = se
-        out[f"ci_lower_{key}"] = value - z * se
-        out[f"ci_upper_{key}"] = value + z * se
+        # the metric's default interval, inside its range (issue 22)
+        low, high = metric_interval(metric, cells, value, se**2, alpha)
+        out[f"ci_lower_{key}"] = low
+        out[f"ci_upper_{key}"] = high
         for i, text in enumerate(reason):
             if text:
                 notes[i].append(f"{key}: {text}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fmtest.options import check_count_option
 from fmtest.report.plotting import _pyplot
 
 __all__ = ["nemenyi_cliques", "plot_cd"]
@@ -75,6 +76,7 @@ def plot_cd(ranks, critical_difference, *, ax=None, title=None, digits=2):
     -------
     matplotlib.axes.Axes
     """
+    digits = check_count_option(digits, "digits")
     plt = _pyplot()
     mean = ranks.mean.sort_values(kind="stable")
     a = len(mean)

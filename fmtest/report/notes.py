@@ -265,6 +265,14 @@ def _across_flag_notes(across, pairs):
             + _listed(cells, "res.across_datasets['variance_from_interval']")
             + "."
         )
+    clipped = flags.str.contains("re_ci_clipped").to_numpy()
+    if clipped.any():
+        notes.append(
+            "The random-effects interval reached past the range of a difference "
+            "and was clipped to it (a wide t interval from few data sets): "
+            + _listed(list(pairs[clipped]), "res.across_datasets['flags']")
+            + "."
+        )
     floor = across.loc[flags.str.contains("wilcoxon_exact_floor").to_numpy()]
     for m in sorted(set(floor["n_nonzero"])):
         notes.append(

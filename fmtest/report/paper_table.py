@@ -97,7 +97,9 @@ class PaperTable:
                 if self.worse.at[row, col]:
                     text += TEXT_DAGGER
                 cells.append(f"<td>{text}</td>")
-            style = ' style="border-top: 1px solid"' if row == MEAN_RANK else ""
+            style = (
+                ' style="border-top: 1px solid"' if row == self.cells.index[-1] else ""
+            )
             lines.append(f"<tr{style}><th>{html_escape(row)}</th>{''.join(cells)}</tr>")
         lines += ["</tbody>", "</table>"]
         return "\n".join(lines) + "\n"
@@ -171,7 +173,7 @@ class PaperTable:
         )
         body = []
         for row in self.cells.index:
-            if row == MEAN_RANK:
+            if row == self.cells.index[-1]:  # the mean-rank row
                 body.append("\\midrule")
             cells = [self._latex_cell(row, col, esc) for col in cols]
             body.append(" & ".join([esc(str(row)), *cells]) + " \\\\")
@@ -271,6 +273,30 @@ def _worse_than_best(res, values, best, alpha):
     return worse
 
 
+def mean_rank_label(datasets):
+    """``"mean rank"``, or a variant that no data set in ``datasets`` is named.
+
+    A data set may itself be called "mean rank"; its row must not be
+    overwritten by the mean-rank row.
+
+    Examples
+    --------
+    >>> mean_rank_label(["d1", "d2"])
+    'mean rank'
+    >>> mean_rank_label(["mean rank", "mean rank (all data sets)"])
+    'mean rank (all data sets) 2'
+    """
+    names = {str(name) for name in datasets}
+    label = MEAN_RANK
+    if label in names:
+        label = f"{MEAN_RANK} (all data sets)"
+        base, k = label, 1
+        while label in names:
+            k += 1
+            label = f"{base} {k}"
+    return label
+
+
 def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     """Build the paper table of a results object.
 
@@ -327,11 +353,12 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     )
     ranks = rank_datasets(values)
     mean = ranks.mean
-    cells.loc[MEAN_RANK] = [
+    label = mean_rank_label(values.index)
+    cells.loc[label] = [
         "NaN" if np.isnan(v) else f"{v:.2f}" for v in mean.to_numpy(dtype=float)
     ]
-    best.loc[MEAN_RANK] = mean.eq(mean.min()).to_numpy()
-    worse.loc[MEAN_RANK] = False
+    best.loc[label] = mean.eq(mean.min()).to_numpy()
+    worse.loc[label] = False
     best, worse = best.astype(bool), worse.astype(bool)
     what = {"ci": f"{100 * (1 - res.alpha):g}% CI", "se": "SE (delta)", None: ""}
     metric = f"F_{res.beta:g}" if res.has_wong else res.metric.label()
@@ -341,6 +368,10 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
         caption += (
             f"; {TEXT_DAGGER}: significantly worse than the best at alpha = {alpha:g} "
             f"(within-data-set test, p adjusted by {res.config['multitest']})"
+        )
+    if label != MEAN_RANK:
+        caption += (
+            f"; a data set is named {MEAN_RANK!r}: the mean-rank row is {label!r}"
         )
     caption += f"; last row: mean rank over {ranks.n_datasets} data sets (1 = best)"
     if ranks.dropped:

@@ -137,14 +137,18 @@ def _flat_labels(index):
     return list(index.astype(str))
 
 
-#: Control characters (line breaks, tabs, …) print as "?" so rows stay on one line.
-CONTROL_CHARACTERS = dict.fromkeys([*range(32), 127], "?")
+#: Control characters (line breaks, tabs, …) print as Python escapes (``\n``,
+#: ``\t``, ``\x07``) so rows stay on one line and names stay distinct.
+CONTROL_CHARACTERS = {
+    code: {9: "\\t", 10: "\\n", 13: "\\r"}.get(code, f"\\x{code:02x}")
+    for code in [*range(32), 127]
+}
 
 
 class ShortNames:
     """Shortens names longer than ``limit`` to ``head…tail``, keeping them unique.
 
-    Control characters print as ``?``; a name changed either way is listed
+    Control characters print as escapes (``\\n``); a name changed either way is listed
     by :meth:`note`.
     """
 

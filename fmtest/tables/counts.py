@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fmtest.tables.levels import check_distinct_names
 from fmtest.tables.longdata import (
     SINGLE_DATASET_LABEL,
     LongData,
@@ -278,10 +279,12 @@ class CountTables:
             counts[key] = _nonnegative_integers(table[col], col)
 
         alg_codes, algorithms = pd.factorize(table[algorithm], sort=True)
+        check_distinct_names(algorithms, algorithm)
         if dataset is None:
             ds_codes, datasets = np.zeros(len(table), np.int64), [SINGLE_DATASET_LABEL]
         else:
             ds_codes, datasets = pd.factorize(table[dataset], sort=True)
+            check_distinct_names(datasets, dataset)
         if fold is None:
             fold_codes, folds = np.zeros(len(table), np.int64), [SINGLE_DATASET_LABEL]
         else:

@@ -12,11 +12,14 @@ so is tqdm for the progress bar.
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from fmtest.warnings import ScoreDroppedWarning
 
 __all__ = ["cross_validate"]
 
@@ -38,6 +41,15 @@ def _check_estimators(estimators):
             f"estimator; got {type(estimators).__name__}."
         )
     for name, est in estimators.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(
+                "`estimators` names must be non-empty strings (they become the "
+                f"levels of the `algorithm` column); got {name!r} "
+                f"({type(name).__name__}). Name it e.g. {str(name)!r}."
+                if name is not None and name != ""
+                else "`estimators` names must be non-empty strings (they become "
+                f"the levels of the `algorithm` column); got {name!r}."
+            )
         if not (hasattr(est, "fit") and hasattr(est, "predict")):
             raise TypeError(
                 f"`estimators[{name!r}]` has no fit/predict methods; got "
@@ -116,31 +128,57 @@ def _repeat_fold_index(splits, n):
     return labels
 
 
-def _positive_score(est, X_test, positive):
-    """Score for the positive class, or None when the estimator has none."""
+def _positive_score(est, X_test, positive, where):
+    """Score for the positive class and ``""``, or None and why there is none."""
     classes = list(getattr(est, "classes_", []))
+    if classes and positive not in classes:
+        return None, (
+            f"the training set of {where} has no instance of the positive class "
+            f"{positive!r}, so the fitted estimator knows only {classes}"
+        )
     if hasattr(est, "predict_proba"):
         try:
             proba = est.predict_proba(X_test)
         except AttributeError:  # e.g. SVC(probability=False) exposes the name only
             proba = None
         if proba is not None and positive in classes:
-            return np.asarray(proba)[:, classes.index(positive)]
+            proba = np.asarray(proba)
+            if proba.ndim != 2 or proba.shape != (len(X_test), len(classes)):
+                raise ValueError(
+                    f"predict_proba of {where} returned shape {proba.shape}; "
+                    f"expected ({len(X_test)}, {len(classes)}): one column per "
+                    f"class in classes_ {classes}."
+                )
+            return proba[:, classes.index(positive)], ""
     if hasattr(est, "decision_function") and len(classes) == 2:
         values = np.asarray(est.decision_function(X_test), dtype=float)
+        if values.shape != (len(X_test),):
+            raise ValueError(
+                f"decision_function of {where} returned shape {values.shape}; "
+                f"expected ({len(X_test)},)."
+            )
         # The binary decision function scores classes_[1].
-        return values if classes[1] == positive else -values
-    return None
+        return (values if classes[1] == positive else -values), ""
+    return None, f"{where} has neither predict_proba nor a binary decision_function"
 
 
-def _fit_one(estimator, X, y, train, test, positive):
+def _fit_one(estimator, X, y, train, test, positive, where):
     from sklearn.base import clone
     from sklearn.utils import _safe_indexing
 
     est = clone(estimator)
-    est.fit(_safe_indexing(X, train), y[train])
     X_test = _safe_indexing(X, test)
-    return np.asarray(est.predict(X_test)), _positive_score(est, X_test, positive)
+    try:
+        est.fit(_safe_indexing(X, train), y[train])
+        pred = np.asarray(est.predict(X_test))
+    except Exception as err:
+        raise RuntimeError(f"{where} failed: {type(err).__name__}: {err}") from err
+    if pred.shape != (len(test),):
+        raise ValueError(
+            f"predict of {where} returned shape {pred.shape} for {len(test)} test "
+            "instances; it must return one label per instance."
+        )
+    return pred, *_positive_score(est, X_test, positive, where)
 
 
 def _progress_bar(tasks, total, progress):
@@ -259,14 +297,34 @@ def cross_validate(
     names = list(estimators)
     tasks = [(s, name) for s in range(len(splits)) for name in names]
     jobs = (
-        delayed(_fit_one)(estimators[name], X, y, *splits[s], positive)
+        delayed(_fit_one)(
+            estimators[name],
+            X,
+            y,
+            *splits[s],
+            positive,
+            f"estimator {name!r} in repeat {labels[s][0]}, fold {labels[s][1]}",
+        )
         for s, name in tasks
     )
     runner = Parallel(n_jobs=n_jobs, return_as="generator")
     outputs = list(_progress_bar(runner(jobs), len(tasks), progress))
-    with_score = all(score is not None for _, score in outputs)
+    why_not = [why for _, score, why in outputs if score is None]
+    with_score = not why_not
+    no_positive = [why for why in why_not if "no instance of the positive" in why]
+    if no_positive or (why_not and len(why_not) < len(outputs)):
+        why_not = no_positive or why_not
+        warnings.warn(
+            f"The `score` column is left out for every estimator: {why_not[0]}"
+            + (f" (and {len(why_not) - 1} more fit(s))" if len(why_not) > 1 else "")
+            + ". Every estimator needs a score for the positive class in every "
+            "fold; with a fold lacking positives, use fewer folds or a stratified "
+            "splitter.",
+            ScoreDroppedWarning,
+            stacklevel=2,
+        )
     parts = []
-    for (s, name), (pred, score) in zip(tasks, outputs, strict=True):
+    for (s, name), (pred, score, _) in zip(tasks, outputs, strict=True):
         test = splits[s][1]
         part = {
             "repeat": np.full(test.size, labels[s][0]),

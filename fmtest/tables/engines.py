@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from fmtest.tables.counts import MAX_PATTERN_ALGORITHMS, CountTables
+from fmtest.tables.levels import check_distinct_names
 from fmtest.tables.longdata import (
     MESSAGE_NO_ROWS,
     PREDICTED_HINT,
@@ -449,6 +450,7 @@ class _Reduction:
         self.positive = positive
         self.check_counterparts(truth_labels, response_labels)
         algorithms = _levels(cells, algorithm)
+        check_distinct_names(algorithms, algorithm)
         if len(algorithms) < 2:
             raise ValueError(
                 f"Column {algorithm!r} has only one level ({algorithms[0]!r}); "
@@ -459,6 +461,8 @@ class _Reduction:
             if dataset is None
             else _levels(cells, dataset)
         )
+        if dataset is not None:
+            check_distinct_names(datasets, dataset)
         folds = (
             pd.Index([SINGLE_DATASET_LABEL]) if fold is None else _levels(cells, fold)
         )

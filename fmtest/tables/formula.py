@@ -78,10 +78,18 @@ def parse_formula(formula, columns=None):
             f"The formula {formula!r} must have exactly one '~' with the response on "
             "its left, e.g. 'correct ~ algorithm + dataset'."
         )
+    shown = formula if len(formula) <= 200 else formula[:200] + "..."
     try:
         desc = ModelDesc.from_formula(formula)
     except PatsyError as err:
-        raise ValueError(f"Cannot parse the formula {formula!r}: {err}") from None
+        raise ValueError(f"Cannot parse the formula {shown!r}: {err}") from None
+    except RecursionError:  # patsy parses recursively: thousands of terms
+        n_terms = formula.count("+") + formula.count("*") + formula.count(":") + 1
+        raise ValueError(
+            f"The formula {shown!r} is too long to parse (about {n_terms} terms); "
+            "fmtest compares one factor, optionally blocked by one data-set column: "
+            "'response ~ algorithm + dataset'."
+        ) from None
     lhs = [_column(t, formula) for t in desc.lhs_termlist if t.factors]
     rhs = [_column(t, formula) for t in desc.rhs_termlist if t.factors]
     if len(lhs) != 1:

@@ -5,7 +5,7 @@ long data holds a handful of names over millions of rows, so two cheaper
 routes give the same codes and levels:
 
 * a pandas ``Categorical`` already holds codes: only the unused categories
-  are dropped;
+  are dropped and the rest renumbered to the sorted order of their labels;
 * an arrow-backed string column is compared with one level at a time
   (arrow's vectorised ``equal``), the levels found in order of first
   appearance and the codes renumbered to the sorted order at the end.
@@ -13,6 +13,13 @@ routes give the same codes and levels:
 :func:`few_levels` returns ``None`` when neither route applies (other
 dtypes, more than ``max_levels`` levels); the caller then uses
 ``pandas.factorize``. Missing values have been refused before.
+
+One rule for the order of levels, in every engine: **levels are sorted by
+their labels**. A Categorical's category order is not used (the external
+engines see no category order, or a different one), so that ``diff``
+(first algorithm minus second) has the same sign whatever the engine.
+:func:`check_distinct_names` refuses level sets whose labels print alike
+(``1`` and ``"1"``), which would collide in tables and JSON.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["MAX_FEW_LEVELS", "few_levels"]
+__all__ = ["MAX_FEW_LEVELS", "check_distinct_names", "few_levels"]
 
 # Each level costs one pass over the column; beyond this many, hashing wins.
 MAX_FEW_LEVELS = 32
@@ -41,7 +48,8 @@ def few_levels(series, max_levels=MAX_FEW_LEVELS):
     tuple of (ndarray, pandas.Index) or None
         The codes (int8, or the Categorical's own code dtype) and the levels,
         equal to ``pandas.factorize(series, sort=True)`` (the levels as a
-        ``pandas.Index``); ``None`` when the column is neither a
+        ``pandas.Index``) except that a Categorical's levels are sorted by
+        label, not by category order; ``None`` when the column is neither a
         Categorical nor arrow-backed strings, or has more than
         ``max_levels`` levels.
     """
@@ -54,13 +62,45 @@ def few_levels(series, max_levels=MAX_FEW_LEVELS):
 
 
 def _categorical_levels(series):
-    """The categories in use, in category order (what ``factorize`` keeps)."""
+    """The categories in use, sorted by label (not by category order)."""
     codes = series.cat.codes.to_numpy()
     present = np.bincount(codes, minlength=len(series.dtype.categories)) > 0
     used = np.flatnonzero(present)
-    if not present.all():  # renumber past the unused categories
-        codes = (np.cumsum(present) - 1).astype(codes.dtype)[codes]
-    return codes, pd.Index(pd.Categorical.from_codes(used, dtype=series.dtype))
+    labels = series.dtype.categories[used]
+    rank, levels = pd.factorize(labels, sort=True)  # labels are distinct
+    recode = np.full(len(present), -1, dtype=np.int64)
+    recode[used] = rank
+    if np.any(recode[used] != np.arange(len(used))) or not present.all():
+        codes = recode.astype(codes.dtype)[codes]
+    return codes, pd.Index(levels)
+
+
+def check_distinct_names(levels, column):
+    """Refuse levels whose labels print alike (``1`` and ``"1"``, ``True`` and ``"True"``).
+
+    Tables, the summary and JSON name algorithms and data sets by their
+    text; two levels with one text would share a row or a key.
+
+    Examples
+    --------
+    >>> check_distinct_names(["a", "b"], "algorithm")
+    >>> check_distinct_names([1, "1"], "algorithm")
+    Traceback (most recent call last):
+    ...
+    ValueError: Column 'algorithm' has levels that print alike: 1 (int) and '1' (str). Make the column one type, e.g. df['algorithm'] = df['algorithm'].astype(str).
+    """
+    seen = {}
+    for level in levels:
+        text = str(level)
+        if text in seen:
+            other = seen[text]
+            raise ValueError(
+                f"Column {column!r} has levels that print alike: {other!r} "
+                f"({type(other).__name__}) and {level!r} ({type(level).__name__}). "
+                f"Make the column one type, e.g. df[{column!r}] = "
+                f"df[{column!r}].astype(str)."
+            )
+        seen[text] = level
 
 
 def _is_arrow_string(dtype):

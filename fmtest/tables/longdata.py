@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fmtest.tables.levels import few_levels
+from fmtest.tables.levels import check_distinct_names, few_levels
 from fmtest.tables.pairing import pair_by_counts
 from fmtest.tables.roles import DATASET_NAMES, RESPONSE_KINDS, name_kind, normalise_name
 from fmtest.warnings import DatasetColumnWarning, FoldMismatchWarning
@@ -200,6 +200,39 @@ def read_long_data(
     }
     roles = {role: col for role, col in roles.items() if col is not None}
     _check_columns(data, roles)
+    try:
+        return _encode_long_data(
+            data, roles, positive=positive, response_kind=response_kind
+        )
+    except TypeError as err:
+        if "unhashable" not in str(err):
+            raise
+        _refuse_unhashable(data, roles)
+        raise
+
+
+def _refuse_unhashable(data, roles):
+    """A TypeError naming the role column that holds lists, dicts or arrays."""
+    for role, col in roles.items():
+        if data[col].dtype != object:
+            continue
+        for position, value in enumerate(data[col].to_numpy()):
+            try:
+                hash(value)
+            except TypeError:
+                raise TypeError(
+                    f"Column {col!r} (the {role} column) holds a "
+                    f"{type(value).__name__} at row {data.index[position]!r} "
+                    f"({value!r:.60}); its values must be scalars (numbers or "
+                    "strings), e.g. join a list into one string first."
+                ) from None
+
+
+def _encode_long_data(data, roles, *, positive, response_kind):
+    """The body of :func:`read_long_data` after the column checks."""
+    response, truth = roles["response"], roles["truth"]
+    algorithm, dataset = roles["algorithm"], roles.get("dataset")
+    instance, fold, repeat = (roles.get(r) for r in ("instance", "fold", "repeat"))
 
     truth_codes, positive_label = _encode_truth(data[truth], truth, positive)
     predicted = _encode_response(
@@ -214,6 +247,7 @@ def read_long_data(
 
     # the algorithm codes only ever enter int64 arithmetic: int8 codes are fine
     algorithm_codes, algorithm_levels = _factorize(data[algorithm], narrow=True)
+    check_distinct_names(algorithm_levels, algorithm)
     if len(algorithm_levels) < 2:
         raise ValueError(
             f"Column {algorithm!r} has only one level ({algorithm_levels[0]!r}); "
@@ -224,6 +258,7 @@ def read_long_data(
         dataset_levels = pd.Index([SINGLE_DATASET_LABEL], name="dataset")
     else:
         dataset_codes, dataset_levels = _factorize(data[dataset], LAZY_SPAN)
+        check_distinct_names(dataset_levels, dataset)
     fold_codes, fold_levels = (None, None)
     if fold is not None:
         fold_codes, fold_levels = _factorize(data[fold], LAZY_SPAN)

@@ -427,7 +427,7 @@ def fmeasure_interval(totals, *, beta=1.0, alpha=0.05, method="score"):
     >>> float(lo), round(float(hi), 4)
     (0.0, 0.1332)
     """
-    alpha = check_alpha(alpha)
+    alpha = check_alpha(alpha, inverting=True)
     if method not in INTERVAL_METHODS:
         raise ValueError(
             f"`method` must be one of {set(INTERVAL_METHODS)}; got {method!r}."
@@ -658,7 +658,7 @@ def difference_test(
     >>> round(float(res.pvalue[0]), 3)  # above 0.05: the interval covers 0
     0.121
     """
-    alpha = check_alpha(alpha)
+    alpha = check_alpha(alpha, inverting=True)
     if method not in INTERVAL_METHODS:
         raise ValueError(
             f"`method` must be one of {set(INTERVAL_METHODS)}; got {method!r}."
@@ -765,7 +765,7 @@ def difference_interval(tables, *, beta=1.0, alpha=0.05, method="score", layout=
     >>> pairs, round(float(lo[0]), 4), round(float(hi[0]), 4)
     ([(0, 1)], -0.0212, 0.1809)
     """
-    alpha = check_alpha(alpha)
+    alpha = check_alpha(alpha, inverting=True)
     if method not in INTERVAL_METHODS:
         raise ValueError(
             f"`method` must be one of {set(INTERVAL_METHODS)}; got {method!r}."

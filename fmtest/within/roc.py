@@ -278,6 +278,13 @@ def _check_roc_input(truth, score, positive):
             "`truth` and `score` must have the same length (one entry per instance); "
             f"got {truth.size} and {score.size}."
         )
+    if score.dtype == object:  # a nullable pandas dtype: name missing values
+        missing = np.asarray(pd.isna(score), dtype=bool)
+        if missing.any():
+            raise ValueError(
+                f"`score` contains {int(missing.sum())} missing value(s) (first at "
+                f"position {int(np.flatnonzero(missing)[0])}); drop or fill them first."
+            )
     try:
         score = score.astype(float)
     except (TypeError, ValueError) as err:

@@ -837,12 +837,28 @@ def paired_error_comparisons(n11, n10, n01, n00, alpha=0.05):
     )
 
 
+def _object_as_float(arr, name):
+    """An object array (from a nullable pandas dtype) as float; missing values named."""
+    missing = np.asarray(pd.isna(arr), dtype=bool)
+    if missing.any():
+        raise ValueError(
+            f"`{name}` contains {int(missing.sum())} missing value(s) (first at "
+            f"position {int(np.flatnonzero(missing)[0])}); drop or fill them first."
+        )
+    try:
+        return arr.astype(float)
+    except (TypeError, ValueError):
+        return arr  # not numbers: the caller words the error
+
+
 def _as_correct(values, name):
     arr = np.asarray(values)
     if arr.ndim != 1:
         raise ValueError(f"`{name}` must be one-dimensional; got shape {arr.shape}.")
     if arr.dtype == bool:
         return arr
+    if arr.dtype == object:  # e.g. a nullable boolean or Int64 array
+        arr = _object_as_float(arr, name)
     if arr.dtype.kind not in "iuf":
         raise TypeError(
             f"`{name}` must hold 0/1 or True/False outcomes; got dtype {arr.dtype}."

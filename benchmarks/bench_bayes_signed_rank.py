@@ -1,0 +1,63 @@
+"""Benchmark: Bayesian signed-rank test of every pair against fit + summary (issue 22.6a).
+
+Times ``res.bayesian_signed_rank()`` (default 50 000 posterior draws, all
+A(A − 1)/2 pairs) on the synthetic data of ``bench_counts.py`` with many
+algorithms (default A = 200 on M = 10 data sets), and the models fit +
+summary of the same data in the same run. Goal: ≤ 2× fit + summary. Since
+issue 22.6c the default fit solves the paired score interval for all
+A(A − 1)/2 × M pair tables, which dominates fit + summary at this size; the
+script also prints the ratio against the fit with ``ci_method="mover-score"``
+(the route the default took beyond 20 000 tables before).
+
+Run: ``python benchmarks/bench_bayes_signed_rank.py [--algorithms 200]
+[--datasets 10] [--instances 2000] [--nsamples 50000]``; ``--quick`` runs
+20 algorithms.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from _baseline import FORMULA, fit_summary, long_data, timed, verdict
+
+from fmtest import FMeasureComparison
+
+GOAL = 2.0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--algorithms", type=int, default=200)
+    parser.add_argument("--datasets", type=int, default=10)
+    parser.add_argument("--instances", type=float, default=2000)
+    parser.add_argument("--nsamples", type=int, default=50_000)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.algorithms, args.nsamples = 20, 5000
+    df = long_data(args.algorithms, args.instances, args.datasets)
+    base, res = timed(fit_summary, df)
+    seconds, out = timed(
+        lambda: res.bayesian_signed_rank(nsamples=args.nsamples, seed=0)
+    )
+    ratio = seconds / base
+
+    def mover_fit_summary():  # the pre-issue-22 default route beyond 20 000 tables
+        model = FMeasureComparison.from_formula(FORMULA, df)
+        model.fit(ci_method="mover-score", estimand="models").summary().as_text()
+
+    mover, _ = timed(mover_fit_summary)
+    print(
+        f"A = {args.algorithms}, M = {args.datasets}, {len(out)} pairs, "
+        f"{args.nsamples} draws"
+    )
+    print(f"  fit + summary          {base:8.2f} s")
+    print(f"  bayesian_signed_rank   {seconds:8.2f} s = {ratio:.2f} x fit + summary "
+          f"(goal <= {GOAL:g}): {verdict(ratio, GOAL)}")  # fmt: skip
+    print(f"  fit(ci_method='mover-score') + summary {mover:8.2f} s: "
+          f"bayesian_signed_rank = {seconds / mover:.2f} x that")  # fmt: skip
+    return {"baseline": base, "seconds": seconds, "ratio": ratio, "mover": mover}
+
+
+if __name__ == "__main__":
+    main()

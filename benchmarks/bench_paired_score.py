@@ -1,0 +1,66 @@
+"""Benchmark: the paired score interval beyond 20 000 pair tables (issue 22.6c).
+
+Since issue 22 the default ``ci_method="score"`` solves the paired score
+interval for any number of pair tables, in chunks of
+``fmtest.within.paired_score.CHUNK_TABLES`` (before, more than 20 000 tables fell
+back to MOVER-score). This times ``fit().pairwise`` with the paired score and,
+as the baseline in the same run, with ``ci_method="mover-score"`` (the earlier
+fallback) on the same data, at β = 2 by default (MOVER-score is slowest at
+β ≠ 1), and the peak traced memory of the chunked solver against an
+unchunked solve of one chunk. Goal: any number of tables, memory bounded by a
+chunk.
+
+Run: ``python benchmarks/bench_paired_score.py [--algorithms 100]
+[--datasets 10] [--instances 2000] [--beta 2]``; ``--quick`` runs 20
+algorithms with chunks of 50 tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from _baseline import FORMULA, long_data, timed, traced_peak
+
+from fmtest import FMeasureComparison
+from fmtest.within import paired_score
+
+
+def pairwise(model, ci_method, beta):
+    res = model.fit(ci_method=ci_method, beta=beta, estimand="models")
+    return res.pairwise, res
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--algorithms", type=int, default=100)
+    parser.add_argument("--datasets", type=int, default=10)
+    parser.add_argument("--instances", type=float, default=2000)
+    parser.add_argument("--beta", type=float, default=2.0)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.algorithms = 20
+        paired_score.CHUNK_TABLES = 50
+    df = long_data(args.algorithms, args.instances, args.datasets)
+    model = FMeasureComparison.from_formula(FORMULA, df)
+    n_tables = args.datasets * args.algorithms * (args.algorithms - 1) // 2
+    mover, _ = timed(pairwise, model, "mover-score", args.beta)
+    score, (_, res) = timed(pairwise, model, "score", args.beta)
+    assert res.config["test"] == "paired score (inverted interval)"
+    peak, _ = traced_peak(pairwise, model, "score", args.beta)
+    chunk = paired_score.CHUNK_TABLES
+    print(
+        f"A = {args.algorithms}, M = {args.datasets}, beta = {args.beta:g}: "
+        f"{n_tables} pair tables, chunks of {chunk}"
+    )
+    print(
+        f"  MOVER-score (baseline) {mover:8.2f} s  {1e3 * mover / n_tables:6.3f} ms/table"
+    )
+    print(f"  paired score           {score:8.2f} s  {1e3 * score / n_tables:6.3f} ms/table"
+          f" = {score / mover:.2f} x MOVER-score")  # fmt: skip
+    print(f"  peak traced memory of the paired-score fit: {peak / 2**20:.0f} MiB")
+    return {"mover": mover, "score": score, "tables": n_tables, "peak": peak}
+
+
+if __name__ == "__main__":
+    main()

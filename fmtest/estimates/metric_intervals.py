@@ -1,0 +1,244 @@
+"""The default confidence interval of each panel metric, inside the metric's range.
+
+A Wald interval θ̂ ± z·SE can leave the range of a metric (a recall of
+1.04, an MCC below −1). Every metric therefore gets a default interval that
+stays inside its range (issue 22):
+
+* the proportions ``tpr``, ``tnr``, ``precision`` and ``accuracy`` — a
+  count of successes out of a count of trials — get the **Wilson score
+  interval** from their counts;
+* the averages of TPr and TNr (``auc``, ``balanced_accuracy``, ``cwa``) get
+  **MOVER-Wilson** (Newcombe 1998; Zou & Donner 2008): the Wilson limits of
+  TPr (out of the positives) and TNr (out of the negatives), which are
+  independent given the class sizes, combined by the method of variance
+  estimates recovery; ``gmean`` = √(TPr·TNr) the same on the log scale;
+* every other metric gets the **transformed Wald interval**: the metric is
+  rescaled from its range (lo, hi) to (0, 1), the Wald interval is taken on
+  the logit scale with the delta-method SE of the table with 0.5 added to
+  each cell (so it does not vanish on the boundary), and mapped back. For a
+  [0, 1] metric that is the logit interval, for a [−1, 1] metric (κ, MCC,
+  optimized precision) the Fisher-z (atanh) interval. On the boundary
+  (θ̂ = lo or hi) it is centred on the smoothed estimate. With repeated
+  cross-validation (counts that are not independent trials) every metric
+  gets this interval with the raw delta SE, NaN on the boundary.
+
+``validation/metric_calibration.py`` measures the coverage of each default
+(``docs/metrics.rst``). F_β in :class:`fmtest.MetricComparison` uses the
+F_β score interval of :mod:`fmtest.within.intervals`, as
+:class:`fmtest.FMeasureComparison` does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from fmtest.estimates.delta import cell_variance
+from fmtest.options import check_alpha
+
+__all__ = [
+    "PROPORTIONS",
+    "default_interval_name",
+    "metric_interval",
+    "mover_average",
+    "mover_gmean",
+    "transformed_interval",
+    "wilson_interval",
+]
+
+#: Metrics that are a count of successes out of a count of trials, as the
+#: (truth, prediction) cells of each: (successes, trials).
+PROPORTIONS = {
+    "tpr": (((1, 1),), ((1, 1), (1, 0))),
+    "tnr": (((0, 0),), ((0, 0), (0, 1))),
+    "precision": (((1, 1),), ((1, 1), (0, 1))),
+    "accuracy": (((1, 1), (0, 0)), ((1, 1), (1, 0), (0, 1), (0, 0))),
+}
+
+
+def wilson_interval(successes, trials, alpha=0.05):
+    """Wilson score interval of a binomial proportion; NaN where ``trials`` is 0.
+
+    Examples
+    --------
+    >>> lo, hi = wilson_interval(20, 20)
+    >>> round(float(lo), 4), float(hi)
+    (0.8389, 1.0)
+    """
+    alpha = check_alpha(alpha)
+    s = np.asarray(successes, dtype=float)
+    n = np.asarray(trials, dtype=float)
+    z2 = stats.norm.isf(alpha / 2) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = s / n
+        denom = 1 + z2 / n
+        centre = (p + z2 / (2 * n)) / denom
+        half = np.sqrt(z2) / denom * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    # exact at the edges: p̂ = 0 gives lower 0, p̂ = 1 upper 1
+    lower = np.where(s == 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+    upper = np.where(s == n, 1.0, np.clip(centre + half, 0.0, 1.0))
+    lower, upper = np.where(n > 0, lower, np.nan), np.where(n > 0, upper, np.nan)
+    return lower, upper  # clipped only against rounding: Wilson lies in [0, 1]
+
+
+def transformed_interval(estimate, variance, bounds=(0.0, 1.0), alpha=0.05):
+    """Wald interval on the logit scale of the metric rescaled to (0, 1).
+
+    For bounds (−1, 1) this is the Fisher-z (atanh) interval. NaN where the
+    estimate is on (or outside) the boundary or the variance is NaN.
+
+    Examples
+    --------
+    >>> lo, hi = transformed_interval(0.95, 0.04**2)
+    >>> bool(0 < lo < 0.95 < hi < 1)
+    True
+    >>> lo, hi = transformed_interval(-0.9, 0.05**2, bounds=(-1, 1))
+    >>> bool(-1 < lo < -0.9 < hi < 1)
+    True
+    """
+    alpha = check_alpha(alpha)
+    low_bound, high_bound = (float(b) for b in bounds)
+    width = high_bound - low_bound
+    u = (np.asarray(estimate, dtype=float) - low_bound) / width
+    se = np.sqrt(np.maximum(np.asarray(variance, dtype=float), 0.0)) / width
+    inside = (u > 0) & (u < 1) & np.isfinite(se)
+    safe = np.where(inside, u, 0.5)
+    half = stats.norm.isf(alpha / 2) * np.where(inside, se, 0.0) / (safe * (1 - safe))
+    centre = np.log(safe / (1 - safe))
+    with np.errstate(over="ignore"):  # exp(±large) → 0 or inf: the bound itself
+        lower = np.where(inside, 1 / (1 + np.exp(-(centre - half))), np.nan)
+        upper = np.where(inside, 1 / (1 + np.exp(-(centre + half))), np.nan)
+    return low_bound + width * lower, low_bound + width * upper
+
+
+#: Metrics that average TPr and TNr: the weight of TPr (``w`` for cwa).
+AVERAGES = {"auc": 0.5, "balanced_accuracy": 0.5, "cwa": None}
+
+
+def _rates_wilson(cells, alpha):
+    """(TPr, its Wilson limits), (TNr, its Wilson limits) from counts."""
+    tp, fn = cells[..., 1, 1], cells[..., 1, 0]
+    tn, fp = cells[..., 0, 0], cells[..., 0, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tpr, tnr = tp / (tp + fn), tn / (tn + fp)
+    return (tpr, *wilson_interval(tp, tp + fn, alpha)), (
+        tnr,
+        *wilson_interval(tn, tn + fp, alpha),
+    )
+
+
+def mover_average(cells, weight, alpha=0.05):
+    """MOVER-Wilson interval of ``weight``·TPr + (1 − ``weight``)·TNr."""
+    (r, r_lo, r_hi), (s, s_lo, s_hi) = _rates_wilson(cells, alpha)
+    w, v = weight, 1.0 - weight
+    est = w * r + v * s
+    lower = est - np.sqrt((w * (r - r_lo)) ** 2 + (v * (s - s_lo)) ** 2)
+    upper = est + np.sqrt((w * (r_hi - r)) ** 2 + (v * (s_hi - s)) ** 2)
+    return lower, upper
+
+
+def mover_gmean(cells, alpha=0.05):
+    """MOVER-Wilson interval of √(TPr·TNr) on the log scale (lower 0 when a rate is 0)."""
+    (r, r_lo, r_hi), (s, s_lo, s_hi) = _rates_wilson(cells, alpha)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_est = 0.5 * (np.log(r) + np.log(s))
+        down = np.sqrt((0.5 * np.log(r / r_lo)) ** 2 + (0.5 * np.log(s / s_lo)) ** 2)
+        up = np.sqrt((0.5 * np.log(r_hi / r)) ** 2 + (0.5 * np.log(s_hi / s)) ** 2)
+        lower = np.exp(log_est - down)
+        upper = np.exp(log_est + up)
+    zero = (r == 0) | (s == 0)  # G-mean 0: the upper limit from the Wilson limits
+    upper = np.where(zero, np.sqrt(r_hi * s_hi), upper)
+    lower = np.where(zero, 0.0, lower)
+    return lower, upper
+
+
+def default_interval_name(metric, *, counts_are_trials=True):
+    """The name of ``metric``'s default interval (what :func:`metric_interval` uses)."""
+    if metric.key in PROPORTIONS and counts_are_trials:
+        return "Wilson score"
+    if metric.key in AVERAGES and counts_are_trials:
+        return "MOVER-Wilson"
+    if metric.key == "gmean" and counts_are_trials:
+        return "MOVER-Wilson (log)"
+    low, high = metric.bounds
+    name = "Fisher-z (atanh) Wald" if (low, high) == (-1.0, 1.0) else "logit Wald"
+    return f"{name}, SE +0.5 per cell" if counts_are_trials else name
+
+
+def metric_interval(
+    metric, cells, estimate, variance, alpha=0.05, *, counts_are_trials=True
+):
+    """The default interval of ``metric``: Wilson, MOVER-Wilson or transformed Wald.
+
+    Parameters
+    ----------
+    metric : fmtest.estimates.metrics.Metric
+    cells : array_like, shape (..., 2, 2)
+        Confusion counts ``[truth, prediction]`` (for the proportions).
+    estimate, variance : array_like, shape (...)
+        The metric and its (delta-method) variance.
+    alpha : float, default=0.05
+    counts_are_trials : bool, default=True
+        False when the cells do not count independent trials (repeated
+        cross-validation counts each instance once per repeat): the
+        proportions then get the transformed Wald interval too, with the
+        variance given.
+
+    Returns
+    -------
+    lower, upper : ndarray, shape (...)
+        Inside ``metric.bounds``.
+    """
+    if metric.key in PROPORTIONS and counts_are_trials:
+        cells = np.asarray(cells, dtype=float)
+        hits, trials = PROPORTIONS[metric.key]
+        successes = sum(cells[..., z, lab] for z, lab in hits)
+        total = sum(cells[..., z, lab] for z, lab in trials)
+        lower, upper = wilson_interval(successes, total, alpha)
+        undefined = np.isnan(np.asarray(estimate, dtype=float))
+        return np.where(undefined, np.nan, lower), np.where(undefined, np.nan, upper)
+    if counts_are_trials and (metric.key in AVERAGES or metric.key == "gmean"):
+        cells = np.asarray(cells, dtype=float)
+        if metric.key == "gmean":
+            lower, upper = mover_gmean(cells, alpha)
+        else:
+            weight = AVERAGES[metric.key]
+            weight = metric.options.get("w", 0.5) if weight is None else weight
+            lower, upper = mover_average(cells, weight, alpha)
+        undefined = np.isnan(np.asarray(estimate, dtype=float))
+        lower = np.clip(lower, *metric.bounds)
+        upper = np.clip(upper, *metric.bounds)
+        return np.where(undefined, np.nan, lower), np.where(undefined, np.nan, upper)
+    if counts_are_trials:
+        return smoothed_transformed_interval(metric, cells, estimate, alpha)
+    return transformed_interval(estimate, variance, metric.bounds, alpha)
+
+
+#: Pseudo-count added to each cell for the standard error of the
+#: transformed Wald interval (see :func:`smoothed_transformed_interval`).
+SMOOTHING = 0.5
+
+
+def smoothed_transformed_interval(metric, cells, estimate, alpha=0.05):
+    """Transformed Wald interval with the delta SE of the table plus 0.5 per cell.
+
+    On and near the boundary (no FN, no FP: common with few positives) the
+    delta variance of the raw table vanishes or nearly so and the interval
+    collapses; the SE of the table with :data:`SMOOTHING` added to each
+    cell does not (the Agresti–Coull idea). The interval is centred on the
+    raw estimate, or on the smoothed one where the raw estimate is on the
+    boundary (the logit is infinite there). ``validation/metric_calibration.py``
+    chose the pseudo-count: 0.5 lifts the worst coverage of IBA from 30 % to
+    92 % and of MCC from 64 % to 91 %, with ≥ 94 % wherever 20 positives are
+    expected.
+    """
+    smooth = np.asarray(cells, dtype=float) + SMOOTHING
+    dual = metric.dual(smooth)  # value and exact gradient of the metric
+    value = dual.value
+    variance = cell_variance(smooth, dual.grad)
+    est = np.asarray(estimate, dtype=float)
+    low, high = metric.bounds
+    centre = np.where((est > low) & (est < high), est, value)
+    lower, upper = transformed_interval(centre, variance, metric.bounds, alpha)
+    undefined = np.isnan(est)
+    return np.where(undefined, np.nan, lower), np.where(undefined, np.nan, upper)
