@@ -3,7 +3,7 @@
 Pooling of differences over data sets (fixed and random effects, Wilcoxon),
 ranks with Friedman and post-hoc tests, the Bayesian signed-rank test, and
 the cross-validation tests and fold scores behind the learning-algorithm
-estimand (:mod:`~fmtest.across.estimand`).
+estimand (:mod:`~fmtest.across.estimand`, :mod:`~fmtest.across.retraining`).
 
 May import: :mod:`fmtest.within`, :mod:`fmtest.estimates`,
 :mod:`fmtest.tables` and the vocabulary modules.

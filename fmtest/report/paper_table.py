@@ -325,6 +325,8 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     check_alpha(alpha)
     values = metric_matrix(res)
     est = res.estimates
+    algorithms = res.estimand == "algorithms"
+    se_column = "se_algorithm" if algorithms else "se_delta"
     fmt = f"{{:.{digits}f}}"
 
     def cell(ds, alg):
@@ -336,7 +338,7 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
             low, high = (fmt.format(row[c]) for c in ("ci_lower", "ci_upper"))
             text += f" [{low}, {high}]"
         elif interval == "se":
-            text += f" ({fmt.format(row['se_delta'])})"
+            text += f" ({fmt.format(row[se_column])})"
         return text
 
     cells = pd.DataFrame(
@@ -360,9 +362,18 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     best.loc[label] = mean.eq(mean.min()).to_numpy()
     worse.loc[label] = False
     best, worse = best.astype(bool), worse.astype(bool)
-    what = {"ci": f"{100 * (1 - res.alpha):g}% CI", "se": "SE (delta)", None: ""}
+    what = {
+        "ci": f"{100 * (1 - res.alpha):g}% CI",
+        "se": "SE (corrected t)" if algorithms else "SE (delta)",
+        None: "",
+    }
     metric = f"F_{res.beta:g}" if res.has_wong else res.metric.label()
     caption = f"{metric}" + (f" with {what[interval]}" if interval else "")
+    caption += (
+        "; learning algorithms (corrected repeated k-fold t over the folds)"
+        if algorithms
+        else "; these fitted models (test instances only)"
+    )
     caption += "; best per data set in bold"
     if markers:
         caption += (

@@ -90,7 +90,11 @@ def _pair_rows(res, a, b, sign, alpha):
         wong = res.method == "wong"
         for label, est, se, df in (
             (
-                FIXED_LABEL.format("Wong" if wong else "delta"),
+                FIXED_LABEL.format(
+                    "corrected t"
+                    if res.estimand == "algorithms"
+                    else ("Wong" if wong else "delta")
+                ),
                 across["fe_diff"],
                 across["fe_se"],
                 np.inf,
