@@ -95,3 +95,33 @@ def test_merge_runs_weights_rates_by_defined_replicates():
     assert merged["rate"].item() == pytest.approx((9 + 3) / 15)
     assert merged[["defined", "replicates", "skipped"]].values.tolist() == [[15, 20, 5]]
     assert merged["truth_mcse"].item() == pytest.approx(0.003 / np.sqrt(2))
+
+
+def test_estimand_study_quick_run_through_the_public_api(tmp_path):
+    """validation/cv_simulate + cv_estimand on a tiny synthetic cell: the rows
+    are the default fit's algorithm tests, and the summary counts them."""
+    from validation import cv_estimand, cv_simulate
+
+    sims = tmp_path / "sims"
+    cv_simulate.main(
+        ["--data", str(tmp_path), "--out", str(sims), "--replicates", "2",
+         "--truth-draws", "3", "--n", "300", "--populations", "synthetic"]
+    )  # fmt: skip
+    rows = cv_estimand.evaluate_file(str(sims / "synthetic_300.npz"))
+    assert len(rows) == 2 * 3 * len(cv_estimand.PAIRS)
+    null = rows[rows["pair"].str.endswith("(identical)")]
+    assert (null["delta"] == 0).all()
+    # a replicate's row is the default fit's lead test of that pair
+    z = np.load(sims / "synthetic_300.npz")
+    res, _ = cv_estimand.fit_one(
+        z["y"][0].astype(int), z["folds"][0][:1], z["preds"][0][:1]
+    )
+    lead = res.algorithm_tests.loc[("all", "logit", "tree_a")]
+    first = rows[(rows["rep"] == 0) & (rows["design"] == "5-fold")]
+    first = first.set_index("pair").loc["logit - tree"]
+    assert first["reject"] == (lead["pvalue"] < 0.05)
+    assert first["se"] == lead["se"]
+    summary = cv_estimand.summarise(rows)
+    assert len(summary) == 3 * len(cv_estimand.PAIRS)
+    assert summary["reps"].eq(2).all()
+    assert summary["coverage"].between(0, 1).all()

@@ -212,11 +212,11 @@ def rst_tables(summary):
 
     parts = {
         "size": table(
-            null, ["reject", "mcse_reject", "reject_corrected", "reject_models"]
+            null, ["reject", "mcse_reject", "reject_retraining", "reject_models"]
         ),
         "coverage": table(
             cover,
-            ["coverage", "mcse_coverage", "coverage_corrected", "coverage_models"],
+            ["coverage", "mcse_coverage", "coverage_retraining", "coverage_models"],
         ),
         "power": table(
             real,
