@@ -60,8 +60,9 @@ def test_cells_best_and_markers(res):
 
 
 def test_se_and_plain_cells(res):
-    se = res.table(interval="se", digits=2)
-    row = res.estimates.loc[("synth_easy", "rf")]
+    models = res.model.fit(estimand="models")
+    se = models.table(interval="se", digits=2)
+    row = models.estimates.loc[("synth_easy", "rf")]
     assert se.cells.at["synth_easy", "rf"] == (
         f"{row['estimate']:.2f} ({row['se_delta']:.2f})"
     )
@@ -205,3 +206,15 @@ def test_render_paper_table_refuses_json(res):
 
     with pytest.raises(ValueError, match="not 'json'"):
         render_results(res, "json", "paper")
+
+
+def test_the_table_follows_the_algorithm_estimand():
+    res = FMeasureComparison.from_formula(FORMULA, load_example()).fit()
+    se = res.table(interval="se", digits=3)
+    row = res.estimates.loc[("synth_easy", "rf")]
+    assert se.cells.at["synth_easy", "rf"] == (
+        f"{row['estimate']:.3f} ({row['se_algorithm']:.3f})"
+    )
+    assert "learning algorithms" in se.caption and "SE (corrected t)" in se.caption
+    models = res.model.fit(estimand="models").table()
+    assert "these fitted models" in models.caption

@@ -155,7 +155,7 @@ class PaperTable:
         >>> "toprule" in latex and "textbf{" in latex
         True
         """
-        from fmtest.report.text_format import latex_escape, latex_text
+        from fmtest.report.text_format import latex_escape, latex_text, longtable_lines
 
         def esc(text):
             return latex_escape(text, unicode)
@@ -183,25 +183,9 @@ class PaperTable:
         if long:
             lines = [
                 f"\\begingroup{setup}\\setlength{{\\LTcapwidth}}{{\\linewidth}}",
-                f"\\begin{{longtable}}{{{spec}}}",
-                f"\\caption{{{caption}}}{label_text}\\\\",
-                "\\toprule",
-                head,
-                "\\midrule",
-                "\\endfirsthead",
-                f"\\multicolumn{{{n}}}{{@{{}}l}}{{\\emph{{(continued)}}}} \\\\",
-                "\\toprule",
-                head,
-                "\\midrule",
-                "\\endhead",
-                "\\midrule",
-                f"\\multicolumn{{{n}}}{{r@{{}}}}{{\\emph{{(continued on the next page)}}}} "
-                "\\\\",
-                "\\endfoot",
-                "\\bottomrule",
-                "\\endlastfoot",
-                *body,
-                "\\end{longtable}",
+                *longtable_lines(
+                    spec, f"\\caption{{{caption}}}{label_text}\\\\", head, n, body
+                ),
                 "\\endgroup",
             ]
             return "\n".join(lines) + "\n"

@@ -37,6 +37,7 @@ from fmtest.report.text_format import (
     html_text,
     latex_escape,
     latex_text,
+    longtable_lines,
     pdflatex_unsafe,
     plain_text,
     wrap,
@@ -394,28 +395,7 @@ class Section:
             for stub, row in zip(self.stubs, self.rows, strict=True)
         ]
         return "\n".join(
-            [
-                open_group,
-                f"\\begin{{longtable}}{{{spec}}}",
-                title,
-                "\\toprule",
-                head,
-                "\\midrule",
-                "\\endfirsthead",
-                f"\\multicolumn{{{n}}}{{@{{}}l}}{{\\emph{{(continued)}}}} \\\\",
-                "\\toprule",
-                head,
-                "\\midrule",
-                "\\endhead",
-                "\\midrule",
-                f"\\multicolumn{{{n}}}{{r@{{}}}}{{\\emph{{(continued on the next page)}}}} \\\\",
-                "\\endfoot",
-                "\\bottomrule",
-                "\\endlastfoot",
-                *body,
-                "\\end{longtable}",
-                "\\endgroup",
-            ]
+            [open_group, *longtable_lines(spec, title, head, n, body), "\\endgroup"]
         )
 
     def as_text(self):

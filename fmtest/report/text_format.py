@@ -415,3 +415,52 @@ def wrap(lines, width, indent="    "):
             or [""]
         )
     return out
+
+
+def longtable_lines(spec, first, head, n_columns, body):
+    """A booktabs ``longtable`` whose header repeats on every page.
+
+    Parameters
+    ----------
+    spec : str
+        The column specification.
+    first : str
+        The line after ``\\begin{longtable}`` (a caption, or a title row).
+    head : str
+        The header row, repeated on every page.
+    n_columns : int
+    body : list of str
+        The rows.
+
+    Returns
+    -------
+    list of str
+        From ``\\begin{longtable}`` to ``\\end{longtable}``.
+
+    Examples
+    --------
+    >>> lines = longtable_lines("lr", "", "a & b", 2, ["1 & 2"])
+    >>> lines[0].endswith("{longtable}{lr}"), len(lines)
+    (True, 18)
+    """
+    more = "\\emph{(continued on the next page)}"
+    return [
+        f"\\begin{{longtable}}{{{spec}}}",
+        first,
+        "\\toprule",
+        head,
+        "\\midrule",
+        "\\endfirsthead",
+        f"\\multicolumn{{{n_columns}}}{{@{{}}l}}{{\\emph{{(continued)}}}} \\\\",
+        "\\toprule",
+        head,
+        "\\midrule",
+        "\\endhead",
+        "\\midrule",
+        f"\\multicolumn{{{n_columns}}}{{r@{{}}}}{{{more}}} \\\\",
+        "\\endfoot",
+        "\\bottomrule",
+        "\\endlastfoot",
+        *body,
+        "\\end{longtable}",
+    ]
