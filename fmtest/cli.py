@@ -962,7 +962,8 @@ def main(argv=None):
 
     Examples
     --------
-    >>> main(["example", "--format", "csv", "--table", "omnibus"])  # doctest: +ELLIPSIS
+    >>> main(["example", "--format", "csv", "--table", "omnibus",
+    ...       "--estimand", "models"])  # doctest: +ELLIPSIS
     dataset,statistic,df,pvalue,reason
     digits_8,1145.458...
     0

@@ -465,7 +465,7 @@ class MetricComparisonResults:
         ('algorithms', 'data have folds')
         >>> row = res.algorithm_tests.loc[("synth_medium", "logit", "rf")]
         >>> row["test"]
-        'delta + retraining t'
+        'corrected repeated k-fold t'
         """
         resolve_estimand("algorithms", self.counts)
         return algorithm_pairwise(

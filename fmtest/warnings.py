@@ -139,4 +139,14 @@ class ScoreDroppedWarning(FmtestWarning):
     every fold; one estimator without ``predict_proba``/``decision_function``,
     or a training fold without a positive instance (the fitted estimator then
     knows one class only), drops it for all. The warning says which.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from fmtest import ScoreDroppedWarning
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("no score for 'maj'", ScoreDroppedWarning)
+    >>> caught[0].category.__name__
+    'ScoreDroppedWarning'
     """

@@ -4,6 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fmtest.warnings import ScoreDroppedWarning
+
 pytest.importorskip("sklearn", reason="cross_validate fits scikit-learn estimators")
 
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -96,13 +98,14 @@ def test_positive_label_and_decision_function():
 
 
 def test_score_omitted_when_an_estimator_has_none_and_dataset_column():
-    data = cross_validate(
-        {"maj": Majority(), "tree": ESTIMATORS["tree"]},
-        X,
-        Y,
-        cv=KFold(3),
-        dataset="toy",
-    )
+    with pytest.warns(ScoreDroppedWarning, match="'maj'"):
+        data = cross_validate(
+            {"maj": Majority(), "tree": ESTIMATORS["tree"]},
+            X,
+            Y,
+            cv=KFold(3),
+            dataset="toy",
+        )
     assert list(data.columns) == [
         "dataset",
         "repeat",

@@ -39,9 +39,11 @@ def test_dataset_named_mean_rank_keeps_its_row(example):
     assert len(cells) == len(res.counts.datasets) + 1
     assert "mean-rank row is 'mean rank (all data sets)'" in table.caption
     latex = table.to_latex()
-    assert (
-        latex.count("\\hline") == 4
-    )  # top, under the header, before the last row, end
+    # booktabs: top, under the header, before the mean-rank row, bottom
+    assert latex.count("\\toprule") + latex.count("\\midrule") == 3
+    assert latex.count("\\bottomrule") == 1
+    before_last = latex.split("mean rank (all data sets)")[0].rstrip().splitlines()[-1]
+    assert before_last.strip() == "\\midrule"
 
 
 @pytest.mark.parametrize("column", ["algorithm", "dataset"])

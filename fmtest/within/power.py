@@ -39,6 +39,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from fmtest.options import check_alpha, check_beta
@@ -345,17 +346,17 @@ def simulated_power(
 
 
 def paired_power(
-    table,
-    n,
+    table: ArrayLike,
+    n: ArrayLike,
     *,
-    alpha=0.05,
-    beta=1.0,
-    alternative="two-sided",
-    margin=0.0,
-    method="auto",
-    n_sim=N_SIM,
-    seed=0,
-):
+    alpha: float = 0.05,
+    beta: float = 1.0,
+    alternative: str = "two-sided",
+    margin: float = 0.0,
+    method: str = "auto",
+    n_sim: int = N_SIM,
+    seed: int | None = 0,
+) -> np.ndarray:
     """Power of the paired score test of ``F_a − F_b`` with ``n`` test instances.
 
     The table's cell proportions are taken as the truth, and ``n`` instances
@@ -449,17 +450,17 @@ def paired_power(
 
 
 def sample_size(
-    table,
+    table: ArrayLike,
     *,
-    power=0.8,
-    alpha=0.05,
-    beta=1.0,
-    alternative="two-sided",
-    margin=0.0,
-    method="auto",
-    n_sim=N_SIM,
-    seed=0,
-):
+    power: float = 0.8,
+    alpha: float = 0.05,
+    beta: float = 1.0,
+    alternative: str = "two-sided",
+    margin: float = 0.0,
+    method: str = "auto",
+    n_sim: int = N_SIM,
+    seed: int | None = 0,
+) -> np.ndarray:
     """Smallest number of test instances at which the paired test reaches ``power``.
 
     Parameters

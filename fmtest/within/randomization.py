@@ -50,6 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from fmtest.options import check_beta
@@ -64,6 +65,16 @@ TAIL = 1e-18  # binomial tail mass left out on each side
 @dataclass(frozen=True)
 class RandomizationTest:
     """Result of :func:`randomization_test` (arrays shaped as the tables' leading axes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> table = np.zeros((2, 2, 2))  # [truth, prediction a, prediction b]
+    >>> table[1, 1, 1], table[1, 1, 0], table[1, 0, 1] = 30, 6, 1
+    >>> table[0, 0, 0], table[0, 1, 0], table[0, 0, 1] = 200, 3, 4
+    >>> res = randomization_test(table)
+    >>> type(res).__name__, bool(0 < res.pvalue < 1)
+    ('RandomizationTest', True)
 
     Attributes
     ----------
@@ -263,7 +274,9 @@ def _pvalues(rows, beta, alternative):
     return t_obs, pvalue, reason
 
 
-def randomization_test(table, *, beta=1.0, alternative="two-sided"):
+def randomization_test(
+    table: ArrayLike, *, beta: float = 1.0, alternative: str = "two-sided"
+) -> RandomizationTest:
     """Exact paired randomization test of ``F_a − F_b`` from 8-cell tables.
 
     The approximate-randomization test (Yeh 2000; ``mlxtend.evaluate.
