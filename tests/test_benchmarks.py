@@ -122,3 +122,17 @@ def test_quick_randomization_benchmark_agrees_with_mlxtend(monkeypatch, capsys):
         sys.modules.pop("bench_randomization", None)
     assert rows[0]["ratio"] > 1
     assert "mlxtend/fmtest" in capsys.readouterr().out
+
+
+def test_quick_algorithm_tests_benchmark_runs(monkeypatch, capsys):
+    """The quick run times the vectorised algorithm tests against fit + summary."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_algorithm_tests
+
+    try:
+        out = bench_algorithm_tests.main(["--quick"])
+    finally:
+        for name in ("bench_algorithm_tests", "_baseline", "bench_counts"):
+            sys.modules.pop(name, None)
+    assert out["ratio"] == out["seconds"] / out["baseline"]
+    assert "algorithm_tests" in capsys.readouterr().out
