@@ -15,6 +15,7 @@ from sklearn.tree import DecisionTreeClassifier
 from fmtest import FMeasureComparison
 from fmtest.across.fold_scores import fold_scores
 from fmtest.tables.crossval import cross_validate
+from fmtest.warnings import ScoreDroppedWarning
 
 RNG = np.random.default_rng(5)
 X = RNG.normal(size=(90, 3))
@@ -96,13 +97,16 @@ def test_positive_label_and_decision_function():
 
 
 def test_score_omitted_when_an_estimator_has_none_and_dataset_column():
-    data = cross_validate(
-        {"maj": Majority(), "tree": ESTIMATORS["tree"]},
-        X,
-        Y,
-        cv=KFold(3),
-        dataset="toy",
-    )
+    with pytest.warns(
+        ScoreDroppedWarning, match="'maj' in repeat 0, fold 0 has neither"
+    ):
+        data = cross_validate(
+            {"maj": Majority(), "tree": ESTIMATORS["tree"]},
+            X,
+            Y,
+            cv=KFold(3),
+            dataset="toy",
+        )
     assert list(data.columns) == [
         "dataset",
         "repeat",
