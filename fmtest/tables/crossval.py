@@ -186,7 +186,9 @@ def _fit_one(estimator, X, y, train, test, positive, where):
 
 
 def _in_notebook():
-    """Whether this runs in a Jupyter (IPython) kernel; tqdm.auto's own test."""
+    """Whether this runs in a Jupyter (IPython) kernel, as tqdm.auto tests it."""
+    if "ipykernel.zmqshell" in sys.modules:
+        return True
     ipython = sys.modules.get("IPython")
     if ipython is None:
         return False
