@@ -122,3 +122,18 @@ def test_quick_randomization_benchmark_agrees_with_mlxtend(monkeypatch, capsys):
         sys.modules.pop("bench_randomization", None)
     assert rows[0]["ratio"] > 1
     assert "mlxtend/fmtest" in capsys.readouterr().out
+
+
+def test_quick_crossval_study_benchmark_runs(monkeypatch, capsys):
+    """The quick study runs at n_jobs=1 and 2, checks the frames are
+    identical (it raises otherwise) and prints the ratio; no timing is
+    asserted."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_crossval_study
+
+    try:
+        out = bench_crossval_study.main(["--quick"])
+    finally:
+        sys.modules.pop("bench_crossval_study", None)
+    assert set(out["seconds"]) == {1, 2} and out["ratio"] > 0
+    assert "n_jobs=1 / n_jobs=2" in capsys.readouterr().out
