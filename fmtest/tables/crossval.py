@@ -317,8 +317,8 @@ def _design(name, X, y, groups, cv, repeats, seed, positive, several):
         ]
         labels = _repeat_fold_index(splits, n)
     except (ValueError, TypeError) as err:
-        if not several:
-            raise
+        if not several or type(err) not in (ValueError, TypeError):
+            raise  # other types may not take one message
         raise type(err)(f"Data set {name!r}: {err}") from err
     return _Design(name, X, y, splits, labels)
 
