@@ -394,7 +394,7 @@ class MetricComparison:
         cls: type[_Model],
         estimators: Mapping[str, Any],
         X: Any,
-        y: Any,
+        y: Any = None,
         *,
         cv: Any = None,
         repeats: int = 10,
@@ -410,14 +410,22 @@ class MetricComparison:
         estimator, by default repeated stratified 5-fold) followed by
         :meth:`from_formula` on the long predictions, with the ``repeat``,
         ``fold``, ``instance`` and (where every estimator has one) ``score``
-        columns in their roles. Needs scikit-learn (``pip install
-        ".[sklearn]"`` from a clone).
+        columns in their roles. A whole benchmark study is one call: pass a
+        mapping of data sets, name → ``(X, y)`` or ``(X, y, groups)``, as
+        ``X``; every fit of the study runs in one joblib ``Parallel`` call
+        and the model gets the ``dataset`` term (``"predicted ~ algorithm +
+        dataset"``). Needs scikit-learn (``pip install ".[sklearn]"`` from a
+        clone).
 
         Parameters
         ----------
         estimators : dict
             Name → unfitted scikit-learn classifier.
-        X, y, cv, repeats, groups, n_jobs, random_state, progress
+        X : array_like, DataFrame or mapping
+            Features of one data set, or a mapping name → ``(X, y)`` or
+            ``(X, y, groups)`` of several (then ``y`` and ``groups`` are not
+            given).
+        y, cv, repeats, groups, n_jobs, random_state, progress
             As in :func:`fmtest.tables.crossval.cross_validate`.
         positive : object, default=1
             The positive (minority) label of ``y``.
@@ -425,9 +433,9 @@ class MetricComparison:
         Returns
         -------
         MetricComparison or FMeasureComparison
-            ``model.data`` holds the long predictions; fit with
-            ``estimand="algorithms"`` to ask whether the learning algorithms
-            differ (see ``docs/estimand.rst``).
+            ``model.data`` holds the long predictions; :meth:`fit` answers
+            whether the learning algorithms differ (the data have folds, see
+            ``docs/estimand.rst``).
 
         Examples
         --------
@@ -435,11 +443,24 @@ class MetricComparison:
         >>> from sklearn.linear_model import LogisticRegression
         >>> from sklearn.tree import DecisionTreeClassifier
         >>> X, y = make_classification(n_samples=300, weights=[0.8], random_state=0)
+        >>> learners = {"logit": LogisticRegression(),
+        ...             "tree": DecisionTreeClassifier(max_depth=3, random_state=0)}
         >>> model = FMeasureComparison.from_estimators(
-        ...     {"logit": LogisticRegression(), "tree": DecisionTreeClassifier(max_depth=3)},
-        ...     X, y, repeats=2, random_state=0)
+        ...     learners, X, y, repeats=2, random_state=0)
         >>> model.counts.n_repeats, len(model.counts.folds)
         (2, 10)
+
+        A benchmark study on several data sets in one call:
+
+        >>> X2, y2 = make_classification(n_samples=200, weights=[0.7], random_state=1)
+        >>> study = FMeasureComparison.from_estimators(
+        ...     learners, {"first": (X, y), "second": (X2, y2)},
+        ...     cv=3, repeats=2, random_state=0)
+        >>> study.formula, list(study.counts.datasets)
+        ('predicted ~ algorithm + dataset', ['first', 'second'])
+        >>> res = study.fit()
+        >>> res.estimand, len(res.across_datasets)  # one pair, pooled over 2 data sets
+        ('algorithms', 1)
         """
         from fmtest.tables.crossval import cross_validate
 
@@ -456,7 +477,9 @@ class MetricComparison:
             progress=progress,
         )
         return cls.from_formula(
-            "predicted ~ algorithm",
+            "predicted ~ algorithm + dataset"
+            if "dataset" in data.columns
+            else "predicted ~ algorithm",
             data,
             response="predicted",
             positive=positive,

@@ -136,3 +136,18 @@ def test_quick_algorithm_tests_benchmark_runs(monkeypatch, capsys):
             sys.modules.pop(name, None)
     assert out["ratio"] == out["seconds"] / out["baseline"]
     assert "algorithm_tests" in capsys.readouterr().out
+
+
+def test_quick_crossval_study_benchmark_runs(monkeypatch, capsys):
+    """The quick study runs at n_jobs=1 and 2, checks the frames are
+    identical (it raises otherwise) and prints the ratio; no timing is
+    asserted."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_crossval_study
+
+    try:
+        out = bench_crossval_study.main(["--quick"])
+    finally:
+        sys.modules.pop("bench_crossval_study", None)
+    assert set(out["seconds"]) == {1, 2} and out["ratio"] > 0
+    assert "n_jobs=1 / n_jobs=2" in capsys.readouterr().out
