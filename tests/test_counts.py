@@ -224,3 +224,25 @@ def test_pattern_and_pairwise_routes_agree(make_long_data):
     by_pairs = _joint_tables(long, 2, 5, max_pattern=0)
     np.testing.assert_array_equal(by_pattern, by_pairs)
     np.testing.assert_array_equal(by_pattern, brute_force_tables(df)[1])
+
+
+def test_from_long_reads_a_predicted_column_as_predictions():
+    """A column named like predictions holds labels, as in from_formula (it was
+    read silently as 1 = correct)."""
+    df = pd.DataFrame(
+        {
+            "instance": [0, 0, 1, 1, 2, 2, 3, 3],
+            "algorithm": ["a", "b"] * 4,
+            "truth": [1, 1, 0, 0, 0, 0, 1, 1],
+            "predicted": [1, 0, 0, 0, 0, 1, 1, 1],
+        }
+    )
+    tables = CountTables.from_long(df, response="predicted")
+    # a: TP 2, FN 0, FP 0, TN 2; b: TP 1, FN 1, FP 1, TN 1
+    got = tables.confusion()[["tp", "fn", "fp", "tn"]].to_numpy().tolist()
+    assert got == [[2, 0, 0, 2], [1, 1, 1, 1]]
+    as_correct = CountTables.from_long(
+        df, response="predicted", response_kind="correct"
+    )
+    other = as_correct.confusion()[["tp", "fn", "fp", "tn"]].to_numpy().tolist()
+    assert other == [[2, 0, 2, 0], [1, 1, 1, 1]]  # the old silent reading

@@ -35,6 +35,7 @@ from fmtest.tables.longdata import (
     plain,
     read_long_data,
 )
+from fmtest.tables.roles import name_kind
 
 __all__ = ["CountTables"]
 
@@ -143,6 +144,9 @@ class CountTables:
             ``truth``, ``algorithm``, ``dataset``, ``instance``, ``fold``,
             ``positive``, ``response_kind``: see
             :func:`fmtest.tables.longdata.read_long_data`, which checks them.
+            Without ``response_kind`` the response column's name decides, as
+            in ``from_formula``: a name such as ``predicted`` or ``y_pred``
+            holds predicted labels; any other name is read as 1 = correct.
 
         Returns
         -------
@@ -162,6 +166,8 @@ class CountTables:
         >>> tables.confusion()[["tp", "fn", "fp", "tn"]].to_numpy().tolist()
         [[2, 0, 1, 0], [1, 1, 0, 1]]
         """
+        if roles.get("response_kind") is None:
+            roles["response_kind"] = name_kind(response) or "correct"
         return cls.from_encoded(read_long_data(data, response=response, **roles))
 
     @classmethod
