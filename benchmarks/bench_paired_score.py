@@ -38,6 +38,7 @@ def main(argv=None):
     parser.add_argument("--beta", type=float, default=2.0)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
+    paired_score.MAX_TABLES = 10**12  # the paired score for every table
     if args.quick:
         args.algorithms = 20
         paired_score.CHUNK_TABLES = 50

@@ -236,16 +236,23 @@ def test_default_falls_back_to_mover_score_with_a_note(monkeypatch):
     assert any("the data are unpaired" in note for note in unpaired.notes)
     mover = difference_test(unpaired.counts)
     np.testing.assert_allclose(unpaired.pairwise["ci_lower"], mover.lower.ravel())
-    # issue 22.6c: more pair tables than a chunk no longer fall back to
-    # MOVER-score; they are solved in chunks, with the same numbers
-    monkeypatch.setattr(paired_score, "CHUNK_TABLES", 5)
+    # more pair tables than MAX_TABLES: MOVER-score with a note (time)
+    monkeypatch.setattr(paired_score, "MAX_TABLES", 5)
     many = FMeasureComparison.from_formula("correct ~ algorithm", sub).fit(
         estimand="models"
     )
-    assert many.config["test"] == "paired score (inverted interval)"
-    assert not any("pair tables, more than" in note for note in many.notes)
+    assert many.config["test"] == "MOVER-score (inverted interval)"
+    assert any("6 pair tables, more than 5" in note for note in many.notes)
+    # issue 22.6c: with the limit raised, tables beyond a chunk are solved in
+    # chunks, with the same numbers
+    monkeypatch.setattr(paired_score, "MAX_TABLES", 10**9)
+    monkeypatch.setattr(paired_score, "CHUNK_TABLES", 5)
+    chunked = FMeasureComparison.from_formula("correct ~ algorithm", sub).fit(
+        estimand="models"
+    )
+    assert chunked.config["test"] == "paired score (inverted interval)"
     np.testing.assert_allclose(
-        many.pairwise[["ci_lower", "ci_upper"]],
+        chunked.pairwise[["ci_lower", "ci_upper"]],
         paired.pairwise[["ci_lower", "ci_upper"]],
         rtol=0,
         atol=1e-15,
