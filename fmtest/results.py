@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from fmtest.across.cv_tests import check_rope
 from fmtest.across.estimand import (
     algorithm_estimates,
     algorithm_pairwise,
     algorithm_test_name,
-    check_rope,
     effective_tables,
     fold_size_ratio,
+    metric_difference_range,
     resolve_estimand,
 )
 from fmtest.across.pooling import (
@@ -252,12 +253,8 @@ class MetricComparisonResults:
             algorithm not run on the data set; identical predictions), empty
             otherwise.
         """
-        algs = list(self.counts.algorithms)  # indexing a pandas Index is slow
         pairs, diff, var_d, corr_d = self._contrasts(self.delta)
-        index = pd.MultiIndex.from_tuples(
-            [(ds, algs[a], algs[b]) for ds in self.counts.datasets for a, b in pairs],
-            names=["dataset", "algorithm_1", "algorithm_2"],
-        )
+        index = self.counts.pair_index()[0]
         frame = {"diff": diff.ravel()}  # columns, one DataFrame call at the end
         frame["se_delta"] = safe_sqrt(var_d.ravel())
         frame["corr_delta"] = corr_d.ravel()
@@ -417,19 +414,13 @@ class MetricComparisonResults:
             multitest=self._multitest,
             wong_divisor=self._wong_divisor,
             with_wong=self.wong is not None,
-            diff_range=self._difference_range,
+            diff_range=metric_difference_range(self.metric),
         )
         if not self.has_wong:
             return frame.drop(columns=["se_wong", "z_wong", "p_wong"])
         large = self._pair_large_sample(pairs).all(axis=0)
         frame.insert(1, "large_sample", large)
         return frame
-
-    @property
-    def _difference_range(self):
-        """The range of a difference of the metric: ±(hi − lo)."""
-        low, high = self.metric.bounds
-        return (low - high, high - low)
 
     @cached_property
     def algorithm_tests(self) -> pd.DataFrame | None:
@@ -530,19 +521,10 @@ class MetricComparisonResults:
             "n01": j[..., 0, 1, 0] + j[..., 1, 0, 1],
             "n00": j[..., 0, 1, 1] + j[..., 1, 0, 0],
         }
-        algs = list(self.counts.algorithms)  # indexing a pandas Index is slow
-        first, second = np.triu_indices(len(algs), k=1)
+        index, first, second = self.counts.pair_index()
         table = paired_error_comparisons(
             *(cells[k][:, first, second] for k in ("n11", "n10", "n01", "n00")),
             alpha=self.alpha,
-        )
-        index = pd.MultiIndex.from_tuples(
-            [
-                (dataset, algs[a], algs[b])
-                for dataset in self.counts.datasets
-                for a, b in zip(first, second, strict=True)
-            ],
-            names=["dataset", "algorithm_1", "algorithm_2"],
         )
         table = table.rename(columns=PAIRED_ERROR_COLUMNS)[
             list(PAIRED_ERROR_COLUMNS.values())
@@ -1208,15 +1190,9 @@ class FMeasureComparisonResults(MetricComparisonResults):
     # -- planning and the randomization test (issue 23) --------------------
 
     def _pair_index(self):
-        """The index of :attr:`pairwise`, without computing that table."""
-        algs = list(self.counts.algorithms)
-        first, second = np.triu_indices(len(algs), k=1)
-        pairs = list(zip(first.tolist(), second.tolist(), strict=True))
-        index = pd.MultiIndex.from_tuples(
-            [(ds, algs[a], algs[b]) for ds in self.counts.datasets for a, b in pairs],
-            names=["dataset", "algorithm_1", "algorithm_2"],
-        )
-        return index, pairs
+        """The index of :attr:`pairwise` and its pairs, without computing that table."""
+        index, first, second = self.counts.pair_index()
+        return index, list(zip(first.tolist(), second.tolist(), strict=True))
 
     def _repeats_needed(self, power, alpha):
         """:meth:`sample_size` under the algorithm estimand: repeats, not instances.

@@ -54,6 +54,7 @@ __all__ = [
     "BayesianCVResult",
     "CVTestResult",
     "bayesian_correlated_ttest",
+    "check_rope",
     "combined_ftest_5x2cv",
     "corrected_repeated_cv_ttest",
     "fold_differences",
@@ -371,6 +372,19 @@ def combined_ftest_5x2cv(scores_a, scores_b=None, *, null=0.0):
     )
 
 
+def check_rope(rope):
+    """``rope`` as a float: a finite number >= 0, or a clear error naming it."""
+    if isinstance(rope, (bool, np.bool_, str, bytes)):
+        raise TypeError(f"`rope` must be a finite number >= 0; got {rope!r}.")
+    try:
+        value = float(rope)
+    except (TypeError, ValueError):
+        raise TypeError(f"`rope` must be a finite number >= 0; got {rope!r}.") from None
+    if not (np.isfinite(value) and value >= 0):
+        raise ValueError(f"`rope` must be a finite number >= 0; got {rope!r}.")
+    return value
+
+
 def bayesian_correlated_ttest(
     scores_a, scores_b=None, *, rope=0.0, test_train_ratio=None, alpha=0.05
 ):
@@ -410,9 +424,7 @@ def bayesian_correlated_ttest(
     (0.885, 0.079, 0.036)
     """
     alpha = check_alpha(alpha)
-    rope = float(rope)
-    if not (np.isfinite(rope) and rope >= 0):
-        raise ValueError(f"`rope` must be a finite number >= 0; got {rope!r}.")
+    rope = check_rope(rope)
     diff = fold_differences(scores_a, scores_b)
     ratio = _ratio(test_train_ratio, diff.shape[1])
     mean, var, n_used, n_dropped, reason = _corrected_moments(diff, ratio)

@@ -22,8 +22,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fmtest.across.cv_tests import check_rope
 from fmtest.across.fold_scores import mean_test_train_ratio
-from fmtest.across.retraining import retraining_test
+from fmtest.across.retraining import finite_moments, retraining_test
 from fmtest.estimates.delta import cell_variance, pair_covariance
 from fmtest.estimates.fmeasure import fbeta_gradient
 from fmtest.estimates.metrics import metric_value_and_gradient
@@ -46,7 +47,6 @@ ESTIMAND_WORDS = {
     "models": "these fitted models (conditional on training; instances random)",
     "algorithms": "the learning algorithms (retraining variability included)",
 }
-ALGORITHM_TEST = "corrected repeated k-fold t"
 
 
 def check_estimand(estimand, counts):
@@ -224,18 +224,6 @@ def repeat_metric(counts, metric):
     return np.where(present, values, np.nan)
 
 
-def _moments(diff):
-    """Mean, sample variance and count of the finite values along the last axis."""
-    finite = np.isfinite(diff)
-    count = finite.sum(axis=-1)
-    filled = np.where(finite, diff, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = filled.sum(axis=-1) / count
-        dev = np.where(finite, diff - mean[..., None], 0.0)
-        var = (dev**2).sum(axis=-1) / (count - 1)
-    return mean, np.where(count >= 2, var, np.nan), count
-
-
 def _corrected_columns(fold_diff, ratio, alpha, rope):
     """Nadeau–Bengio's corrected t and Corani–Benavoli's posterior, vectorised.
 
@@ -243,7 +231,7 @@ def _corrected_columns(fold_diff, ratio, alpha, rope):
     and :func:`fmtest.across.cv_tests.bayesian_correlated_ttest`, for every
     (data set, pair) at once.
     """
-    mean, s2, count = _moments(fold_diff)
+    mean, s2, count = finite_moments(fold_diff)
     with np.errstate(invalid="ignore", divide="ignore"):
         var = s2 * (1.0 / count + ratio)
         scale = np.sqrt(var)
@@ -378,8 +366,7 @@ def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0):
         designs also ``p_5x2cv_t`` and ``p_5x2cv_f``.
     """
     rope = check_rope(rope)
-    algs = list(counts.algorithms)
-    first, second = np.triu_indices(len(algs), k=1)
+    index, first, second = counts.pair_index()
     est, cov = delta.estimates, delta.cov
     diff = est[:, first] - est[:, second]
     var_inst = cov[:, first, first] + cov[:, second, second] - 2 * cov[:, first, second]
@@ -446,14 +433,6 @@ def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0):
     }
     for key in ("df", "df_corrected", "df_delta_retraining"):  # no test, no df
         frame[key] = np.where(absent, np.nan, frame[key])
-    index = pd.MultiIndex.from_tuples(
-        [
-            (ds, algs[a], algs[b])
-            for ds in counts.datasets
-            for a, b in zip(first, second, strict=True)
-        ],
-        names=["dataset", "algorithm_1", "algorithm_2"],
-    )
     return pd.DataFrame({k: np.ravel(v) for k, v in frame.items()}, index=index)
 
 
@@ -491,19 +470,6 @@ def _join(first, second):
     both = (first != "") & (second != "")
     out = np.where(first == "", second, first)
     return np.where(both, first + "; " + second, out).astype(object)
-
-
-def check_rope(rope):
-    """``rope`` as a float: a finite number >= 0, or a clear error naming it."""
-    if isinstance(rope, (bool, np.bool_, str, bytes)):
-        raise TypeError(f"`rope` must be a finite number >= 0; got {rope!r}.")
-    try:
-        value = float(rope)
-    except (TypeError, ValueError):
-        raise TypeError(f"`rope` must be a finite number >= 0; got {rope!r}.") from None
-    if not (np.isfinite(value) and value >= 0):
-        raise ValueError(f"`rope` must be a finite number >= 0; got {rope!r}.")
-    return value
 
 
 def metric_difference_range(metric):

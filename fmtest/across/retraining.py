@@ -45,26 +45,35 @@ import numpy as np
 from scipy import stats
 
 __all__ = [
-    "RETRAINING_TEST",
+    "finite_moments",
     "normal_power",
     "projected_se",
     "repeats_for_power",
     "retraining_test",
 ]
 
-RETRAINING_TEST = "delta + retraining t"
 
+def finite_moments(values):
+    """Mean, sample variance (ddof=1) and number of the finite values, along the last axis.
 
-def _nan_var(values, axis=-1):
-    """Sample variance (ddof=1) over the finite values, and their number."""
+    NaN values (an undefined fold or repeat) are left out; the variance is
+    NaN with fewer than two finite values.
+
+    Examples
+    --------
+    >>> mean, var, count = finite_moments([0.1, np.nan, 0.3])
+    >>> round(float(mean), 2), round(float(var), 3), int(count)
+    (0.2, 0.02, 2)
+    """
+    values = np.asarray(values, dtype=float)
     finite = np.isfinite(values)
-    count = finite.sum(axis=axis)
+    count = finite.sum(axis=-1)
     filled = np.where(finite, values, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = filled.sum(axis=axis) / count
-        dev = np.where(finite, values - np.expand_dims(mean, axis), 0.0)
-        var = (dev**2).sum(axis=axis) / (count - 1)
-    return np.where(count >= 2, var, np.nan), count
+        mean = filled.sum(axis=-1) / count
+        dev = np.where(finite, values - mean[..., None], 0.0)
+        var = (dev**2).sum(axis=-1) / (count - 1)
+    return mean, np.where(count >= 2, var, np.nan), count
 
 
 def retraining_test(
@@ -122,8 +131,8 @@ def retraining_test(
     var_inst = np.asarray(var_instance, dtype=float)
     rep = np.asarray(repeat_diffs, dtype=float)
     fold = np.asarray(fold_diffs, dtype=float)
-    s2_rep, n_rep = _nan_var(rep)
-    s2_fold, n_fold = _nan_var(fold)
+    _, s2_rep, n_rep = finite_moments(rep)
+    _, s2_fold, n_fold = finite_moments(fold)
     by_repeat = n_rep >= 2
     ratio = np.asarray(test_train_ratio, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -360,6 +360,39 @@ class CountTables:
         """Number of repeats of the cross-validation (1 without repeats)."""
         return 1 if self.repeats is None else len(self.repeats)
 
+    def pair_index(self):
+        """The (data set, algorithm_1, algorithm_2) index of every pair a < b.
+
+        Pairs come in ``numpy.triu_indices(A, 1)`` order within each data set,
+        the order of every pairwise table.
+
+        Returns
+        -------
+        index : pandas.MultiIndex
+        first, second : ndarray of int
+            The algorithm codes of each pair.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> table = pd.DataFrame({"algorithm": ["a", "b", "c"], "tp": [5, 6, 7],
+        ...                       "fn": [5, 4, 3], "fp": [2, 2, 2]})
+        >>> index, first, second = CountTables.from_counts(table).pair_index()
+        >>> index.tolist()
+        [('all', 'a', 'b'), ('all', 'a', 'c'), ('all', 'b', 'c')]
+        """
+        algs = list(self.algorithms)  # indexing a pandas Index is slow
+        first, second = np.triu_indices(len(algs), k=1)
+        index = pd.MultiIndex.from_tuples(
+            [
+                (ds, algs[a], algs[b])
+                for ds in self.datasets
+                for a, b in zip(first, second, strict=True)
+            ],
+            names=["dataset", "algorithm_1", "algorithm_2"],
+        )
+        return index, first, second
+
     def instance_tables(self):
         """Confusion tables averaged over the repeats, shape (D, A, 2, 2).
 
