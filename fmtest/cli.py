@@ -731,7 +731,7 @@ def _fit_options():
         choices=["models", "algorithms"],
         default=None,
         help="the question answered: is the learning algorithm better, with "
-        "retraining variability (algorithms: the delta + retraining t; the "
+        "retraining variability (algorithms: the corrected repeated k-fold t; the "
         "default when the data have folds), or are these fitted models better "
         "(models: the default for a fixed test set)",
     )

@@ -704,9 +704,10 @@ class FMeasureComparison(MetricComparison):
             count-table intervals; with repeated CV the instance is the
             independent unit). ``"algorithms"``: is learning algorithm A
             better than B at this training size (retraining variability
-            included): the delta + retraining t-test
-            (:func:`fmtest.across.retraining.retraining_test`; Dietterich's
-            5×2cv t on 5×2 designs); needs folds that the algorithms share.
+            included): the corrected repeated k-fold t-test around the pooled
+            difference (Dietterich's 5×2cv t on 5×2 designs;
+            ``algorithm_tests`` has the others); needs folds that the
+            algorithms share.
             See ``docs/estimand.rst``.
         rope : float, default=0.0
             Region of practical equivalence of the Bayesian correlated

@@ -426,12 +426,12 @@ class MetricComparisonResults:
     def algorithm_tests(self) -> pd.DataFrame | None:
         """Tests of the algorithm estimand: is learning algorithm 1 better than 2?
 
-        The lead test is the delta + retraining t
-        (:func:`fmtest.across.retraining.retraining_test`; Dietterich's 5×2cv
-        t on five repeats of 2-fold CV); beside it the corrected repeated
-        k-fold t-test and the Bayesian correlated t-test on the per-fold
-        differences, with the region of practical equivalence ``rope`` of
-        :meth:`fit` (:func:`fmtest.across.estimand.algorithm_pairwise`).
+        The lead test is the corrected repeated k-fold t around the pooled
+        difference (Dietterich's 5×2cv t on five repeats of 2-fold CV);
+        beside it the published fold-mean version, the delta + retraining t
+        and the Bayesian correlated t-test, with the region of practical
+        equivalence ``rope`` of :meth:`fit`
+        (:func:`fmtest.across.estimand.algorithm_pairwise`).
         Available whenever the data have folds that the algorithms share,
         whatever the estimand of the fit.
 

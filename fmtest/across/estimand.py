@@ -330,14 +330,17 @@ def _corrected_lead(diff, corrected, alpha, bounds):
 def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0):
     """Tests of the algorithm estimand for every pair in every data set.
 
-    The lead test is :func:`fmtest.across.retraining.retraining_test`: the
-    difference of the pooled metrics with the delta-method variance plus the
-    retraining variance, referred to Student's t. On five repeats of 2-fold
-    CV Dietterich's 5×2cv paired t-test leads instead (the design it was
-    made for), with Alpaydin's combined F beside it. The corrected repeated
-    k-fold t-test (Nadeau & Bengio; Bouckaert & Frank) on the fold
-    differences and the Bayesian correlated t-test (Corani & Benavoli, with
-    the region of practical equivalence ``rope``) are given as well. Folds
+    The lead test is the corrected repeated k-fold t (Nadeau & Bengio;
+    Bouckaert & Frank): Nadeau & Bengio's corrected variance of the fold
+    differences, with J − 1 degrees of freedom, around the difference of the
+    pooled metrics. On five repeats of 2-fold CV Dietterich's 5×2cv paired
+    t-test leads instead (the design it was made for), with Alpaydin's
+    combined F beside it. Also given: the published version centred on the
+    mean fold difference, the delta + retraining t
+    (:func:`fmtest.across.retraining.retraining_test`, more power but not
+    valid for every learner pair; ``docs/estimand.rst``) and the Bayesian
+    correlated t-test (Corani & Benavoli, with the region of practical
+    equivalence ``rope``). Folds
     where either metric is undefined are dropped from the fold tests, and
     ``reason`` says how many.
 
