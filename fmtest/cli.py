@@ -96,7 +96,8 @@ CLI_WORDING = (
 ROLE_OPTION = re.compile(r"`(algorithm|dataset)=('[^']*')`")
 LIBRARY_ONLY = re.compile(r"; `dataset='[^']*'` in CountTables\.from_long")
 FIT_OPTION = re.compile(
-    r"`(alpha|beta|min_count|rho_fallback|multitest|wong_divisor|re_method|re_test|estimand)`"
+    r"`(alpha|beta|min_count|rho_fallback|multitest|wong_divisor|re_method|re_test"
+    r"|estimand|control|alternative|margin)`"
 )
 
 
@@ -539,6 +540,9 @@ def _fit(model, args):
             re_test=args.re_test,
             estimand=args.estimand,
             rope=args.rope,
+            control=args.control,
+            alternative=args.alternative,
+            margin=args.margin,
         )
     return model.fit(
         beta=args.beta,
@@ -555,6 +559,9 @@ def _fit(model, args):
         wong=args.wong,
         estimand=args.estimand,
         rope=args.rope,
+        control=args.control,
+        alternative=args.alternative,
+        margin=args.margin,
     )
 
 
@@ -741,6 +748,28 @@ def _fit_options():
         default=0.0,
         help="region of practical equivalence of the Bayesian correlated t-test "
         "in the algorithm tests (default 0)",
+    )
+    group.add_argument(
+        "--control",
+        default=None,
+        metavar="ALGORITHM",
+        help="compare every algorithm with this one only (control - other; "
+        "Holm over the A - 1 comparisons; summary, paper table and ranks follow)",
+    )
+    group.add_argument(
+        "--alternative",
+        choices=["two-sided", "greater", "less"],
+        default="two-sided",
+        help="of the difference algorithm_1 - algorithm_2 (control - other): "
+        "greater = the first is better (one-sided tests and intervals); "
+        "default two-sided",
+    )
+    group.add_argument(
+        "--margin",
+        type=float,
+        default=0.0,
+        help="non-inferiority margin m >= 0 with --alternative greater (H0: "
+        "difference <= -m); default 0",
     )
     group.add_argument(
         "--seed",

@@ -516,6 +516,9 @@ class MetricComparison:
         re_test: str = "hksj",
         estimand: str | None = None,
         rope: float = 0.0,
+        control: Any = None,
+        alternative: str = "two-sided",
+        margin: float = 0.0,
         **metric_options: Any,
     ) -> MetricComparisonResults:
         """Estimate the metric, its covariance across algorithms, and the tests.
@@ -545,6 +548,23 @@ class MetricComparison:
         rope : float, default=0.0
             Region of practical equivalence of the Bayesian correlated
             t-test in :attr:`~MetricComparisonResults.algorithm_tests`.
+        control : label, optional
+            Compare every algorithm with this one only (a method against its
+            baselines): the A − 1 pairs written control − other, the
+            multiple-testing family of those A − 1 pairs, and the summary,
+            conclusions, paper table, forest plot, across-data-set tests, rank
+            post-hoc tests and CD diagram built around it.
+        alternative : {"two-sided", "greater", "less"}, default="two-sided"
+            Of the difference algorithm_1 − algorithm_2 (control − other):
+            "greater" tests that the first is better, "less" that it is worse,
+            with one-sided intervals reaching the edge of the difference's
+            range on the open side. Applies to every pairwise and
+            across-data-set test; see ``docs/baselines.rst``.
+        margin : float, default=0.0
+            Non-inferiority margin m in [0, 1), with a one-sided
+            ``alternative``: "greater" tests H0: difference ≤ −m, so that
+            rejecting it shows the first algorithm is not worse than the
+            second by m or more.
         **metric_options
             ``beta`` (fbeta), ``w`` (cwa), ``alpha_iba`` → passed as ``alpha``
             and ``squared`` (iba).
@@ -578,6 +598,9 @@ class MetricComparison:
             re_test=re_test,
             estimand=estimand,
             rope=rope,
+            control=control,
+            alternative=alternative,
+            margin=margin,
         )
 
 
@@ -626,6 +649,9 @@ class FMeasureComparison(MetricComparison):
         wong: bool = False,
         estimand: str | None = None,
         rope: float = 0.0,
+        control: Any = None,
+        alternative: str = "two-sided",
+        margin: float = 0.0,
         **unknown: Any,
     ) -> FMeasureComparisonResults:
         """Estimate the F-measures, their covariance, and the tests.
@@ -712,6 +738,23 @@ class FMeasureComparison(MetricComparison):
         rope : float, default=0.0
             Region of practical equivalence of the Bayesian correlated
             t-test in ``algorithm_tests`` (``p_rope``).
+        control : label, optional
+            Compare every algorithm with this one only (a method against its
+            baselines): the A − 1 pairs written control − other, the
+            multiple-testing family of those A − 1 pairs, and the summary,
+            conclusions, paper table, forest plot, across-data-set tests, rank
+            post-hoc tests and CD diagram built around it.
+        alternative : {"two-sided", "greater", "less"}, default="two-sided"
+            Of the difference algorithm_1 − algorithm_2 (control − other):
+            "greater" tests that the first is better, "less" that it is worse,
+            with one-sided intervals reaching the edge of the difference's
+            range on the open side. Applies to every pairwise and
+            across-data-set test; see ``docs/baselines.rst``.
+        margin : float, default=0.0
+            Non-inferiority margin m in [0, 1), with a one-sided
+            ``alternative``: "greater" tests H0: difference ≤ −m, so that
+            rejecting it shows the first algorithm is not worse than the
+            second by m or more.
 
         Returns
         -------
@@ -760,6 +803,9 @@ class FMeasureComparison(MetricComparison):
             wong=wong,
             estimand=estimand,
             rope=rope,
+            control=control,
+            alternative=alternative,
+            margin=margin,
         )
 
 

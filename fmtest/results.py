@@ -45,6 +45,13 @@ from fmtest.report.wording import (
 )
 from fmtest.tables.counts import CELL_OF
 from fmtest.within.bootstrap import bootstrap_intervals
+from fmtest.within.hypothesis import (
+    check_hypothesis,
+    control_pairs,
+    one_sided_bounds,
+    one_sided_pvalue,
+    tail_pvalue,
+)
 from fmtest.within.inference import (
     bounded_interval,
     check_alpha,
@@ -55,7 +62,11 @@ from fmtest.within.inference import (
 )
 from fmtest.within.intervals import difference_test, fmeasure_interval
 from fmtest.within.multitest import adjust_pvalues, check_multitest
-from fmtest.within.paired_score import paired_difference_test, paired_score_unusable
+from fmtest.within.paired_score import (
+    paired_difference_test,
+    paired_score_test,
+    paired_score_unusable,
+)
 from fmtest.within.power import pairwise_sample_size
 from fmtest.within.randomization import pairwise_randomization_test
 from fmtest.within.roc import confident_roc
@@ -135,10 +146,22 @@ class MetricComparisonResults:
         min_count=5,
         estimand=None,
         rope=0.0,
+        alternative="two-sided",
+        margin=0.0,
+        control=None,
     ):
         check_alpha(alpha)
         self.model = model
         self.counts = model.counts
+        self.hypothesis = check_hypothesis(
+            alternative, margin, control, self.counts.algorithms
+        )
+        if self.hypothesis.one_sided and alpha > 0.25:
+            raise ValueError(
+                f"`alpha` = {alpha:g} with a one-sided test: the one-sided "
+                "bound at level 1 - alpha is that of the two-sided 1 - 2 alpha "
+                "interval, so alpha must be at most 0.25."
+            )
         self.estimand, why = resolve_estimand(estimand, self.counts)
         self.metric = metric
         self.method = method
@@ -155,6 +178,9 @@ class MetricComparisonResults:
             "estimand": self.estimand,
             "estimand_reason": why,
             "rope": check_rope(rope),
+            "alternative": self.hypothesis.alternative,
+            "margin": self.hypothesis.margin,
+            "control": self.hypothesis.control,
             "test": algorithm_test_name(self.counts)
             if self.estimand == "algorithms"
             else f"z test, {'Wong' if method == 'wong' else 'delta method'} SE",
@@ -279,12 +305,129 @@ class MetricComparisonResults:
         # a pair with a reason has no test (identical predictions: no information)
         pvalue = np.where(reason != "", np.nan, matching_p)
         frame["pvalue"] = pvalue
-        families = pvalue.astype(float).reshape(diff.shape)  # (D, P)
-        frame["p_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
+        frame["p_adjusted"] = pvalue  # placeholder: adjusted below, per family
         if self.has_wong:
             frame["large_sample"] = self._pair_large_sample(pairs).ravel()
         frame["reason"] = reason
+        if not self.hypothesis.is_default:
+            frame, index = self._hypothesis_columns(frame, diff.shape)
+        families = frame["pvalue"].astype(float).reshape(len(self.counts.datasets), -1)
+        frame["p_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
         return pd.DataFrame(frame, index=index)
+
+    @cached_property
+    def _pair_orientation(self):
+        """(keep, sign, index): the pairs the hypothesis tests, control first.
+
+        ``keep`` are positions among the P pairs a < b, ``sign`` −1 where a
+        pair is flipped to put the control first, ``index`` the labels of the
+        (data set, kept pair) rows.
+        """
+        index, first, second = self.counts.pair_index()
+        control = self.hypothesis.control
+        if control is None:
+            return np.arange(len(first)), np.ones(len(first)), index
+        code = list(self.counts.algorithms).index(control)
+        keep, sign, other = control_pairs(first, second, code)
+        algs = list(self.counts.algorithms)
+        index = pd.MultiIndex.from_tuples(
+            [(ds, control, algs[o]) for ds in self.counts.datasets for o in other],
+            names=["dataset", "algorithm_1", "algorithm_2"],
+        )
+        return keep, sign, index
+
+    def _orient(self, values, flip=True):
+        """(D·P,) values of the pairs a < b → (D, K) of the tested pairs, control
+        first (× sign when ``flip``: differences and statistics)."""
+        keep, sign, _ = self._pair_orientation
+        values = np.asarray(values).reshape(len(self.counts.datasets), -1)[:, keep]
+        return values * sign if flip else values
+
+    def _orient_interval(self, lower, upper):
+        """Two-sided (lower, upper) of the pairs a < b → (D, K), control first."""
+        sign = self._pair_orientation[1]
+        low, high = self._orient(lower, False), self._orient(upper, False)
+        return np.where(sign > 0, low, -high), np.where(sign > 0, high, -low)
+
+    def _hypothesis_columns(self, frame, shape):
+        """The pairwise columns for the fit's hypothesis (control, side, margin).
+
+        Differences and z statistics are oriented control − other; the
+        p-values are one-sided ``alternative`` tests of δ₀ = ``null``
+        (:mod:`fmtest.within.hypothesis`); the interval is the one-sided bound
+        from the two-sided 1 − 2α interval.
+        """
+        h = self.hypothesis
+        keep, sign, index = self._pair_orientation
+        flipped = {"diff", "z_delta", "z_wong"}
+        out = {col: self._orient(v, col in flipped).ravel() for col, v in frame.items()}
+        low, high = self._hypothesis_interval(self.alpha)
+        out["ci_lower"], out["ci_upper"] = low.ravel(), high.ravel()
+        if not h.one_sided:
+            return out, index
+        null = h.null
+        diff = out["diff"]
+        for name in ("delta", "wong"):
+            if f"z_{name}" in out:
+                z = out[f"z_{name}"] - divide(null, out[f"se_{name}"])
+                out[f"z_{name}"] = z
+                out[f"p_{name}"] = tail_pvalue(z, alternative=h.alternative)
+        if null == 0.0:
+            p_two = out["pvalue"]
+        else:  # the test of the fit, inverted at δ0 on the a < b orientation
+            null_pairs = np.broadcast_to(null * sign, (shape[0], len(keep)))
+            at = np.full(shape, np.nan)
+            at[:, keep] = null_pairs
+            p_two = self._orient(self._pvalue_at(at), False).ravel()
+            p_two = np.where(out["reason"] != "", np.nan, p_two)
+        out["pvalue"] = one_sided_pvalue(p_two, diff, null, h.alternative)
+        return out, index
+
+    def _hypothesis_interval(self, alpha):
+        """(D, K) interval of the tested pairs: two-sided at 1 − α, or the
+        one-sided bound of the two-sided 1 − 2α interval."""
+        h = self.hypothesis
+        if h.one_sided and alpha > 0.25:
+            raise ValueError(
+                f"`alpha` = {alpha:g} with a one-sided test: the one-sided bound "
+                "at 1 - alpha is that of the two-sided 1 - 2 alpha interval, so "
+                "alpha must be at most 0.25."
+            )
+        level = 2 * alpha if h.one_sided else alpha
+        low, high = self._orient_interval(*self._pair_interval(level))
+        return one_sided_bounds(
+            low, high, h.alternative, metric_difference_range(self.metric)
+        )
+
+    def _pair_interval(self, alpha):
+        """Two-sided (lower, upper) of every pair a < b, flattened (D·P,)."""
+        if self.estimand == "algorithms":
+            tests = (
+                self.algorithm_tests
+                if alpha == self.alpha
+                else algorithm_pairwise(
+                    self.counts, self.metric, self.delta, alpha=alpha
+                )
+            )
+            return tests["ci_lower"].to_numpy(), tests["ci_upper"].to_numpy()
+        return self._difference_interval(alpha)
+
+    def _pvalue_at(self, null):
+        """Two-sided p-value of the fit's pairwise test of θ_a − θ_b = ``null``
+        ((D, P) array; NaN entries are not computed) for the pairs a < b."""
+        if self.estimand == "algorithms":
+            tests = self.algorithm_tests
+            stat = divide(
+                tests["diff"].to_numpy(float) - null.ravel(),
+                tests["se"].to_numpy(float),
+            )
+            return tail_pvalue(stat, tests["df"].to_numpy(float))
+        return self._difference_pvalue_at(null).ravel()
+
+    def _difference_pvalue_at(self, null):
+        """Wald test of ``method`` at ``null`` (D, P)."""
+        _, diff, var, _ = self._contrasts(self.lead)
+        return tail_pvalue(divide(diff - null, safe_sqrt(var)))
 
     def _wong_pair_variances(self, shape):
         if self.wong is None:
@@ -382,28 +525,30 @@ class MetricComparisonResults:
               difference was NaN or 0 and was taken from the width of the
               pairwise interval); ``reason`` (why values are NaN).
         """
-        algs = list(self.counts.algorithms)  # indexing a pandas Index is slow
         pairs, diff, var_d, _ = self._contrasts(self.delta)
         shape = diff.shape
         if self.estimand == "algorithms":  # per-data-set corrected t estimates
             tests = self.algorithm_tests
             diff = tests["diff"].to_numpy(dtype=float).reshape(shape)
             var_d = tests["se"].to_numpy(dtype=float).reshape(shape) ** 2
+        # the tested pairs (with a control: control − other)
+        keep, _, pair_index = self._pair_orientation
+        index = pair_index.droplevel("dataset")[: len(keep)]
+        diff = self._orient(diff)
+        var_d, var_w = (
+            self._orient(v, False) for v in (var_d, self._wong_pair_variances(shape))
+        )
 
         def interval():
-            ci = self.conf_int(kind="pairwise")
-            return (
-                ci["lower"].to_numpy(dtype=float).reshape(shape),
-                ci["upper"].to_numpy(dtype=float).reshape(shape),
-            )
+            return self._orient_interval(*self._pair_interval(self.alpha))
 
-        index = pd.MultiIndex.from_tuples(
-            [(algs[a], algs[b]) for a, b in pairs], names=["algorithm_1", "algorithm_2"]
-        )
+        h = self.hypothesis
         frame = across_datasets_table(
             diff,
             var_d,
-            self._wong_pair_variances(shape),
+            var_w,
+            alternative=h.alternative,
+            null=h.null,
             index=index,
             datasets=self.counts.datasets,
             lead=self.method,
@@ -418,7 +563,7 @@ class MetricComparisonResults:
         )
         if not self.has_wong:
             return frame.drop(columns=["se_wong", "z_wong", "p_wong"])
-        large = self._pair_large_sample(pairs).all(axis=0)
+        large = self._pair_large_sample(pairs)[:, keep].all(axis=0)
         frame.insert(1, "large_sample", large)
         return frame
 
@@ -732,7 +877,11 @@ class MetricComparisonResults:
         return accessors.pvalues(self)
 
     def conf_int(
-        self, alpha: float | None = None, *, kind: str = "estimate"
+        self,
+        alpha: float | None = None,
+        *,
+        kind: str = "estimate",
+        one_sided: bool | None = None,
     ) -> pd.DataFrame:
         """Confidence intervals, recomputed at any level.
 
@@ -745,26 +894,29 @@ class MetricComparisonResults:
             differences per pair, or the metric on the logit scale (inside its
             range). The first three follow the interval method of the fit
             (``ci_method`` for F-measures; Wald otherwise).
+        one_sided : bool, optional
+            For ``kind="pairwise"`` in a fit with a one-sided ``alternative``:
+            by default (None) the one-sided interval of ``pairwise``; False
+            gives the two-sided 1 − 2α interval of the same pairs, whose bound
+            on the tested side is the one-sided bound (what a forest plot
+            with a non-inferiority margin draws).
 
         Returns
         -------
         pandas.DataFrame
-            Columns ``lower`` and ``upper``.
+            Columns ``lower`` and ``upper``; pairwise, the rows of
+            ``pairwise`` (with a control: control − other).
         """
         alpha = self.alpha if alpha is None else alpha
         check_alpha(alpha)
         if kind == "pairwise":
-            if self.estimand == "algorithms":
-                tests = (
-                    self.algorithm_tests
-                    if alpha == self.alpha
-                    else algorithm_pairwise(
-                        self.counts, self.metric, self.delta, alpha=alpha
-                    )
-                )
-                low, high = tests["ci_lower"].to_numpy(), tests["ci_upper"].to_numpy()
+            if self.hypothesis.is_default:
+                low, high = self._pair_interval(alpha)
+            elif one_sided is False and self.hypothesis.one_sided:
+                low, high = self._orient_interval(*self._pair_interval(2 * alpha))
+                low, high = low.ravel(), high.ravel()
             else:
-                low, high = self._difference_interval(alpha)
+                low, high = (b.ravel() for b in self._hypothesis_interval(alpha))
             return pd.DataFrame(
                 {"lower": low, "upper": high}, index=self.pairwise.index
             )
@@ -982,10 +1134,16 @@ class FMeasureComparisonResults(MetricComparisonResults):
         wong=False,
         estimand=None,
         rope=0.0,
+        alternative="two-sided",
+        margin=0.0,
+        control=None,
     ):
         super().__init__(
             model,
             metric=get_metric("fbeta", beta=beta),
+            alternative=alternative,
+            margin=margin,
+            control=control,
             alpha=alpha,
             multitest=multitest,
             re_method=re_method,
@@ -1001,6 +1159,11 @@ class FMeasureComparisonResults(MetricComparisonResults):
                 f"`ci_method` must be one of {set(CI_METHODS)}; got {ci_method!r}."
             )
         ci_method = CI_ALIASES.get(ci_method, ci_method)
+        if ci_method == "bootstrap" and self.hypothesis.margin:
+            raise ValueError(
+                "`margin` with ci_method='bootstrap' is not available (the "
+                "percentile p-value is inverted at 0 only); use ci_method='score'."
+            )
         self.beta = float(beta)
         self._wong_divisor = wong_divisor
         self._bootstraps = {}
@@ -1096,6 +1259,27 @@ class FMeasureComparisonResults(MetricComparisonResults):
             layout="totals" if corr is not None else None,
             corr=corr,
         )
+
+    def _difference_pvalue_at(self, null):
+        ci_method = self.config["ci_method"]
+        if self.config.get("difference_ci") == "paired score":
+            joint = self._effective_tables[1]
+            first, second = np.triu_indices(len(self.counts.algorithms), k=1)
+            tables = joint[..., first, second, :, :, :]
+            p = paired_score_test(tables, np.nan_to_num(null), beta=self.beta)[1]
+            return np.where(np.isnan(null), np.nan, p)
+        if ci_method in MOVER_BASE:
+            tables, corr = self._interval_tables()
+            return difference_test(
+                tables,
+                beta=self.beta,
+                alpha=self.alpha,
+                method=MOVER_BASE[ci_method],
+                layout="totals" if corr is not None else None,
+                corr=corr,
+                null=np.nan_to_num(null),
+            ).pvalue
+        return super()._difference_pvalue_at(null)
 
     def _estimate_interval(self, alpha):
         ci_method = self.config["ci_method"]

@@ -109,12 +109,18 @@ def per_pair_table(
     wong_divisor="theorem",
     with_wong=True,
     diff_range=(-1.0, 1.0),
+    alternative="two-sided",
+    null=0.0,
 ):
     """The table pair by pair from the public per-pair functions.
+
+    Two-sided tests of 0 only (the per-pair functions have no ``alternative``;
+    tests/test_hypothesis.py checks the one-sided columns against scipy).
 
     The random-effects interval is clipped to ``diff_range`` with the flag
     ``re_ci_clipped`` (issue 22.1).
     """
+    assert alternative == "two-sided" and null == 0.0
     options = {
         "alpha": alpha,
         "re_method": re_method,

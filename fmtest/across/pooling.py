@@ -50,6 +50,8 @@ __all__ = [
     "mean_difference_test",
     "random_effects_test",
     "variance_from_interval",
+    "wilcoxon_floor_m",
+    "wilcoxon_min_pvalue",
     "wilcoxon_signed_rank",
 ]
 
@@ -571,6 +573,31 @@ def _joined(separator, columns):
     return [separator.join(filter(None, parts)) for parts in zip(*columns, strict=True)]
 
 
+def wilcoxon_floor_m(alternative="two-sided"):
+    """The largest M whose smallest exact Wilcoxon p is above 0.05.
+
+    All M differences of one sign give the smallest p: 2^(1−M) two-sided,
+    2^(−M) one-sided; that is above 0.05 up to M = 5, or M = 4 one-sided.
+
+    Examples
+    --------
+    >>> wilcoxon_floor_m(), wilcoxon_floor_m("greater")
+    (5, 4)
+    """
+    return 5 if alternative == "two-sided" else 4
+
+
+def wilcoxon_min_pvalue(m, alternative="two-sided"):
+    """The smallest exact Wilcoxon p with M non-zero differences: 2^(1−M) or 2^(−M).
+
+    Examples
+    --------
+    >>> wilcoxon_min_pvalue(5), wilcoxon_min_pvalue(5, "less")
+    (0.0625, 0.03125)
+    """
+    return 2.0 ** (-m if alternative != "two-sided" else 1 - m)
+
+
 def across_datasets_table(
     diff,
     var_delta,
@@ -587,6 +614,8 @@ def across_datasets_table(
     wong_divisor="theorem",
     with_wong=True,
     diff_range=(-1.0, 1.0),
+    alternative="two-sided",
+    null=0.0,
 ):
     """Every across-data-set test for every pair of algorithms.
 
@@ -617,6 +646,14 @@ def across_datasets_table(
         The range of a difference of the metric (hi − lo of its range on
         either side). The random-effects interval, a symmetric t or z
         interval, is clipped to it and the pair flagged ``re_ci_clipped``.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        Of every test (see :mod:`fmtest.within.hypothesis`); one-sided, the
+        random-effects interval reaches the edge of ``diff_range`` on its
+        open side.
+    null : float, default=0.0
+        δ₀ of every test (−margin for a non-inferiority test). The tests run
+        on ``diff − null`` (pooling weights and τ² do not change with a
+        shift), and the estimates are reported on the scale of ``diff``.
 
     Returns
     -------
@@ -653,15 +690,26 @@ def across_datasets_table(
         recovered = rec_delta | rec_lead
     m, n_pairs = diff.shape
     datasets = [str(name) for name in datasets]
-    d = np.ascontiguousarray(diff.T)  # (P, M): see fmtest.across.pooling_arrays
+    null = float(null)
+    # (P, M): see fmtest.across.pooling_arrays; tested against δ0 = null
+    d = np.ascontiguousarray(diff.T) - null
     wong = mean_difference_arrays(
-        d, var_wong.T, m if wong_divisor == "printed" else m * m
+        d, var_wong.T, m if wong_divisor == "printed" else m * m, alternative
     )
-    mean = mean_difference_arrays(d, var_delta.T, m * m)
+    mean = mean_difference_arrays(d, var_delta.T, m * m, alternative)
     pooled = pooled_arrays(
-        d, var_lead.T, re_method=re_method, re_test=re_test, alpha=alpha
+        d,
+        var_lead.T,
+        re_method=re_method,
+        re_test=re_test,
+        alpha=alpha,
+        alternative=alternative,
     )
-    wil = wilcoxon_arrays(d)
+    if null:  # estimates back on the scale of the differences
+        pooled = dict(pooled)
+        for name in ("fe_diff", "re_diff", "re_ci_lower", "re_ci_upper"):
+            pooled[name] = pooled[name] + null
+    wil = wilcoxon_arrays(d, alternative=alternative)
     reasons = [
         _labelled("unweighted mean", _mean_reasons(mean, m)),
         _pooled_reasons(pooled, m),
@@ -688,13 +736,16 @@ def across_datasets_table(
             (pooled["i2"] >= HIGH_I2) & np.isfinite(pooled["p_fe"]), "high_i2", ""
         ),
         np.where(
-            (wil["n_used"] > 0) & (wil["n_used"] <= 5), "wilcoxon_exact_floor", ""
+            (wil["n_used"] > 0) & (wil["n_used"] <= wilcoxon_floor_m(alternative)),
+            "wilcoxon_exact_floor",
+            "",
         ),
         np.where(from_interval != "", "variance_from_interval", ""),
     ]
     low_range, high_range = (float(v) for v in diff_range)
-    clipped = (pooled["re_ci_lower"] < low_range) | (pooled["re_ci_upper"] > high_range)
-    if clipped.any():
+    clipped = (pooled["re_ci_lower"] < low_range) & (alternative != "less")
+    clipped |= (pooled["re_ci_upper"] > high_range) & (alternative != "greater")
+    if alternative != "two-sided" or clipped.any():
         pooled = dict(pooled)
         pooled["re_ci_lower"] = np.maximum(pooled["re_ci_lower"], low_range)
         pooled["re_ci_upper"] = np.minimum(pooled["re_ci_upper"], high_range)
@@ -702,7 +753,7 @@ def across_datasets_table(
     p_exact = wil["p_exact"]
     columns = {
         "n_datasets": np.full(n_pairs, m, dtype=np.int64),
-        "mean_diff": d.mean(axis=-1),
+        "mean_diff": d.mean(axis=-1) + null,
         "se_wong": wong["std_error"],
         "z_wong": wong["statistic"],
         "p_wong": wong["pvalue"],

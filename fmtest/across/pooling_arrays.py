@@ -23,6 +23,7 @@ import numpy as np
 from scipy import special, stats
 
 from fmtest.estimates.fmeasure import divide, safe_sqrt
+from fmtest.within.hypothesis import tail_pvalue
 from fmtest.within.inference import z_test
 
 __all__ = ["mean_difference_arrays", "pooled_arrays", "wilcoxon_arrays"]
@@ -57,7 +58,7 @@ def _rows(values):
     return np.ascontiguousarray(np.asarray(values, dtype=float))
 
 
-def mean_difference_arrays(differences, variances, divisor):
+def mean_difference_arrays(differences, variances, divisor, alternative="two-sided"):
     """Unweighted mean difference test of every pair (Wong 2020, Theorem 2).
 
     Parameters
@@ -65,6 +66,7 @@ def mean_difference_arrays(differences, variances, divisor):
     differences, variances : array_like, shape (P, M)
     divisor : int
         M² (Theorem 2) or M (Wong's formula (7) as printed).
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
 
     Returns
     -------
@@ -78,6 +80,8 @@ def mean_difference_arrays(differences, variances, divisor):
     mean = d.mean(axis=-1)
     variance = v.sum(axis=-1) / divisor
     z, p = z_test(mean, variance)
+    if alternative != "two-sided":
+        p = tail_pvalue(z, alternative=alternative)
     out = {
         "estimate": mean,
         "variance": variance,
@@ -116,7 +120,9 @@ def _paule_mandel(d, v):
     return tau2
 
 
-def pooled_arrays(differences, variances, *, re_method, re_test, alpha):
+def pooled_arrays(
+    differences, variances, *, re_method, re_test, alpha, alternative="two-sided"
+):
     """Fixed- and random-effects pooling of every pair.
 
     The arithmetic of :func:`fmtest.across.pooling.combine_differences`, row by row.
@@ -127,6 +133,9 @@ def pooled_arrays(differences, variances, *, re_method, re_test, alpha):
     re_method : {"dl", "pm"}
     re_test : {"hksj", "z"}
     alpha : float
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        Of the fixed- and random-effects tests; one-sided, the interval is
+        infinite on its open side (the caller clips it to the range).
 
     Returns
     -------
@@ -156,6 +165,8 @@ def pooled_arrays(differences, variances, *, re_method, re_test, alpha):
     fe = (w / w_total[:, None] * d).sum(axis=-1)
     fe_var = 1 / w_total
     fe_z, fe_p = z_test(fe, fe_var)
+    if alternative != "two-sided":
+        fe_p = tail_pvalue(fe_z, alternative=alternative)
     q = (w * d**2).sum(axis=-1) - (w * d).sum(axis=-1) ** 2 / w_total
     q_clipped = np.maximum(q, 0.0)
     heterogeneous = q_clipped > df  # τ² > 0 for both estimators
@@ -190,7 +201,16 @@ def pooled_arrays(differences, variances, *, re_method, re_test, alpha):
         tail = special.ndtr(-np.abs(stat))
         critical = -special.ndtri(alpha / 2)
     stat[hksj_equal] = np.nan
+    p_re = np.where(np.isfinite(stat), 2 * tail, np.nan)
+    if alternative != "two-sided":
+        p_re = tail_pvalue(stat, t_df, alternative)
+        critical = -special.stdtrit(t_df, alpha)
     half = np.where(hksj_equal, np.nan, critical * se)
+    ci_lower, ci_upper = re - half, re + half
+    if alternative == "greater":
+        ci_upper = np.where(np.isnan(ci_lower), np.nan, np.inf)
+    elif alternative == "less":
+        ci_lower = np.where(np.isnan(ci_upper), np.nan, -np.inf)
     out = {
         "fe_diff": fe,
         "fe_se": np.sqrt(fe_var),
@@ -200,9 +220,9 @@ def pooled_arrays(differences, variances, *, re_method, re_test, alpha):
         "re_se": se,
         "re_stat": stat,
         "re_df": np.full(n_pairs, t_df),
-        "p_re": np.where(np.isfinite(stat), 2 * tail, np.nan),
-        "re_ci_lower": re - half,
-        "re_ci_upper": re + half,
+        "p_re": p_re,
+        "re_ci_lower": ci_lower,
+        "re_ci_upper": ci_upper,
         "tau2": np.where(heterogeneous, np.maximum(tau2, 0.0), 0.0),
         "i2": i2,
         "q": q_clipped,
@@ -216,7 +236,7 @@ def pooled_arrays(differences, variances, *, re_method, re_test, alpha):
 
 
 @functools.lru_cache(maxsize=64)  # a table per M: scipy's call costs ~1 ms
-def _exact_wilcoxon_pvalues(m):
+def _exact_wilcoxon_pvalues(m, alternative="two-sided"):
     """Two-sided exact p-value of every T⁺ = 0 … M(M+1)/2 with M non-zero,
     untied differences, from ``scipy.stats.wilcoxon``: one vectorised call on
     one sample per T⁺ (ranks 1 … M, the ranks summing to T⁺ positive).
@@ -229,12 +249,14 @@ def _exact_wilcoxon_pvalues(m):
             if rank <= rest:
                 samples[t, rank - 1] = rank
                 rest -= rank
-    table = stats.wilcoxon(samples, axis=-1, method="exact").pvalue
+    table = stats.wilcoxon(
+        samples, axis=-1, method="exact", alternative=alternative
+    ).pvalue
     table.setflags(write=False)
     return table
 
 
-def wilcoxon_arrays(differences, *, exact_max=50):
+def wilcoxon_arrays(differences, *, exact_max=50, alternative="two-sided"):
     """Wilcoxon signed-rank test of every pair's differences against 0.
 
     The arithmetic of :func:`fmtest.across.pooling.wilcoxon_signed_rank`, row by row.
@@ -243,6 +265,8 @@ def wilcoxon_arrays(differences, *, exact_max=50):
     ----------
     differences : array_like, shape (P, M)
     exact_max : int, default=50
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        "greater": the differences tend to be positive (T⁺ large).
 
     Returns
     -------
@@ -269,10 +293,12 @@ def wilcoxon_arrays(differences, *, exact_max=50):
     sd = np.sqrt(n_used * (n_used + 1) * (2 * n_used + 1) / 24)
     z = divide(t_plus - mean, sd)
     p_normal = 2 * special.ndtr(-np.abs(z))
+    if alternative != "two-sided":
+        p_normal = tail_pvalue(z, alternative=alternative)
     p_exact = np.full(n_pairs, np.nan)
     exact = ~ties & (n_zero == 0) & (0 < m <= exact_max)
     if exact.any():
-        table = _exact_wilcoxon_pvalues(m)
+        table = _exact_wilcoxon_pvalues(m, alternative)
         p_exact[exact] = table[t_plus[exact].astype(np.int64)]
     none_used = has_nan | (n_used == 0)
     for value in (t_plus, z, p_normal, p_exact):

@@ -6,7 +6,8 @@ import numpy as np
 
 from fmtest.report.accessors import pvalue_column
 from fmtest.report.text_format import MINUS, format_pvalue
-from fmtest.report.wording import CI_METHOD_NAMES
+from fmtest.report.wording import CI_METHOD_NAMES, hypothesis_verdict
+from fmtest.within.hypothesis import Hypothesis
 
 __all__ = ["ci_names", "conclusions", "lead_name", "test_name"]
 
@@ -44,12 +45,10 @@ def ci_names(res):
     )
 
 
-def _verdict(p, diff, first, second, alpha, name):
+def _verdict(p, diff, first, second, alpha, hypothesis):
     if np.isnan(p) or np.isnan(diff):
         return "not testable (see the notes)"
-    if p >= alpha:
-        return "no evidence of a difference"
-    return f"{first if diff > 0 else second} higher"
+    return hypothesis_verdict(hypothesis, p < alpha, diff, first, second)
 
 
 def _fmt(value, spec=CONCLUSION_FORMAT):
@@ -82,7 +81,7 @@ def conclusions(res, names, shown_pairs, shown_across):
     -------
     list of str
     """
-    name = "F" if res.has_wong else res.metric.key
+    hypothesis = getattr(res, "hypothesis", Hypothesis())
     frame = res.pairwise[shown_pairs]
     p_col = pvalue_column(res)
     ds = names.map(frame.index.get_level_values(0))
@@ -103,7 +102,7 @@ def conclusions(res, names, shown_pairs, shown_across):
         lines.append(
             f"{d}: {x} {MINUS} {y} = {_fmt(diff)} [{_fmt(lo)}, {_fmt(hi)}], "
             f"p = {_fmt(p, CONCLUSION_PVALUE)} (adj. {_fmt(padj, CONCLUSION_PVALUE)}): "
-            f"{_verdict(padj, diff, x, y, res.alpha, name)}"
+            f"{_verdict(padj, diff, x, y, res.alpha, hypothesis)}"
         )
     if shown_across is not None:
         across = res.across_datasets[shown_across]
@@ -133,6 +132,6 @@ def conclusions(res, names, shown_pairs, shown_across):
             lines.append(
                 f"across {int(row['n_datasets'])} data sets: {x} {MINUS} {y} = "
                 f"{_fmt(est)} {spread}, p = {_fmt(row['p_re'], CONCLUSION_PVALUE)}"
-                f"{adjusted}: {_verdict(row[p_adj], est, x, y, res.alpha, name)}"
+                f"{adjusted}: {_verdict(row[p_adj], est, x, y, res.alpha, hypothesis)}"
             )
     return [line.replace("p = <1e-16", "p < 1e-16") for line in lines]

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from fmtest.across.estimand import CORRECTED_TEST
-from fmtest.across.pooling import HIGH_I2
+from fmtest.across.pooling import HIGH_I2, wilcoxon_min_pvalue
 from fmtest.across.retraining import normal_power, projected_se
 from fmtest.report.pair_notes import REASON_IDENTICAL
 from fmtest.report.text_format import format_pvalue
@@ -166,7 +166,9 @@ def collect_notes(res, *, wong=None):
             "res.across_datasets['reason']",
         )
         if "flags" in across.columns:
-            notes += _across_flag_notes(across, pairs)
+            notes += _across_flag_notes(
+                across, pairs, res.config.get("alternative", "two-sided")
+            )
     return notes
 
 
@@ -228,7 +230,7 @@ def estimand_notes(res):
     return notes
 
 
-def _across_flag_notes(across, pairs):
+def _across_flag_notes(across, pairs, alternative="two-sided"):
     """One sentence per kind of flag of ``across_datasets`` (see its ``flags``)."""
     notes = []
     flags = across["flags"].fillna("").astype(str)
@@ -274,10 +276,13 @@ def _across_flag_notes(across, pairs):
             + "."
         )
     floor = across.loc[flags.str.contains("wilcoxon_exact_floor").to_numpy()]
+    sides = "two-sided" if alternative == "two-sided" else "one-sided"
+    power = "1-M" if alternative == "two-sided" else "-M"
     for m in sorted(set(floor["n_nonzero"])):
         notes.append(
-            f"Wilcoxon with M = {m} non-zero differences: the exact two-sided p "
-            f"can never fall below 2^(1-M) = {2.0 ** (1 - m):.4g}, so it cannot "
+            f"Wilcoxon with M = {m} non-zero differences: the exact {sides} p "
+            f"can never fall below 2^({power}) = "
+            f"{wilcoxon_min_pvalue(m, alternative):.4g}, so it cannot "
             "reach 0.05; the normal approximation has no such floor and can."
         )
     return notes

@@ -19,6 +19,8 @@ def _resolve_pairs(res, pairs):
         raise ValueError(
             f"`pairs` must be one of {list(PAIRS_CHOICES)}; got {pairs!r}."
         )
+    if getattr(getattr(res, "hypothesis", None), "control", None) is not None:
+        return "control"  # the A - 1 comparisons with the control, all of them
     if pairs != "auto":
         return pairs
     n_alg = len(res.counts.algorithms)
@@ -53,12 +55,13 @@ def select_pairs(res, pairs="auto"):
     across : ndarray of bool or None
         Rows of ``res.across_datasets`` shown (None with one data set).
     mode : str
-        ``"all"`` or ``"best"``.
+        ``"all"``, ``"best"`` or ``"control"`` (a fit with ``control=``: its
+        A − 1 comparisons, whatever ``pairs`` says).
     """
     mode = _resolve_pairs(res, pairs)
     index = res.pairwise.index
     several = len(res.counts.datasets) > 1
-    if mode == "all":
+    if mode in ("all", "control"):
         across = np.ones(len(res.across_datasets), bool) if several else None
         return np.ones(len(index), bool), across, mode
     algs = np.asarray(res.counts.algorithms, dtype=object)

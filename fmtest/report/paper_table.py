@@ -24,8 +24,11 @@ INTERVALS = ("ci", "se", None)
 MEAN_RANK = "mean rank"
 #: More data sets than this: the LaTeX table is a ``longtable``.
 LONG_ROWS = 30
+MINUS_TEXT = "-"
 TEXT_DAGGER = "†"
 LATEX_DAGGER = r"$^\dagger$"
+TEXT_DDAGGER = "‡"
+LATEX_DDAGGER = r"$^\ddagger$"
 
 
 @dataclass(frozen=True, repr=False)
@@ -45,12 +48,20 @@ class PaperTable:
         that data set (False in the mean-rank row).
     caption : str
         What the markers and intervals mean.
+    better : pandas.DataFrame or None
+        With a control (``fit(control=...)``): True where the algorithm is
+        significantly better than the control (``‡``); ``worse`` then
+        compares with the control instead of the best.
     """
 
     cells: pd.DataFrame
     best: pd.DataFrame
     worse: pd.DataFrame
     caption: str
+    better: pd.DataFrame | None = None
+
+    def _better(self, row, col):
+        return self.better is not None and bool(self.better.at[row, col])
 
     def to_frame(self):
         """The cells with text markers: ``*`` best, ``†`` significantly worse.
@@ -62,6 +73,8 @@ class PaperTable:
         marked = self.cells.copy()
         marked[self.best] = marked[self.best] + "*"
         marked[self.worse] = marked[self.worse] + TEXT_DAGGER
+        if self.better is not None:
+            marked[self.better] = marked[self.better] + TEXT_DDAGGER
         return marked
 
     def to_string(self):
@@ -96,6 +109,8 @@ class PaperTable:
                     text = f"<b>{text}</b>"
                 if self.worse.at[row, col]:
                     text += TEXT_DAGGER
+                if self._better(row, col):
+                    text += TEXT_DDAGGER
                 cells.append(f"<td>{text}</td>")
             style = (
                 ' style="border-top: 1px solid"' if row == self.cells.index[-1] else ""
@@ -229,6 +244,8 @@ class PaperTable:
             value = f"\\textbf{{{value}}}"
         if self.worse.at[row, col]:
             value += LATEX_DAGGER
+        if self._better(row, col):
+            value += LATEX_DDAGGER
         if not sep:
             return value
         return (
@@ -255,6 +272,58 @@ def _worse_than_best(res, values, best, alpha):
                 if padj[key] < alpha:
                     worse.at[ds, other] = True
     return worse
+
+
+def _against_control(res, values, alpha):
+    """(M, A) bool frames: the other algorithm is marked (†) / better than the
+    control (‡), from the pairwise tests control − other of a fit with a
+    control. † means worse than the control, or with a non-inferiority
+    margin that the control is shown not worse than it by the margin."""
+    hypothesis = res.hypothesis
+    frame = res.pairwise
+    reject = (frame["p_adjusted"] < alpha).to_numpy()
+    diff = frame["diff"].to_numpy(dtype=float)
+    if hypothesis.alternative == "greater":
+        marked, better = reject, np.zeros_like(reject)
+    elif hypothesis.alternative == "less":
+        marked, better = np.zeros_like(reject), reject & (hypothesis.margin == 0)
+    else:
+        marked, better = reject & (diff > 0), reject & (diff < 0)
+    out = []
+    for flags in (marked, better):
+        table = pd.DataFrame(False, index=values.index, columns=values.columns)
+        for (ds, _, other), flag in zip(frame.index, flags, strict=True):
+            if flag:
+                table.at[ds, other] = True
+        out.append(table)
+    return out
+
+
+def _control_caption(res, alpha):
+    h = res.hypothesis
+    test = (
+        f"within-data-set test of control {MINUS_TEXT} other, p adjusted by "
+        f"{res.config['multitest']} over the {len(res.counts.algorithms) - 1} "
+        f"comparisons, alpha = {alpha:g}"
+    )
+    if h.alternative == "greater" and h.margin:
+        return (
+            f"; control {h.control}; {TEXT_DAGGER}: {h.control} shown not worse "
+            f"than it by {h.margin:g} or more (non-inferiority, {test})"
+        )
+    if h.alternative == "greater":
+        return f"; control {h.control}; {TEXT_DAGGER}: significantly worse than the control (one-sided, {test})"
+    if h.alternative == "less":
+        marker = (
+            f"{TEXT_DDAGGER}: significantly better than the control (one-sided, {test})"
+            if not h.margin
+            else f"no markers (one-sided test with margin {h.margin:g})"
+        )
+        return f"; control {h.control}; {marker}"
+    return (
+        f"; control {h.control}; {TEXT_DAGGER}/{TEXT_DDAGGER}: significantly worse/"
+        f"better than the control ({test})"
+    )
 
 
 def mean_rank_label(datasets):
@@ -332,11 +401,14 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     )
     row_max = values.max(axis=1, skipna=True)
     best = values.eq(row_max, axis=0) & values.notna()
-    worse = (
-        _worse_than_best(res, values, best, alpha)
-        if markers
-        else pd.DataFrame(False, index=values.index, columns=values.columns)
-    )
+    control = getattr(getattr(res, "hypothesis", None), "control", None)
+    better = None
+    if not markers:
+        worse = pd.DataFrame(False, index=values.index, columns=values.columns)
+    elif control is not None:
+        worse, better = _against_control(res, values, alpha)
+    else:
+        worse = _worse_than_best(res, values, best, alpha)
     ranks = rank_datasets(values)
     mean = ranks.mean
     label = mean_rank_label(values.index)
@@ -346,6 +418,9 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     best.loc[label] = mean.eq(mean.min()).to_numpy()
     worse.loc[label] = False
     best, worse = best.astype(bool), worse.astype(bool)
+    if better is not None:
+        better.loc[label] = False
+        better = better.astype(bool)
     what = {
         "ci": f"{100 * (1 - res.alpha):g}% CI",
         "se": "SE (corrected t)" if algorithms else "SE (delta)",
@@ -359,7 +434,9 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
         else "; these fitted models (test instances only)"
     )
     caption += "; best per data set in bold"
-    if markers:
+    if markers and control is not None:
+        caption += _control_caption(res, alpha)
+    elif markers:
         caption += (
             f"; {TEXT_DAGGER}: significantly worse than the best at alpha = {alpha:g} "
             f"(within-data-set test, p adjusted by {res.config['multitest']})"
@@ -372,4 +449,4 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     if ranks.dropped:
         caption += f", without {', '.join(map(str, ranks.dropped))} (NaN metric)"
     cells.index.name = "dataset"
-    return PaperTable(cells, best, worse, caption + ".")
+    return PaperTable(cells, best, worse, caption + ".", better)

@@ -50,6 +50,9 @@ def _resolve_pairs(res, pair):
     """
     index = res.pairwise.index.droplevel("dataset")
     valid = list(dict.fromkeys(index))
+    control = getattr(getattr(res, "hypothesis", None), "control", None)
+    if pair is None and control is not None:
+        pair = "all"  # the comparisons with the control
     if pair is None:
         return [(*valid[0], 1)]
     if isinstance(pair, str) and pair == "all":
@@ -71,10 +74,14 @@ def _pair_rows(res, a, b, sign, alpha):
     key = (b, a) if sign < 0 else (a, b)
     levels = ("algorithm_1", "algorithm_2")
     frame = res.pairwise.xs(key, level=levels)
-    if alpha == res.alpha:
+    one_sided = _one_sided(res)
+    if alpha == res.alpha and not one_sided:
         lower, upper = frame["ci_lower"], frame["ci_upper"]
-    else:
-        ci = res.conf_int(alpha, kind="pairwise").xs(key, level=levels)
+    else:  # one-sided fits: the two-sided 1 - 2 alpha interval
+        ci = res.conf_int(
+            alpha, kind="pairwise", **({"one_sided": False} if one_sided else {})
+        )
+        ci = ci.xs(key, level=levels)
         lower, upper = ci["lower"], ci["upper"]
     diff = sign * frame["diff"].to_numpy(dtype=float)
     lower, upper = lower.to_numpy(dtype=float), upper.to_numpy(dtype=float)
@@ -102,9 +109,15 @@ def _pair_rows(res, a, b, sign, alpha):
             (RANDOM_LABEL, across["re_diff"], across["re_se"], across["re_df"]),
         ):
             est = sign * float(est)
-            half = stats.t.isf(alpha / 2, float(df)) * float(se)
+            tail = alpha if one_sided else alpha / 2
+            half = stats.t.isf(tail, float(df)) * float(se)
             pooled.append((label, est, est - half, est + half))
     return rows, pooled
+
+
+def _one_sided(res):
+    hypothesis = getattr(res, "hypothesis", None)
+    return hypothesis is not None and hypothesis.one_sided
 
 
 def _diamond(ax, y, est, lower, upper, *, color, gid, height=0.32):
@@ -132,6 +145,12 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
     ``res.across_datasets``, with ``method``'s variances) and the
     random-effects estimate (``re_diff ± t·re_se`` with ``re_df`` degrees of
     freedom: the HKSJ interval by default). A vertical line marks 0.
+
+    With ``fit(control=...)`` the default is every comparison with the
+    control (control − other). With a one-sided ``alternative`` the bars are
+    the two-sided 1 − 2α intervals, whose bound on the tested side is the
+    one-sided bound, and a dotted line marks −margin (the non-inferiority
+    margin), as in the usual non-inferiority figure.
 
     Parameters
     ----------
@@ -232,6 +251,11 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
         elif not np.isfinite([lo, hi]).all():
             ax.text(est, row_y, "   no CI", va="center", size="small", color="0.4")
     ax.axvline(0, color="0.35", linestyle="--", linewidth=1, zorder=1)
+    hypothesis = getattr(res, "hypothesis", None)
+    if hypothesis is not None and hypothesis.margin:
+        ax.axvline(
+            hypothesis.null, color="C3", linestyle=":", linewidth=1.2, gid="margin"
+        )
     for row_y, color in separators:
         ax.axhline(row_y, color=color, linewidth=0.8, zorder=0)
 
@@ -246,9 +270,8 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
     beta = "" if not f_case or res.beta == 1 else f", F_β with β = {res.beta:g}"
     from fmtest.report.conclusions import ci_names
 
-    ax.set_title(
-        f"Differences in {name}: {_level(alpha)}% CIs, {ci_names(res)[1]}{beta}"
-    )
+    level = _level(2 * alpha if _one_sided(res) else alpha)
+    ax.set_title(f"Differences in {name}: {level}% CIs, {ci_names(res)[1]}{beta}")
     ax.grid(axis="x", color="0.92")
     ax.set_axisbelow(True)
     return ax

@@ -22,6 +22,7 @@ import numpy as np
 from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
+from fmtest.across.pooling import wilcoxon_min_pvalue
 from fmtest.report.accessors import pvalue_column
 from fmtest.report.conclusions import ci_names, conclusions, lead_name, test_name
 from fmtest.report.notes import collect_notes, show_wong
@@ -42,6 +43,8 @@ from fmtest.report.text_format import (
     plain_text,
     wrap,
 )
+from fmtest.report.wording import hypothesis_label, hypothesis_sentence
+from fmtest.within.hypothesis import Hypothesis
 
 __all__ = [
     "DEFAULT_WIDTH",
@@ -521,8 +524,13 @@ def _header_section(res, mode, wong, width):
         else "independence assumed",
         "p adjusted:": f"{res.config['multitest']}, within data set"
         + (" / over pairs" if len(counts.datasets) > 1 else ""),
-        "Pairs shown:": "all" if mode == "all" else f"vs best ({n_pairs} in all)",
+        "Pairs shown:": PAIRS_SHOWN.get(mode, f"vs best ({n_pairs} in all)"),
     }
+    hypothesis = _hypothesis(res)
+    if hypothesis.control is not None:
+        items["Pairs shown:"] = f"vs control {hypothesis.control}"
+    if not hypothesis.is_default:
+        items["Hypothesis:"] = hypothesis_label(hypothesis)
     items = [(k, _clip(v, value_width)) for k, v in items.items()]
     half = (len(items) + 1) // 2
     left, right = items[:half], items[half:]
@@ -533,6 +541,14 @@ def _header_section(res, mode, wong, width):
     else:
         title = f"Comparison by {res.metric.label()}"
     return Section(title, [], [], rows, plain_title=plain_text(title))
+
+
+PAIRS_SHOWN = {"all": "all", "control": "vs control"}
+
+
+def _hypothesis(res):
+    """The fit's hypothesis (a plain two-sided one for results without it)."""
+    return getattr(res, "hypothesis", Hypothesis())
 
 
 ESTIMAND_LABELS = {
@@ -646,6 +662,19 @@ def _pairwise_section(res, names, shown, level, wong, full):
         f"p: {test_name(res)}",
         f"p adj: p adjusted by {res.config['multitest']} within each data set",
     ]
+    hypothesis = _hypothesis(res)
+    if hypothesis.one_sided:
+        legend[2] = (
+            f"CI lower/upper: {level} one-sided {ci_diff} interval (the two-sided "
+            f"{100 * (1 - 2 * res.alpha):g}% bound; the open side reaches the "
+            "range of diff)"
+        )
+    if hypothesis.control is not None:
+        legend[4] += (
+            f" (the {len(res.counts.algorithms) - 1} comparisons with the control)"
+        )
+    if not hypothesis.is_default:
+        legend.append(f"tests: {hypothesis_sentence(hypothesis, name)}")
     if full:
         legend[3] = f"z, p delta/Wong: z tests with the two SEs; p: {test_name(res)}"
         legend.append("corr: delta-method correlation of the two estimates")
@@ -679,15 +708,15 @@ def _omnibus_section(res, names):
     )
 
 
-def wilcoxon_floor_label(across):
-    """Title suffix giving the smallest attainable exact p where M <= 5."""
+def wilcoxon_floor_label(across, alternative="two-sided"):
+    """Title suffix giving the smallest attainable exact p where it is above 0.05."""
     if "flags" not in across.columns:
         return ""
     floor = across.loc[across["flags"].str.contains("wilcoxon_exact_floor")]
     if floor.empty:
         return ""
     m = int(floor["n_nonzero"].max())
-    return f" (M <= {m}: exact p >= {2.0 ** (1 - m):.4g})"
+    return f" (M <= {m}: exact p >= {wilcoxon_min_pvalue(m, alternative):.4g})"
 
 
 def _re_name(res):
@@ -699,6 +728,9 @@ def _across_sections(res, names, shown, level, full):
     frame = res.across_datasets[shown]
     stubs = _pair_labels(names, frame.index, 0, 1)
     re = _re_name(res)
+    hypothesis = _hypothesis(res)
+    alternative = hypothesis.alternative
+    sided = "" if alternative == "two-sided" else " one-sided"
     if not full:
         cols = dict(ACROSS_COLUMNS)
         if "p_wilcoxon" in frame.columns:
@@ -724,13 +756,13 @@ def _across_sections(res, names, shown, level, full):
             else "p WSR: exact Wilcoxon signed-rank p of the differences "
             "(NaN with zeros or ties)"
         )
-        floor = wilcoxon_floor_label(frame)
+        floor = wilcoxon_floor_label(frame, alternative)
         if floor:
             wilcoxon += f"; {floor.strip()[1:-1]}"
         legend += [
             f"RE diff: random-effects ({re}) pooled difference, "
-            + (f"with its {level} CI" if has_ci else "RE SE its SE"),
-            "p RE: its p-value"
+            + (f"with its {level}{sided} CI" if has_ci else "RE SE its SE"),
+            f"p RE: its{sided} p-value"
             + (
                 f", p adj: adjusted by {res.config['multitest']} over the pairs"
                 if "p_re_adjusted" in frame
@@ -739,6 +771,8 @@ def _across_sections(res, names, shown, level, full):
             "I2: share of the variation due to heterogeneity",
             wilcoxon,
         ]
+        if not hypothesis.is_default:
+            legend.append(f"tests: {hypothesis_sentence(hypothesis)}")
         return [
             Section(
                 title,
@@ -770,7 +804,8 @@ def _across_sections(res, names, shown, level, full):
             ],
         ),
         (
-            "Across data sets: Wilcoxon signed-rank" + wilcoxon_floor_label(frame),
+            "Across data sets: Wilcoxon signed-rank"
+            + wilcoxon_floor_label(frame, alternative),
             WILCOXON_COLUMNS,
             ["T+: rank sum of the positive differences; M used: non-zero differences"],
         ),
@@ -1109,8 +1144,10 @@ def build_summary(
     across_text = (
         "; across data sets the random-effects estimate" if across is not None else ""
     )
+    sided = " one-sided" if _hypothesis(res).one_sided else ""
     smry.conclusions_title = (
-        f"Conclusions: difference [{level} {ci_diff} CI], p of the {test_name(res)} "
+        f"Conclusions: difference [{level}{sided} {ci_diff} CI], p of the "
+        f"{test_name(res)}{sided} "
         f"(adj.: {res.config['multitest']}-adjusted), verdict at {res.alpha:g} from the "
         f"adjusted p{across_text}"
     )

@@ -18,6 +18,9 @@ __all__ = [
     "NOTE_WONG_INDEPENDENT",
     "NOTE_WONG_REPEATS",
     "POSTHOC_LEGEND",
+    "hypothesis_label",
+    "hypothesis_sentence",
+    "hypothesis_verdict",
 ]
 
 NOTE_WONG_INDEPENDENT = (
@@ -85,3 +88,82 @@ BAYES_LEGEND = (
     "better by more than the ROPE, that the two are practically equivalent, and "
     "that algorithm 2 is better (Monte Carlo; they sum to 1)."
 )
+
+
+def hypothesis_label(hypothesis):
+    """The tested hypothesis in a few words, for the summary header.
+
+    Examples
+    --------
+    >>> from fmtest.within.hypothesis import Hypothesis
+    >>> hypothesis_label(Hypothesis("greater", 0.02, "mine"))
+    'non-inferiority, margin 0.02'
+    """
+    margin = hypothesis.margin
+    if hypothesis.alternative == "greater":
+        return (
+            f"non-inferiority, margin {margin:g}" if margin else "one-sided, 1st better"
+        )
+    if hypothesis.alternative == "less":
+        return (
+            f"one-sided, 1st < {margin:g} higher" if margin else "one-sided, 1st worse"
+        )
+    return "two-sided"
+
+
+def hypothesis_sentence(hypothesis, name="F"):
+    """The null and alternative hypotheses in words, for the legends.
+
+    Examples
+    --------
+    >>> from fmtest.within.hypothesis import Hypothesis
+    >>> hypothesis_sentence(Hypothesis("greater", 0.02, None))
+    'one-sided: H0 diff <= -0.02 (algorithm_1 worse by 0.02 or more) against H1 diff > -0.02 (non-inferiority)'
+    """
+    m = hypothesis.margin
+    if hypothesis.alternative == "greater":
+        if m:
+            return (
+                f"one-sided: H0 diff <= -{m:g} (algorithm_1 worse by {m:g} or more) "
+                f"against H1 diff > -{m:g} (non-inferiority)"
+            )
+        return "one-sided: H0 diff <= 0 against H1 diff > 0 (algorithm_1 better)"
+    if hypothesis.alternative == "less":
+        if m:
+            return (
+                f"one-sided: H0 diff >= {m:g} (algorithm_1 better by {m:g} or more) "
+                f"against H1 diff < {m:g}"
+            )
+        return "one-sided: H0 diff >= 0 against H1 diff < 0 (algorithm_1 worse)"
+    return f"two-sided: H0 equal {name} against H1 different"
+
+
+def hypothesis_verdict(hypothesis, reject, diff, first, second):
+    """The verdict of a test of ``hypothesis`` that rejected (or not) at alpha.
+
+    Examples
+    --------
+    >>> from fmtest.within.hypothesis import Hypothesis
+    >>> hypothesis_verdict(Hypothesis("greater", 0.01), True, 0.0, "a", "b")
+    'a not worse than b by 0.01 or more'
+    """
+    m = hypothesis.margin
+    if hypothesis.alternative == "two-sided":
+        if not reject:
+            return "no evidence of a difference"
+        return f"{first if diff > 0 else second} higher"
+    if hypothesis.alternative == "greater":
+        if m:
+            return (
+                f"{first} not worse than {second} by {m:g} or more"
+                if reject
+                else f"non-inferiority of {first} (margin {m:g}) not shown"
+            )
+        return f"{first} higher" if reject else f"no evidence that {first} is higher"
+    if m:
+        return (
+            f"{first} not better than {second} by {m:g} or more"
+            if reject
+            else f"no evidence that {first} is not better by {m:g}"
+        )
+    return f"{first} lower" if reject else f"no evidence that {first} is lower"

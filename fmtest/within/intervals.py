@@ -616,7 +616,7 @@ class DifferenceTest:
 
 
 def difference_test(
-    tables, *, beta=1.0, alpha=0.05, method="score", layout=None, corr=None
+    tables, *, beta=1.0, alpha=0.05, method="score", layout=None, corr=None, null=0.0
 ):
     """MOVER interval for F_a − F_b of every pair, and the test it implies.
 
@@ -644,6 +644,9 @@ def difference_test(
         The correlation of the two F-estimates of each pair, to use instead
         of the one estimated from the tables (e.g. the cluster-robust delta
         correlation with repeated cross-validation); NaN counts as 0.
+    null : float or array_like, shape (..., P), default=0.0
+        δ₀ of the p-value: the α at which the interval's bound nearest δ₀
+        touches it (a non-inferiority margin; the interval does not change).
 
     Returns
     -------
@@ -682,10 +685,12 @@ def difference_test(
     d = f[..., first] - f[..., second]
     lower = np.clip(lo_k[..., k_alpha], -1.0, 1.0)
     upper = np.clip(hi_k[..., k_alpha], -1.0, 1.0)
-    # the limit nearest 0, as a function of z: it moves towards 0 as z grows
-    near = np.where(d[..., None] > 0, lo_k, -hi_k)  # > 0 while 0 is excluded
-    pvalue = _crossing_pvalue(np.abs(d), near, grid)
-    pvalue = np.where(d == 0, 1.0, pvalue)
+    # the limit nearest δ0, as a function of z: it moves towards δ0 as z grows
+    null = np.broadcast_to(np.asarray(null, dtype=float), d.shape)[..., None]
+    above = d[..., None] > null
+    near = np.where(above, lo_k - null, null - hi_k)  # > 0 while δ0 is excluded
+    pvalue = _crossing_pvalue(np.abs(d - null[..., 0]), near, grid)
+    pvalue = np.where(d == null[..., 0], 1.0, pvalue)
     pvalue = np.where(np.isnan(d), np.nan, pvalue)
     return DifferenceTest(
         pairs=pairs,
