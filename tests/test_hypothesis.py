@@ -102,7 +102,7 @@ def test_bad_options_name_the_option(model, kwargs, error, match):
 
 
 def test_one_sided_alpha_above_a_quarter_is_refused(model):
-    with pytest.raises(ValueError, match="at most 0.25"):
+    with pytest.raises(ValueError, match=r"at most 0\.25"):
         model.fit(alternative="greater", alpha=0.3)
 
 
