@@ -270,8 +270,10 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
     beta = "" if not f_case or res.beta == 1 else f", F_β with β = {res.beta:g}"
     from fmtest.report.conclusions import ci_names
 
-    level = _level(2 * alpha if _one_sided(res) else alpha)
-    ax.set_title(f"Differences in {name}: {level}% CIs, {ci_names(res)[1]}{beta}")
+    level = f"{_level(alpha)}%"
+    if _one_sided(res):  # the bars are the two-sided 1 - 2 alpha intervals
+        level = f"{_level(2 * alpha)}% (one-sided {level})"
+    ax.set_title(f"Differences in {name}: {level} CIs, {ci_names(res)[1]}{beta}")
     ax.grid(axis="x", color="0.92")
     ax.set_axisbelow(True)
     return ax
