@@ -24,7 +24,7 @@ __all__ = [
     "check_count_option",
     "check_fit_options",
     "check_probability_bound",
-    "check_seed",
+    "check_random_state",
     "renamed_options",
     "take_renamed",
 ]
@@ -107,7 +107,7 @@ def check_probability_bound(value, name, *, allow_nan=False):
     return number
 
 
-def check_seed(seed, name="seed"):
+def check_random_state(random_state, name="random_state"):
     """A seed ``numpy.random.default_rng`` accepts: None, an integer >= 0 or a Generator.
 
     Also accepted: a ``SeedSequence`` or ``BitGenerator``. Text, booleans,
@@ -115,25 +115,28 @@ def check_seed(seed, name="seed"):
 
     Examples
     --------
-    >>> check_seed(3)
+    >>> check_random_state(3)
     3
-    >>> check_seed("abc")
+    >>> check_random_state("abc")
     Traceback (most recent call last):
     ...
-    TypeError: `seed` must be None, an integer >= 0 or a numpy.random.Generator; got 'abc' (str).
+    TypeError: `random_state` must be None, an integer >= 0 or a numpy.random.Generator; got 'abc' (str).
     """
-    if seed is None or isinstance(
-        seed, (np.random.Generator, np.random.SeedSequence, np.random.BitGenerator)
+    if random_state is None or isinstance(
+        random_state,
+        (np.random.Generator, np.random.SeedSequence, np.random.BitGenerator),
     ):
-        return seed
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        return random_state
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(
+        random_state, numbers.Integral
+    ):
         raise TypeError(
             f"`{name}` must be None, an integer >= 0 or a numpy.random.Generator; "
-            f"got {seed!r} ({type(seed).__name__})."
+            f"got {random_state!r} ({type(random_state).__name__})."
         )
-    if seed < 0:
-        raise ValueError(f"`{name}` must be >= 0; got {seed!r}.")
-    return int(seed)
+    if random_state < 0:
+        raise ValueError(f"`{name}` must be >= 0; got {random_state!r}.")
+    return int(random_state)
 
 
 def _real(value, name):

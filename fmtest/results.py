@@ -35,6 +35,7 @@ from fmtest.estimates.fmeasure import divide, safe_sqrt
 from fmtest.estimates.metric_intervals import metric_interval
 from fmtest.estimates.metrics import get_metric
 from fmtest.estimates.wong import WongLinearVariance, recall_weight
+from fmtest.options import renamed_options
 from fmtest.report import accessors
 from fmtest.report.pair_notes import REASON_IDENTICAL, pair_reasons
 from fmtest.report.wording import (
@@ -663,6 +664,7 @@ class MetricComparisonResults:
             legend=POSTHOC_LEGEND,
         )
 
+    @renamed_options(seed="random_state")
     def bayesian_signed_rank(
         self,
         rope: float = 0.01,
@@ -670,7 +672,7 @@ class MetricComparisonResults:
         control: Any = None,
         prior: float = 0.5,
         nsamples: int = 50_000,
-        seed: int | None = 0,
+        random_state: int | None = 0,
     ) -> pd.DataFrame:
         """Bayesian signed-rank test with a ROPE; see :func:`fmtest.across.bayes_signed_rank.bayesian_signed_rank`."""
         from fmtest.across.bayes_signed_rank import bayesian_signed_rank
@@ -684,7 +686,7 @@ class MetricComparisonResults:
             control=control,
             prior=prior,
             nsamples=nsamples,
-            seed=seed,
+            random_state=random_state,
         )
         return TestFrame.wrap(
             frame,
@@ -978,7 +980,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
         re_test="hksj",
         ci_method="score",
         n_boot=2000,
-        seed=None,
+        random_state=None,
         wong=False,
         estimand=None,
         rope=0.0,
@@ -1010,7 +1012,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
             wong_divisor=wong_divisor,
             ci_method=ci_method,
             n_boot=n_boot,
-            seed=seed,
+            random_state=random_state,
             wong=bool(wong),
         )
         if ci_method in MOVER_BASE:
@@ -1052,7 +1054,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
                 beta=self.beta,
                 alpha=alpha,
                 n_boot=self.config["n_boot"],
-                seed=self.config["seed"],
+                random_state=self.config["random_state"],
             )
         return self._bootstraps[alpha]
 

@@ -209,7 +209,7 @@ def test_study_is_reproducible_and_levels_independent(study):
     pd.testing.assert_frame_equal(
         one.correlation(0.15), study.correlation(0.15), check_exact=True
     )
-    other = correlation_study(positive_rates=(0.15,), seed=1, w=0.7)
+    other = correlation_study(positive_rates=(0.15,), random_state=1, w=0.7)
     assert not one.values.equals(other.values)
 
 

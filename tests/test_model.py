@@ -560,8 +560,12 @@ def test_default_intervals_are_score_and_paired_score(res, example):
     np.testing.assert_allclose(
         wald.pairwise["z_delta"], res.pairwise["z_delta"]
     )  # tests unchanged
-    boot = res.model.fit(estimand="models", ci_method="bootstrap", n_boot=500, seed=3)
-    again = res.model.fit(estimand="models", ci_method="bootstrap", n_boot=500, seed=3)
+    boot = res.model.fit(
+        estimand="models", ci_method="bootstrap", n_boot=500, random_state=3
+    )
+    again = res.model.fit(
+        estimand="models", ci_method="bootstrap", n_boot=500, random_state=3
+    )
     assert boot.pairwise["ci_lower"].tolist() == again.pairwise["ci_lower"].tolist()
     with pytest.raises(ValueError, match="`ci_method` must be one of"):
         res.model.fit(estimand="models", ci_method="exact")
