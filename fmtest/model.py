@@ -547,8 +547,8 @@ class MetricComparison:
             Region of practical equivalence of the Bayesian correlated
             t-test in :attr:`~MetricComparisonResults.algorithm_tests`.
         **metric_options
-            ``beta`` (fbeta), ``w`` (cwa), ``alpha_iba`` → passed as ``alpha``
-            and ``squared`` (iba).
+            ``beta`` (fbeta), ``w`` (cwa), ``alpha_iba`` and ``squared``
+            (iba), as in :func:`fmtest.estimates.metrics.get_metric`.
 
         Returns
         -------
@@ -568,8 +568,6 @@ class MetricComparison:
         from fmtest.results import MetricComparisonResults
 
         alpha = check_fit_options(alpha=alpha)["alpha"]
-        if "alpha_iba" in metric_options:
-            metric_options["alpha"] = metric_options.pop("alpha_iba")
         return MetricComparisonResults(
             self,
             metric=get_metric(metric, **metric_options),

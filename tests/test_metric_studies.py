@@ -90,8 +90,10 @@ def test_cwa_weight_decides_p1():
 
 
 def test_options_are_routed_and_checked():
-    table = invariance_table(["iba", "fbeta", "f1"], alpha=0.0, beta=2.0, squared=False)
-    assert table.attrs["options"]["iba"] == {"alpha": 0.0, "squared": False}
+    table = invariance_table(
+        ["iba", "fbeta", "f1"], alpha_iba=0.0, beta=2.0, squared=False
+    )
+    assert table.attrs["options"]["iba"] == {"alpha_iba": 0.0, "squared": False}
     assert table.attrs["options"]["fbeta"] == {"beta": 2.0}
     assert table.attrs["options"]["f1"] == {"beta": 1.0}
     # alpha = 0: IBA is Gm (unsquared), symmetric in the classes.

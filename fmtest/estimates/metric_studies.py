@@ -14,7 +14,7 @@ measures for class imbalance problems" (ICPRAM 2012), compare the metrics of
   (the paper's §3.1); :func:`study_conclusions` checks the paper's three
   conclusions on the result.
 
-Metric options (``w`` of ``cwa``, ``alpha`` and ``squared`` of ``iba``,
+Metric options (``w`` of ``cwa``, ``alpha_iba`` and ``squared`` of ``iba``,
 ``beta`` of ``fbeta``) are passed by name to every selected metric that takes
 them.
 """
@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from fmtest.estimates.metrics import CELLS, METRICS, get_metric
-from fmtest.options import renamed_options
+from fmtest.options import renamed_options, take_renamed
 
 __all__ = [
     "INVARIANCE_PROPERTIES",
@@ -60,6 +60,7 @@ def _resolve_metrics(metrics, metric_options):
     ``f1`` (whose beta is fixed at 1). An option no selected metric takes
     raises, as does a key selected twice.
     """
+    take_renamed(metric_options, "alpha", "alpha_iba", stacklevel=5)
     items = list(METRICS) if metrics is None else list(metrics)
     if not items:
         raise ValueError("`metrics` must name at least one metric.")
@@ -80,7 +81,7 @@ def _resolve_metrics(metrics, metric_options):
     if unused:
         raise ValueError(
             f"No selected metric takes the option(s) {unused}; the options are "
-            "`w` (cwa), `alpha` and `squared` (iba) and `beta` (fbeta)."
+            "`w` (cwa), `alpha_iba` and `squared` (iba) and `beta` (fbeta)."
         )
     return resolved
 
@@ -118,7 +119,7 @@ def invariance(
     rtol : float, default=1e-12
         Relative tolerance for "unchanged".
     **metric_options
-        ``w`` (cwa), ``alpha`` and ``squared`` (iba), ``beta`` (fbeta).
+        ``w`` (cwa), ``alpha_iba`` and ``squared`` (iba), ``beta`` (fbeta).
         With the default ``w = 0.5`` cwA is the one-point AUC, which is
         invariant under p1; the paper's Table 2 treats a general ``w``.
 
@@ -436,7 +437,7 @@ def correlation_study(
         The metrics; default every key of ``METRICS``. ``tpr`` and ``tnr``
         are always added (the conclusions are stated against them).
     **metric_options
-        ``w`` (cwa), ``alpha`` and ``squared`` (iba), ``beta`` (fbeta). The
+        ``w`` (cwa), ``alpha_iba`` and ``squared`` (iba), ``beta`` (fbeta). The
         paper's remark on cwA concerns ``w > 0.5``.
 
     Returns
