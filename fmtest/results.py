@@ -394,8 +394,8 @@ class MetricComparisonResults:
         def interval():
             ci = self.conf_int(kind="pairwise")
             return (
-                ci["lower"].to_numpy(dtype=float).reshape(shape),
-                ci["upper"].to_numpy(dtype=float).reshape(shape),
+                ci[0].to_numpy(dtype=float).reshape(shape),
+                ci[1].to_numpy(dtype=float).reshape(shape),
             )
 
         index = pd.MultiIndex.from_tuples(
@@ -730,8 +730,27 @@ class MetricComparisonResults:
 
     @property
     def pvalues(self) -> pd.Series:
-        """p-values of the pairwise differences; see :func:`fmtest.report.accessors.pvalues`."""
+        """p-values aligned with ``params``: each algorithm against the reference.
+
+        ``pvalues.index`` equals ``params.index`` (``dataset``,
+        ``algorithm``), as in statsmodels. An F-measure is not tested against
+        0; as with a treatment-coded factor, each algorithm's p-value is that
+        of its pairwise test against the reference algorithm (the fit's
+        ``control`` if any, else the first algorithm; NaN for the reference),
+        unadjusted. Every pairwise p-value is :attr:`pvalues_pairwise`. See
+        :func:`fmtest.report.accessors.pvalues`.
+        """
         return accessors.pvalues(self)
+
+    @property
+    def pvalues_pairwise(self) -> pd.Series:
+        """p-values of every pairwise difference (unadjusted), indexed like ``pairwise``.
+
+        ``pairwise["pvalue"]`` as a Series named ``pvalue``; before version
+        0.1 this was ``pvalues``. See
+        :func:`fmtest.report.accessors.pvalues_pairwise`.
+        """
+        return accessors.pvalues_pairwise(self)
 
     def conf_int(
         self, alpha: float | None = None, *, kind: str = "estimate"
@@ -751,7 +770,11 @@ class MetricComparisonResults:
         Returns
         -------
         pandas.DataFrame
-            Columns ``lower`` and ``upper``.
+            Columns ``0`` (lower bound) and ``1`` (upper bound), as in
+            statsmodels; indexed like ``params`` (like ``pairwise`` for
+            ``kind="pairwise"``). The former column names ``"lower"`` and
+            ``"upper"`` still select them for one release, with a
+            ``FutureWarning``.
         """
         alpha = self.alpha if alpha is None else alpha
         check_alpha(alpha)
@@ -767,9 +790,7 @@ class MetricComparisonResults:
                 low, high = tests["ci_lower"].to_numpy(), tests["ci_upper"].to_numpy()
             else:
                 low, high = self._difference_interval(alpha)
-            return pd.DataFrame(
-                {"lower": low, "upper": high}, index=self.pairwise.index
-            )
+            return _interval_frame(low, high, self.pairwise.index)
         if kind not in ("estimate", "fmeasure", "logit"):
             raise ValueError(
                 "`kind` must be one of {'estimate', 'fmeasure', 'pairwise', 'logit'}; "
@@ -780,7 +801,7 @@ class MetricComparisonResults:
             low, high = bounded_interval(est, var, self.metric.bounds, alpha)
         else:
             low, high = self._interval_of_estimates(alpha)
-        return pd.DataFrame({"lower": low, "upper": high}, index=self._index())
+        return _interval_frame(low, high, self._index())
 
     # -- interval hooks: Wald of the leading method; F-measures offer more ----
 
@@ -835,24 +856,46 @@ class MetricComparisonResults:
         return wald_p
 
     def cov_params(self, dataset: Any = None) -> pd.DataFrame:
-        """Labelled A × A covariance matrix of the estimates in one data set (``method``).
+        """Covariance matrix of ``params`` by the leading ``method``.
+
+        Data sets are independent samples, so the covariance of two
+        estimates from different data sets is 0: the full matrix is block
+        diagonal, one A × A block per data set.
 
         Parameters
         ----------
         dataset : label, optional
-            Required when there is more than one data set.
+            One data set's A × A block, labelled by algorithm. By default
+            the whole matrix, labelled like ``params``.
 
         Returns
         -------
         pandas.DataFrame
+            Without ``dataset``: rows and columns (``dataset``,
+            ``algorithm``), ``index.equals(params.index)`` as in statsmodels.
+
+        Examples
+        --------
+        >>> from fmtest import FMeasureComparison
+        >>> from fmtest.datasets import load_example
+        >>> res = FMeasureComparison.from_formula(
+        ...     "correct ~ algorithm + dataset", load_example()).fit()
+        >>> cov = res.cov_params()
+        >>> cov.index.equals(res.params.index), cov.shape
+        (True, (20, 20))
+        >>> float(cov.loc[("synth_easy", "rf"), ("synth_hard", "rf")])
+        0.0
         """
         if dataset is None:
-            if len(self.counts.datasets) > 1:
-                raise ValueError(
-                    "`dataset` is required with several data sets; one of "
-                    f"{list(self.counts.datasets)}."
-                )
-            dataset = self.counts.datasets[0]
+            blocks = [self.lead.cov_frame(d).to_numpy() for d in self.counts.datasets]
+            index = self._index()
+            full = np.zeros((len(index), len(index)))
+            start = 0
+            for block in blocks:
+                stop = start + len(block)
+                full[start:stop, start:stop] = block
+                start = stop
+            return pd.DataFrame(full, index=index, columns=index)
         if dataset not in self.counts.datasets:
             raise ValueError(
                 f"Unknown data set {dataset!r}; one of {list(self.counts.datasets)}."
@@ -934,6 +977,16 @@ class MetricComparisonResults:
         from fmtest.report.plotting import plot_forest
 
         return plot_forest(self, ax=ax, **kwargs)
+
+
+def _interval_frame(low, high, index):
+    """Intervals as statsmodels gives them: columns 0 and 1 (old names warn)."""
+    from fmtest.report.frames import RenamedColumnsFrame
+
+    return RenamedColumnsFrame.wrap(
+        pd.DataFrame({0: low, 1: high}, index=index),
+        renamed={"lower": 0, "upper": 1},
+    )
 
 
 class FMeasureComparisonResults(MetricComparisonResults):

@@ -75,7 +75,7 @@ def _pair_rows(res, a, b, sign, alpha):
         lower, upper = frame["ci_lower"], frame["ci_upper"]
     else:
         ci = res.conf_int(alpha, kind="pairwise").xs(key, level=levels)
-        lower, upper = ci["lower"], ci["upper"]
+        lower, upper = ci[0], ci[1]
     diff = sign * frame["diff"].to_numpy(dtype=float)
     lower, upper = lower.to_numpy(dtype=float), upper.to_numpy(dtype=float)
     if sign < 0:
