@@ -82,9 +82,13 @@ PAIRED_ERROR_COLUMNS = {  # paired_error_comparisons column -> paired_errors col
     "ci_upper": "ci_upper",
     "statistic": "statistic",
     "pvalue": "pvalue",
-    "mcnemar_exact_pvalue": "mcnemar_exact_p",
-    "mcnemar_chi2_pvalue": "mcnemar_chi2_p",
+    "mcnemar_exact_pvalue": "pvalue_mcnemar_exact",
+    "mcnemar_chi2_pvalue": "pvalue_mcnemar_chi2",
     "reason": "reason",
+}
+PAIRED_ERRORS_RENAMED = {  # old column -> new (issue 22; one release)
+    "mcnemar_exact_p": "pvalue_mcnemar_exact",
+    "mcnemar_chi2_p": "pvalue_mcnemar_chi2",
 }
 # the single-F interval that MOVER combines, per ci_method
 MOVER_BASE = {"score": "score", "mover-score": "score", "mover": "jeffreys"}
@@ -507,8 +511,10 @@ class MetricComparisonResults:
             ``n10`` (1 correct, 2 wrong), ``n01`` (1 wrong, 2 correct),
             ``error_1``, ``error_2``, ``diff`` (err_1 − err_2), ``ci_lower``,
             ``ci_upper``, ``statistic``, ``pvalue`` (Tango),
-            ``mcnemar_exact_p``, ``mcnemar_chi2_p`` (continuity-corrected),
-            ``reason``.
+            ``pvalue_mcnemar_exact``, ``pvalue_mcnemar_chi2``
+            (continuity-corrected), ``reason``. The former names
+            ``mcnemar_exact_p`` and ``mcnemar_chi2_p`` still select their
+            columns for one release, with a ``FutureWarning``.
         """
         if not self.counts.paired:
             raise ValueError(
@@ -533,7 +539,7 @@ class MetricComparisonResults:
         not_run = ~self.counts.present[:, first] | ~self.counts.present[:, second]
         reasons = pair_reasons(self.counts, list(zip(first, second, strict=True)))
         table.loc[not_run.ravel(), "reason"] = reasons[not_run]
-        return table
+        return _renamed(table, PAIRED_ERRORS_RENAMED)
 
     def confident_roc(self, dataset: Any, algorithm: Any) -> ConfidentROC:
         """The ROC curve of one algorithm on one data set with its confident segment.
@@ -977,6 +983,13 @@ class MetricComparisonResults:
         from fmtest.report.plotting import plot_forest
 
         return plot_forest(self, ax=ax, **kwargs)
+
+
+def _renamed(frame, renamed):
+    """``frame`` answering its columns' former names, with a warning."""
+    from fmtest.report.frames import renamed_columns
+
+    return renamed_columns(frame, renamed)
 
 
 def _interval_frame(low, high, index):

@@ -247,3 +247,21 @@ def test_renamed_columns_frame_keeps_new_names_quiet():
     )
     with pytest.warns(FutureWarning):
         assert test["old"].iloc[0] == 1.0
+
+
+# -- 4. result-table columns --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("mcnemar_exact_p", "pvalue_mcnemar_exact"),
+        ("mcnemar_chi2_p", "pvalue_mcnemar_chi2"),
+    ],
+)
+def test_paired_errors_old_columns_warn(res, old, new):
+    table = res.paired_errors
+    assert new in table.columns and old not in table.columns
+    with pytest.warns(FutureWarning, match=f"Column '{old}' is now '{new}'"):
+        got = table[old]
+    pd.testing.assert_series_equal(got, table[new])
