@@ -38,7 +38,7 @@ def main(argv=None):
     df = long_data(args.algorithms, args.instances, args.datasets)
     base, res = timed(fit_summary, df)
     seconds, out = timed(
-        lambda: res.bayesian_signed_rank(nsamples=args.nsamples, seed=0)
+        lambda: res.bayesian_signed_rank(nsamples=args.nsamples, random_state=0)
     )
     ratio = seconds / base
 

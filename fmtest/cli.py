@@ -43,6 +43,7 @@ import math
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 
 from fmtest import __version__
@@ -514,7 +515,7 @@ F_ONLY_DEFAULTS = {
     "rho_fallback": 1.0,
     "wong_divisor": "theorem",
     "ci_method": "score",
-    "seed": None,
+    "random_state": None,
 }
 
 
@@ -555,7 +556,7 @@ def _fit(model, args):
         re_method=args.re_method,
         re_test=args.re_test,
         ci_method=args.ci_method,
-        seed=args.seed,
+        random_state=args.random_state,
         wong=args.wong,
         estimand=args.estimand,
         rope=args.rope,
@@ -772,10 +773,16 @@ def _fit_options():
         "difference <= -m); default 0",
     )
     group.add_argument(
+        "--random-state",
+        type=int,
+        default=F_ONLY_DEFAULTS["random_state"],
+        help="seed of --ci-method bootstrap (default: none)",
+    )
+    group.add_argument(  # deprecated name of --random-state (one release)
         "--seed",
         type=int,
-        default=F_ONLY_DEFAULTS["seed"],
-        help="seed of --ci-method bootstrap (default: none)",
+        default=None,
+        help=argparse.SUPPRESS,
     )
     group.add_argument(
         "--wong",
@@ -974,6 +981,29 @@ def _one_line(err):
     return text or type(err).__name__
 
 
+#: Deprecated command-line options (kept for one release) and their new names.
+RENAMED_OPTIONS = {"seed": "random_state"}
+
+
+def _take_renamed_options(parser, args):
+    """Move each deprecated option's value to its new name, with a FutureWarning."""
+    for old, new in RENAMED_OPTIONS.items():
+        value = getattr(args, old, None)
+        if value is None:
+            continue
+        old_flag, new_flag = (f"--{name.replace('_', '-')}" for name in (old, new))
+        if getattr(args, new) is not None:
+            parser.error(f"{old_flag} is the deprecated name of {new_flag}; give one")
+        warnings.warn(
+            f"{old_flag} is deprecated and will be removed in the next release; "
+            f"use {new_flag}.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        setattr(args, new, value)
+        setattr(args, old, None)
+
+
 def main(argv=None):
     """Run the ``fmtest`` command line.
 
@@ -999,6 +1029,7 @@ def main(argv=None):
     """
     parser = _parser()
     args = parser.parse_args(argv)
+    _take_renamed_options(parser, args)
     if args.table not in (None, PAPER_TABLE) and args.format != "csv":
         parser.error("--table NAME is used only with --format csv")
     if args.table == PAPER_TABLE and args.format == "json":

@@ -18,7 +18,8 @@ from fmtest.options import (
     check_choice,
     check_fit_options,
     check_probability_bound,
-    check_seed,
+    check_random_state,
+    renamed_options,
 )
 from fmtest.tables.counts import CountTables
 from fmtest.tables.formula import parse_formula
@@ -566,8 +567,8 @@ class MetricComparison:
             rejecting it shows the first algorithm is not worse than the
             second by m or more.
         **metric_options
-            ``beta`` (fbeta), ``w`` (cwa), ``alpha_iba`` → passed as ``alpha``
-            and ``squared`` (iba).
+            ``beta`` (fbeta), ``w`` (cwa), ``alpha_iba`` and ``squared``
+            (iba), as in :func:`fmtest.estimates.metrics.get_metric`.
 
         Returns
         -------
@@ -587,8 +588,6 @@ class MetricComparison:
         from fmtest.results import MetricComparisonResults
 
         alpha = check_fit_options(alpha=alpha)["alpha"]
-        if "alpha_iba" in metric_options:
-            metric_options["alpha"] = metric_options.pop("alpha_iba")
         return MetricComparisonResults(
             self,
             metric=get_metric(metric, **metric_options),
@@ -631,6 +630,7 @@ class FMeasureComparison(MetricComparison):
     Name: (synth_medium, logit, rf), dtype: float64
     """
 
+    @renamed_options(seed="random_state")
     def fit(  # type: ignore[override]
         self,
         *,
@@ -645,7 +645,7 @@ class FMeasureComparison(MetricComparison):
         re_test: str = "hksj",
         ci_method: str = "score",
         n_boot: int = 2000,
-        seed: int | None = None,
+        random_state: int | None = None,
         wong: bool = False,
         estimand: str | None = None,
         rope: float = 0.0,
@@ -708,13 +708,14 @@ class FMeasureComparison(MetricComparison):
             inverted p-value. ``"wald"``: F̂ ± z·SE of ``method`` and its z-test.
             ``"logit"``: Wald on the logit scale for F (Wald and its z-test for
             differences). ``"bootstrap"``: percentile intervals from
-            multinomial resamples of the count tables (``n_boot``, ``seed``)
+            multinomial resamples of the count tables (``n_boot``, ``random_state``)
             and the percentile interval inverted at 0. See
             ``docs/accuracy.rst`` for their coverage.
         n_boot : int, default=2000
             Resamples for ``ci_method="bootstrap"``.
-        seed : int or None, default=None
-            Seed for ``ci_method="bootstrap"``.
+        random_state : int or None, default=None
+            Seed for ``ci_method="bootstrap"`` (the scikit-learn and SciPy
+            name; ``seed`` is its deprecated former name).
         wong : bool, default=False
             Show Wong's columns and notes in the summary (they are always in
             the DataFrames where the data have folds). ``method="wong"``
@@ -771,7 +772,7 @@ class FMeasureComparison(MetricComparison):
             rho_fallback, "rho_fallback", allow_nan=True
         )
         check_choice(wong_divisor, "wong_divisor", ("theorem", "printed"))
-        seed = check_seed(seed)
+        random_state = check_random_state(random_state)
         if method not in METHODS:
             raise ValueError(f"`method` must be one of {set(METHODS)}; got {method!r}.")
         if METHODS[method] == "wong" and not self.counts.has_folds:
@@ -799,7 +800,7 @@ class FMeasureComparison(MetricComparison):
             re_test=re_test,
             ci_method=ci_method,
             n_boot=checked["n_boot"],
-            seed=seed,
+            random_state=random_state,
             wong=wong,
             estimand=estimand,
             rope=rope,

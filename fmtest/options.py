@@ -10,7 +10,9 @@ option and the problem. :func:`check_fit_options` runs them together for
 
 from __future__ import annotations
 
+import functools
 import numbers
+import warnings
 
 import numpy as np
 
@@ -22,7 +24,9 @@ __all__ = [
     "check_count_option",
     "check_fit_options",
     "check_probability_bound",
-    "check_seed",
+    "check_random_state",
+    "renamed_options",
+    "take_renamed",
 ]
 
 _UNSET = object()  # "option not given", distinct from an explicit None
@@ -103,7 +107,7 @@ def check_probability_bound(value, name, *, allow_nan=False):
     return number
 
 
-def check_seed(seed, name="seed"):
+def check_random_state(random_state, name="random_state"):
     """A seed ``numpy.random.default_rng`` accepts: None, an integer >= 0 or a Generator.
 
     Also accepted: a ``SeedSequence`` or ``BitGenerator``. Text, booleans,
@@ -111,25 +115,28 @@ def check_seed(seed, name="seed"):
 
     Examples
     --------
-    >>> check_seed(3)
+    >>> check_random_state(3)
     3
-    >>> check_seed("abc")
+    >>> check_random_state("abc")
     Traceback (most recent call last):
     ...
-    TypeError: `seed` must be None, an integer >= 0 or a numpy.random.Generator; got 'abc' (str).
+    TypeError: `random_state` must be None, an integer >= 0 or a numpy.random.Generator; got 'abc' (str).
     """
-    if seed is None or isinstance(
-        seed, (np.random.Generator, np.random.SeedSequence, np.random.BitGenerator)
+    if random_state is None or isinstance(
+        random_state,
+        (np.random.Generator, np.random.SeedSequence, np.random.BitGenerator),
     ):
-        return seed
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        return random_state
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(
+        random_state, numbers.Integral
+    ):
         raise TypeError(
             f"`{name}` must be None, an integer >= 0 or a numpy.random.Generator; "
-            f"got {seed!r} ({type(seed).__name__})."
+            f"got {random_state!r} ({type(random_state).__name__})."
         )
-    if seed < 0:
-        raise ValueError(f"`{name}` must be >= 0; got {seed!r}.")
-    return int(seed)
+    if random_state < 0:
+        raise ValueError(f"`{name}` must be >= 0; got {random_state!r}.")
+    return int(random_state)
 
 
 def _real(value, name):
@@ -218,3 +225,95 @@ def check_fit_options(*, alpha, beta=_UNSET, min_count=_UNSET, n_boot=_UNSET):
     if n_boot is not _UNSET:
         checked["n_boot"] = check_count_option(n_boot, "n_boot", minimum=1)
     return checked
+
+
+# -- renamed options (issue 22, "one name per thing") ------------------------
+
+
+def take_renamed(options, old, new, *, where="", stacklevel=3):
+    """Move the option ``old`` of ``options`` to ``new``, with a FutureWarning.
+
+    The old name keeps working for one release: its value is moved to the
+    new name (in place) and a ``FutureWarning`` names the replacement.
+    Passing both names is a TypeError. Nothing happens when ``old`` is not
+    in ``options``.
+
+    Parameters
+    ----------
+    options : dict
+        Keyword arguments as received (changed in place).
+    old, new : str
+        The deprecated and the current name.
+    where : str, optional
+        The callable, for the messages (``"fit()"``).
+    stacklevel : int, default=3
+        Passed to :func:`warnings.warn` (3: the caller of the function that
+        calls this one).
+
+    Returns
+    -------
+    dict
+        ``options``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     take_renamed({"seed": 3}, "seed", "random_state")
+    {'random_state': 3}
+    >>> print(caught[0].message)
+    `seed` is deprecated and will be removed in the next release; use `random_state`.
+    """
+    if old not in options:
+        return options
+    owner = f"{where} " if where else ""
+    if new in options:
+        raise TypeError(
+            f"{owner}got both `{new}` and its deprecated name `{old}`; pass `{new}` only."
+        )
+    place = f" in {where}" if where else ""
+    warnings.warn(
+        f"`{old}` is deprecated{place} and will be removed in the next release; "
+        f"use `{new}`.",
+        FutureWarning,
+        stacklevel=stacklevel,
+    )
+    options[new] = options.pop(old)
+    return options
+
+
+def renamed_options(**old_to_new):
+    """Decorator: keyword ``old`` still works for one release, as ``new``.
+
+    The wrapped function keeps its signature (``functools.wraps``), so its
+    documentation shows the new names only; an old name gives a
+    ``FutureWarning`` pointing at the caller, and both names together a
+    TypeError (:func:`take_renamed`).
+
+    Examples
+    --------
+    >>> @renamed_options(seed="random_state")
+    ... def draw(*, random_state=None):
+    ...     return random_state
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     draw(seed=1)
+    1
+    """
+
+    def decorate(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            for old, new in old_to_new.items():
+                if old in kwargs:
+                    take_renamed(
+                        kwargs, old, new, where=f"{func.__name__}()", stacklevel=3
+                    )
+            return func(*args, **kwargs)
+
+        wrapper.__renamed_options__ = dict(old_to_new)
+        return wrapper
+
+    return decorate

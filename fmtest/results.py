@@ -35,6 +35,7 @@ from fmtest.estimates.fmeasure import divide, safe_sqrt
 from fmtest.estimates.metric_intervals import metric_interval
 from fmtest.estimates.metrics import get_metric
 from fmtest.estimates.wong import WongLinearVariance, recall_weight
+from fmtest.options import renamed_options
 from fmtest.report import accessors
 from fmtest.report.pair_notes import REASON_IDENTICAL, pair_reasons
 from fmtest.report.wording import (
@@ -92,9 +93,13 @@ PAIRED_ERROR_COLUMNS = {  # paired_error_comparisons column -> paired_errors col
     "ci_upper": "ci_upper",
     "statistic": "statistic",
     "pvalue": "pvalue",
-    "mcnemar_exact_pvalue": "mcnemar_exact_p",
-    "mcnemar_chi2_pvalue": "mcnemar_chi2_p",
+    "mcnemar_exact_pvalue": "pvalue_mcnemar_exact",
+    "mcnemar_chi2_pvalue": "pvalue_mcnemar_chi2",
     "reason": "reason",
+}
+PAIRED_ERRORS_RENAMED = {  # old column -> new (issue 22; one release)
+    "mcnemar_exact_p": "pvalue_mcnemar_exact",
+    "mcnemar_chi2_p": "pvalue_mcnemar_chi2",
 }
 # the single-F interval that MOVER combines, per ci_method
 MOVER_BASE = {"score": "score", "mover-score": "score", "mover": "jeffreys"}
@@ -651,8 +656,10 @@ class MetricComparisonResults:
             ``n10`` (1 correct, 2 wrong), ``n01`` (1 wrong, 2 correct),
             ``error_1``, ``error_2``, ``diff`` (err_1 − err_2), ``ci_lower``,
             ``ci_upper``, ``statistic``, ``pvalue`` (Tango),
-            ``mcnemar_exact_p``, ``mcnemar_chi2_p`` (continuity-corrected),
-            ``reason``.
+            ``pvalue_mcnemar_exact``, ``pvalue_mcnemar_chi2``
+            (continuity-corrected), ``reason``. The former names
+            ``mcnemar_exact_p`` and ``mcnemar_chi2_p`` still select their
+            columns for one release, with a ``FutureWarning``.
         """
         if not self.counts.paired:
             raise ValueError(
@@ -677,7 +684,7 @@ class MetricComparisonResults:
         not_run = ~self.counts.present[:, first] | ~self.counts.present[:, second]
         reasons = pair_reasons(self.counts, list(zip(first, second, strict=True)))
         table.loc[not_run.ravel(), "reason"] = reasons[not_run]
-        return table
+        return _renamed(table, PAIRED_ERRORS_RENAMED)
 
     def confident_roc(self, dataset: Any, algorithm: Any) -> ConfidentROC:
         """The ROC curve of one algorithm on one data set with its confident segment.
@@ -808,6 +815,7 @@ class MetricComparisonResults:
             legend=POSTHOC_LEGEND,
         )
 
+    @renamed_options(seed="random_state")
     def bayesian_signed_rank(
         self,
         rope: float = 0.01,
@@ -815,7 +823,7 @@ class MetricComparisonResults:
         control: Any = None,
         prior: float = 0.5,
         nsamples: int = 50_000,
-        seed: int | None = 0,
+        random_state: int | None = 0,
     ) -> pd.DataFrame:
         """Bayesian signed-rank test with a ROPE; see :func:`fmtest.across.bayes_signed_rank.bayesian_signed_rank`."""
         from fmtest.across.bayes_signed_rank import bayesian_signed_rank
@@ -829,7 +837,7 @@ class MetricComparisonResults:
             control=control,
             prior=prior,
             nsamples=nsamples,
-            seed=seed,
+            random_state=random_state,
         )
         return TestFrame.wrap(
             frame,
@@ -873,8 +881,27 @@ class MetricComparisonResults:
 
     @property
     def pvalues(self) -> pd.Series:
-        """p-values of the pairwise differences; see :func:`fmtest.report.accessors.pvalues`."""
+        """p-values aligned with ``params``: each algorithm against the reference.
+
+        ``pvalues.index`` equals ``params.index`` (``dataset``,
+        ``algorithm``), as in statsmodels. An F-measure is not tested against
+        0; as with a treatment-coded factor, each algorithm's p-value is that
+        of its pairwise test against the reference algorithm (the fit's
+        ``control`` if any, else the first algorithm; NaN for the reference),
+        unadjusted. Every pairwise p-value is :attr:`pvalues_pairwise`. See
+        :func:`fmtest.report.accessors.pvalues`.
+        """
         return accessors.pvalues(self)
+
+    @property
+    def pvalues_pairwise(self) -> pd.Series:
+        """p-values of every pairwise difference (unadjusted), indexed like ``pairwise``.
+
+        ``pairwise["pvalue"]`` as a Series named ``pvalue``; before version
+        0.1 this was ``pvalues``. See
+        :func:`fmtest.report.accessors.pvalues_pairwise`.
+        """
+        return accessors.pvalues_pairwise(self)
 
     def conf_int(
         self,
@@ -904,8 +931,11 @@ class MetricComparisonResults:
         Returns
         -------
         pandas.DataFrame
-            Columns ``lower`` and ``upper``; pairwise, the rows of
-            ``pairwise`` (with a control: control − other).
+            Columns ``0`` (lower bound) and ``1`` (upper bound), as in
+            statsmodels; indexed like ``params`` (like ``pairwise`` for
+            ``kind="pairwise"``: with a control, control − other). The former
+            column names ``"lower"`` and ``"upper"`` still select them for one
+            release, with a ``FutureWarning``.
         """
         alpha = self.alpha if alpha is None else alpha
         check_alpha(alpha)
@@ -917,9 +947,7 @@ class MetricComparisonResults:
                 low, high = low.ravel(), high.ravel()
             else:
                 low, high = (b.ravel() for b in self._hypothesis_interval(alpha))
-            return pd.DataFrame(
-                {"lower": low, "upper": high}, index=self.pairwise.index
-            )
+            return _interval_frame(low, high, self.pairwise.index)
         if kind not in ("estimate", "fmeasure", "logit"):
             raise ValueError(
                 "`kind` must be one of {'estimate', 'fmeasure', 'pairwise', 'logit'}; "
@@ -930,7 +958,7 @@ class MetricComparisonResults:
             low, high = bounded_interval(est, var, self.metric.bounds, alpha)
         else:
             low, high = self._interval_of_estimates(alpha)
-        return pd.DataFrame({"lower": low, "upper": high}, index=self._index())
+        return _interval_frame(low, high, self._index())
 
     # -- interval hooks: Wald of the leading method; F-measures offer more ----
 
@@ -985,24 +1013,46 @@ class MetricComparisonResults:
         return wald_p
 
     def cov_params(self, dataset: Any = None) -> pd.DataFrame:
-        """Labelled A × A covariance matrix of the estimates in one data set (``method``).
+        """Covariance matrix of ``params`` by the leading ``method``.
+
+        Data sets are independent samples, so the covariance of two
+        estimates from different data sets is 0: the full matrix is block
+        diagonal, one A × A block per data set.
 
         Parameters
         ----------
         dataset : label, optional
-            Required when there is more than one data set.
+            One data set's A × A block, labelled by algorithm. By default
+            the whole matrix, labelled like ``params``.
 
         Returns
         -------
         pandas.DataFrame
+            Without ``dataset``: rows and columns (``dataset``,
+            ``algorithm``), ``index.equals(params.index)`` as in statsmodels.
+
+        Examples
+        --------
+        >>> from fmtest import FMeasureComparison
+        >>> from fmtest.datasets import load_example
+        >>> res = FMeasureComparison.from_formula(
+        ...     "correct ~ algorithm + dataset", load_example()).fit()
+        >>> cov = res.cov_params()
+        >>> cov.index.equals(res.params.index), cov.shape
+        (True, (20, 20))
+        >>> float(cov.loc[("synth_easy", "rf"), ("synth_hard", "rf")])
+        0.0
         """
         if dataset is None:
-            if len(self.counts.datasets) > 1:
-                raise ValueError(
-                    "`dataset` is required with several data sets; one of "
-                    f"{list(self.counts.datasets)}."
-                )
-            dataset = self.counts.datasets[0]
+            blocks = [self.lead.cov_frame(d).to_numpy() for d in self.counts.datasets]
+            index = self._index()
+            full = np.zeros((len(index), len(index)))
+            start = 0
+            for block in blocks:
+                stop = start + len(block)
+                full[start:stop, start:stop] = block
+                start = stop
+            return pd.DataFrame(full, index=index, columns=index)
         if dataset not in self.counts.datasets:
             raise ValueError(
                 f"Unknown data set {dataset!r}; one of {list(self.counts.datasets)}."
@@ -1086,6 +1136,23 @@ class MetricComparisonResults:
         return plot_forest(self, ax=ax, **kwargs)
 
 
+def _renamed(frame, renamed):
+    """``frame`` answering its columns' former names, with a warning."""
+    from fmtest.report.frames import renamed_columns
+
+    return renamed_columns(frame, renamed)
+
+
+def _interval_frame(low, high, index):
+    """Intervals as statsmodels gives them: columns 0 and 1 (old names warn)."""
+    from fmtest.report.frames import RenamedColumnsFrame
+
+    return RenamedColumnsFrame.wrap(
+        pd.DataFrame({0: low, 1: high}, index=index),
+        renamed={"lower": 0, "upper": 1},
+    )
+
+
 class FMeasureComparisonResults(MetricComparisonResults):
     """Results of :meth:`FMeasureComparison.fit`: the F_β case, with Wong's method.
 
@@ -1130,7 +1197,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
         re_test="hksj",
         ci_method="score",
         n_boot=2000,
-        seed=None,
+        random_state=None,
         wong=False,
         estimand=None,
         rope=0.0,
@@ -1173,7 +1240,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
             wong_divisor=wong_divisor,
             ci_method=ci_method,
             n_boot=n_boot,
-            seed=seed,
+            random_state=random_state,
             wong=bool(wong),
         )
         if ci_method in MOVER_BASE:
@@ -1215,7 +1282,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
                 beta=self.beta,
                 alpha=alpha,
                 n_boot=self.config["n_boot"],
-                seed=self.config["seed"],
+                random_state=self.config["random_state"],
             )
         return self._bootstraps[alpha]
 

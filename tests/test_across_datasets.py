@@ -163,9 +163,7 @@ def test_degenerate_learner_variance_from_interval(degenerate):
     ci = degenerate.conf_int(kind="pairwise").xs(pair, level=levels)
     assert np.isnan(diffs.loc["d0", "se_delta"])
     v = (diffs["se_delta"] ** 2).to_numpy().copy()
-    v[0] = (
-        (ci.loc["d0", "upper"] - ci.loc["d0", "lower"]) / (2 * stats.norm.isf(0.025))
-    ) ** 2
+    v[0] = ((ci.loc["d0", 1] - ci.loc["d0", 0]) / (2 * stats.norm.isf(0.025))) ** 2
     w, d = 1 / v, diffs["diff"].to_numpy()
     assert row["fe_diff"] == pytest.approx((w * d).sum() / w.sum(), rel=1e-12)
     assert row["se_delta"] == pytest.approx(np.sqrt(v.sum()) / 4, rel=1e-12)

@@ -28,7 +28,7 @@ def test_equals_baycomp(pair, rope):
     baycomp = pytest.importorskip("baycomp")
     x, y = pair
     ref = baycomp.SignedRankTest.probs(x, y, rope, nsamples=NSAMPLES, random_state=7)
-    ours = signed_rank_posterior(x, y, rope, nsamples=NSAMPLES, seed=7)
+    ours = signed_rank_posterior(x, y, rope, nsamples=NSAMPLES, random_state=7)
     if rope == 0:
         assert ours[1] == 0.0 and ours[0] + ours[2] == pytest.approx(1.0)
         ours = (ours[0], ours[2])
@@ -39,20 +39,24 @@ def test_closed_form_extremes():
     # Every difference far beyond the ROPE in one direction: any posterior
     # draw puts at least the data's share (all but the prior's weight) right.
     x = np.zeros(8)
-    left, rope, right = signed_rank_posterior(x, x + 0.2, 0.01, seed=0, nsamples=2000)
+    left, rope, right = signed_rank_posterior(
+        x, x + 0.2, 0.01, random_state=0, nsamples=2000
+    )
     assert (left, rope) == (0.0, 0.0) and right == 1.0
-    left, rope, right = signed_rank_posterior(x, x + 0.001, 0.01, seed=0, nsamples=2000)
+    left, rope, right = signed_rank_posterior(
+        x, x + 0.001, 0.01, random_state=0, nsamples=2000
+    )
     assert rope == 1.0
     # Symmetric differences: left and right equally likely; left - right =
     # 2 left - 1 has SD at most 2 sqrt(0.25 / n): allow 5 SD.
     d = np.array([-0.05, -0.03, -0.02, 0.02, 0.03, 0.05])
-    left, _, right = signed_rank_posterior(np.zeros(6), d, 0.0, seed=1)
+    left, _, right = signed_rank_posterior(np.zeros(6), d, 0.0, random_state=1)
     assert abs(left - right) < 5 * 2 * np.sqrt(0.25 / NSAMPLES)
 
 
 def test_seed_reproducible(pair):
-    assert signed_rank_posterior(*pair, 0.01, seed=3) == signed_rank_posterior(
-        *pair, 0.01, seed=3
+    assert signed_rank_posterior(*pair, 0.01, random_state=3) == signed_rank_posterior(
+        *pair, 0.01, random_state=3
     )
 
 
@@ -61,7 +65,7 @@ def test_results_method_orients_pairs():
     res = FMeasureComparison.from_formula(
         "correct ~ algorithm + dataset", load_example()
     ).fit()
-    out = res.bayesian_signed_rank(0.01, control="rf", seed=2)
+    out = res.bayesian_signed_rank(0.01, control="rf", random_state=2)
     assert list(out.index) == [("rf", a) for a in ("knn1", "logit", "nbc")]
     values = metric_matrix(res)
     x, y = values["rf"].to_numpy(), values["knn1"].to_numpy()
@@ -76,7 +80,7 @@ def test_results_method_orients_pairs():
 
 def test_nan_pairs_and_bad_input():
     values = pd.DataFrame({"a": [0.9, np.nan, 0.8], "b": [0.5, 0.4, np.nan]})
-    out = bayesian_signed_rank(values, rope=0.01, seed=0)
+    out = bayesian_signed_rank(values, rope=0.01, random_state=0)
     assert out["n_datasets"].iloc[0] == 1 and np.isnan(out["p_rope"].iloc[0])
     assert "needs 2" in out["reason"].iloc[0]
     with pytest.raises(ValueError, match="`control`"):

@@ -607,12 +607,12 @@ def test_ci_method_seed_and_wong_reach_the_fit(capsys, subset_csv, subset):
     )
     assert got["notes"] == list(expected.notes)
     assert any("large-sample" in n for n in got["notes"])
-    boot = ["--ci-method", "bootstrap", "--seed", "5"]
+    boot = ["--ci-method", "bootstrap", "--random-state", "5"]
     _, first, _ = run(capsys, *argv, *boot)
     _, again, _ = run(capsys, *argv, *boot)
     assert first == again  # the seed fixes the bootstrap
     boot_res = FMeasureComparison.from_formula(FORMULA, subset).fit(
-        ci_method="bootstrap", seed=5
+        ci_method="bootstrap", random_state=5
     )
     assert_allclose(
         [r["ci_upper"] for r in json.loads(first)["fmeasures"]],
@@ -749,7 +749,7 @@ def test_compare_repeated_cv_with_the_algorithm_estimand(capsys, tmp_path):
     ("options", "named"),
     [
         (["--ci-method", "wald"], "--ci-method applies"),
-        (["--seed", "3", "--beta", "2"], "--beta, --seed apply"),
+        (["--random-state", "3", "--beta", "2"], "--beta, --random-state apply"),
     ],
 )
 def test_f_only_options_with_another_metric_are_refused(capsys, options, named):

@@ -7,7 +7,7 @@ import pytest
 from fmtest import FMeasureComparison, MetricComparison
 from fmtest.across.bayes_signed_rank import bayesian_signed_rank, signed_rank_posterior
 from fmtest.datasets import load_example
-from fmtest.options import check_alpha, check_seed
+from fmtest.options import check_alpha, check_random_state
 
 
 @pytest.fixture(scope="module")
@@ -75,11 +75,11 @@ def test_rho_fallback_out_of_range_is_refused_with_repeats(value):
 
 
 @pytest.mark.parametrize("seed", ["abc", 1.5, True, [1, 2]])
-def test_bad_seed_names_seed(model, seed):
-    with pytest.raises(TypeError, match="`seed` must be None, an integer"):
-        model.fit(seed=seed, ci_method="bootstrap", estimand="models")
-    with pytest.raises(ValueError, match="`seed` must be >= 0"):
-        check_seed(-1)
+def test_bad_seed_names_random_state(model, seed):
+    with pytest.raises(TypeError, match="`random_state` must be None, an integer"):
+        model.fit(random_state=seed, ci_method="bootstrap", estimand="models")
+    with pytest.raises(ValueError, match="`random_state` must be >= 0"):
+        check_random_state(-1)
 
 
 def test_bayesian_signed_rank_options(res):
@@ -89,8 +89,8 @@ def test_bayesian_signed_rank_options(res):
         res.bayesian_signed_rank(nsamples=2.5)
     with pytest.raises(ValueError, match="`prior` must be > 0"):
         res.bayesian_signed_rank(prior=0)
-    with pytest.raises(TypeError, match="`seed` must be None"):
-        res.bayesian_signed_rank(seed="abc")
+    with pytest.raises(TypeError, match="`random_state` must be None"):
+        res.bayesian_signed_rank(random_state="abc")
     with pytest.raises(TypeError, match="`rope` must be a number; got array"):
         res.bayesian_signed_rank(np.array([0.01, 0.02]))
     with pytest.raises(TypeError, match="`values` must be a pandas DataFrame"):
@@ -103,10 +103,12 @@ def test_bayesian_signed_rank_matches_the_single_pair_posterior():
     rng = np.random.default_rng(4)
     values = pd.DataFrame(rng.uniform(0.4, 0.9, (7, 4)), columns=list("wxyz"))
     values.iloc[3, 2] = np.nan
-    out = bayesian_signed_rank(values, rope=0.02, seed=5, nsamples=3000)
+    out = bayesian_signed_rank(values, rope=0.02, random_state=5, nsamples=3000)
     for (a, b), row in out.iterrows():
         both = values[[a, b]].dropna()
-        want = signed_rank_posterior(both[a], both[b], 0.02, seed=5, nsamples=3000)
+        want = signed_rank_posterior(
+            both[a], both[b], 0.02, random_state=5, nsamples=3000
+        )
         got = row[["p_1_better", "p_rope", "p_2_better"]].to_numpy(float)
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
         assert row["n_datasets"] == len(both)

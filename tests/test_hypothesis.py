@@ -224,7 +224,7 @@ def test_inverted_interval_non_inferiority_p_is_where_the_bound_meets_the_margin
         p = row["pvalue"]
         if not 1e-4 < p < 0.2:
             continue
-        at_p = res.conf_int(p, kind="pairwise").loc[key, "lower"]
+        at_p = res.conf_int(p, kind="pairwise").loc[key, 0]
         assert at_p == pytest.approx(-MARGIN, abs=2e-4), key
         checked += 1
     assert checked >= 3
@@ -363,8 +363,8 @@ def test_forest_plot_draws_every_control_pair_and_the_margin(model):
     assert margin and margin[0].get_xdata()[0] == pytest.approx(-MARGIN)
     # the bars are the two-sided 90 % intervals (lower bound = one-sided bound)
     two = res.conf_int(kind="pairwise", one_sided=False)
-    np.testing.assert_allclose(two["lower"], res.pairwise["ci_lower"], rtol=1e-12)
-    assert (two["upper"] < 1.0).all()
+    np.testing.assert_allclose(two[0], res.pairwise["ci_lower"], rtol=1e-12)
+    assert (two[1] < 1.0).all()
     matplotlib.pyplot.close("all")
 
 
@@ -399,3 +399,14 @@ def test_cli_passes_the_hypothesis(tmp_path, capsys):
 def test_hypothesis_defaults_are_the_plain_fit():
     assert Hypothesis().is_default and Hypothesis().null == 0.0
     assert Hypothesis("less", 0.05).null == 0.05
+
+
+def test_pvalues_line_up_with_params_against_the_control(model):
+    res = model.fit(estimand="models", control=CONTROL, alternative="greater")
+    p = res.pvalues
+    assert p.index.equals(res.params.index)
+    for (ds, alg), value in p.items():
+        if alg == CONTROL:
+            assert np.isnan(value)
+        else:
+            assert value == res.pairwise.loc[(ds, CONTROL, alg), "pvalue"]

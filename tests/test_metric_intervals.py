@@ -41,7 +41,7 @@ def test_example_intervals_inside_the_range_and_around_the_estimate(model, key):
     assert (est["ci_lower"] <= est["estimate"] + 1e-12).all()
     assert (est["estimate"] <= est["ci_upper"] + 1e-12).all()
     ci = res.conf_int()
-    np.testing.assert_array_equal(ci["lower"], est["ci_lower"])
+    np.testing.assert_array_equal(ci[0], est["ci_lower"])
 
 
 def test_tpr_uses_wilson_and_f1_the_score_interval(model):

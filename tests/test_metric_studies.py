@@ -90,8 +90,10 @@ def test_cwa_weight_decides_p1():
 
 
 def test_options_are_routed_and_checked():
-    table = invariance_table(["iba", "fbeta", "f1"], alpha=0.0, beta=2.0, squared=False)
-    assert table.attrs["options"]["iba"] == {"alpha": 0.0, "squared": False}
+    table = invariance_table(
+        ["iba", "fbeta", "f1"], alpha_iba=0.0, beta=2.0, squared=False
+    )
+    assert table.attrs["options"]["iba"] == {"alpha_iba": 0.0, "squared": False}
     assert table.attrs["options"]["fbeta"] == {"beta": 2.0}
     assert table.attrs["options"]["f1"] == {"beta": 1.0}
     # alpha = 0: IBA is Gm (unsquared), symmetric in the classes.
@@ -209,7 +211,7 @@ def test_study_is_reproducible_and_levels_independent(study):
     pd.testing.assert_frame_equal(
         one.correlation(0.15), study.correlation(0.15), check_exact=True
     )
-    other = correlation_study(positive_rates=(0.15,), seed=1, w=0.7)
+    other = correlation_study(positive_rates=(0.15,), random_state=1, w=0.7)
     assert not one.values.equals(other.values)
 
 

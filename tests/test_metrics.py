@@ -51,7 +51,7 @@ def test_values_by_hand(key):
         ("fbeta", {"beta": 2.0}, 5 * PREC * TPR / (4 * PREC + TPR)),
         ("fbeta", {"beta": 0.5}, 1.25 * PREC * TPR / (0.25 * PREC + TPR)),
         ("iba", {"squared": False}, (1 + 0.05 * (TPR - TNR)) * GM),
-        ("iba", {"alpha": 0.1}, (1 + 0.1 * (TPR - TNR)) * TPR * TNR),
+        ("iba", {"alpha_iba": 0.1}, (1 + 0.1 * (TPR - TNR)) * TPR * TNR),
         ("cwa", {"w": 0.7}, 0.7 * TPR + 0.3 * TNR),
     ],
 )

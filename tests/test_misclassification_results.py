@@ -47,7 +47,7 @@ def test_paired_errors_from_the_rows(res, data):
         assert row["n10"] == direct.n10 and row["n01"] == direct.n01
         assert row["diff"] == pytest.approx(direct.diff, abs=1e-15)
         assert row["ci_lower"] == pytest.approx(direct.ci_lower, rel=1e-12)
-        assert row["mcnemar_exact_p"] == pytest.approx(direct.mcnemar_exact_pvalue)
+        assert row["pvalue_mcnemar_exact"] == pytest.approx(direct.mcnemar_exact_pvalue)
         assert row["error_1"] == pytest.approx(1 - ca.mean())
 
 

@@ -35,7 +35,7 @@ def per_pair(n11, n10, n01, n00, alpha=0.05):
 
 
 NUMERIC = ["error_1", "error_2", "diff", "ci_lower", "ci_upper", "statistic",
-           "pvalue", "mcnemar_exact_p", "mcnemar_chi2_p"]  # fmt: skip
+           "pvalue", "pvalue_mcnemar_exact", "pvalue_mcnemar_chi2"]  # fmt: skip
 
 
 def test_paired_errors_equal_the_per_pair_route():

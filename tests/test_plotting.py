@@ -131,8 +131,8 @@ def test_forest_custom_alpha_scales_ci_widths(res):
     assert_allclose(x80, x95)
     assert_allclose(high80 - low80, ratio * (high95 - low95))
     ci = res.conf_int(0.2, kind="pairwise").xs(pair, level=LEVELS)
-    assert_allclose(low80, ci["lower"])
-    assert_allclose(high80, ci["upper"])
+    assert_allclose(low80, ci[0])
+    assert_allclose(high80, ci[1])
     plt.close("all")
     d95, d80 = diamonds(plot_forest(res, pair=pair)), diamonds(ax)
     ratio_t = stats.t.isf(0.1, len(datasets(res)) - 1) / stats.t.isf(

@@ -102,8 +102,8 @@ def test_sample_size_is_the_first_n_reaching_the_power():
 def test_auto_simulates_where_few_discordant_instances_are_expected():
     share = (20 + 15 + 5 + 10) / 1000  # discordant cells of TABLE
     small = int(MIN_DISCORDANT / share) - 100
-    auto = paired_power(TABLE, small, n_sim=1000, seed=4)
-    assert auto == simulated_power(TABLE, small, n_sim=1000, seed=4)
+    auto = paired_power(TABLE, small, n_sim=1000, random_state=4)
+    assert auto == simulated_power(TABLE, small, n_sim=1000, random_state=4)
     large = int(MIN_DISCORDANT / share) + 100
     assert paired_power(TABLE, large) == paired_power(TABLE, large, method="normal")
     # the simulated sample size reaches the power in a fresh simulation

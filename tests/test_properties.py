@@ -131,7 +131,12 @@ def test_results_are_sane_and_order_free(case):
     fm, pw, pe = res.fmeasures, res.pairwise, res.paired_errors
     for se in (fm["se_delta"], pw["se_delta"]):
         assert (se.dropna() >= 0).all()
-    for p in (pw["p_delta"], pw["p_adjusted"], pe["pvalue"], pe["mcnemar_exact_p"]):
+    for p in (
+        pw["p_delta"],
+        pw["p_adjusted"],
+        pe["pvalue"],
+        pe["pvalue_mcnemar_exact"],
+    ):
         assert p.dropna().between(0, 1).all()
     for table, est in ((fm, "f"), (pw, "diff"), (pe, "diff")):
         ok = table[[est, "ci_lower", "ci_upper"]].notna().all(axis=1)

@@ -317,7 +317,7 @@ def test_algorithm_estimand_leads_the_pairwise_table_and_the_summary():
     excludes = (pairwise["ci_lower"] > 0) | (pairwise["ci_upper"] < 0)
     assert ((pairwise["pvalue"] < 0.05) == excludes).all()
     wide = res.conf_int(0.01, kind="pairwise")
-    assert (wide["lower"] <= pairwise["ci_lower"]).all()
+    assert (wide[0] <= pairwise["ci_lower"]).all()
     text = str(res.summary())
     assert "learning algorithms" in text and "corrected repeated k-fold t" in text
 

@@ -306,7 +306,7 @@ def test_new_pvalue_and_test_name_are_used(example):
     rows = table_rows(text, PAIRWISE_TITLE, 6)
     row = res.pairwise.loc[("synth_noisy", "logit", "rf")]
     assert rows[f"synth_noisy / logit {MINUS} rf"][4] == f"{row['pvalue']:.4g}"
-    np.testing.assert_array_equal(res.pvalues, res.pairwise["pvalue"])
+    np.testing.assert_array_equal(res.pvalues_pairwise, res.pairwise["pvalue"])
 
 
 # -- many algorithms -------------------------------------------------------------------------
@@ -467,15 +467,16 @@ def test_params_bse_pvalues_conf_int(res, example):
     np.testing.assert_array_equal(res.params, res.fmeasures["f"])
     assert res.params.index.equals(res.fmeasures.index)
     np.testing.assert_allclose(res.bse, res.fmeasures["se_delta"], rtol=1e-14)
-    np.testing.assert_array_equal(res.pvalues, res.pairwise["pvalue"])
-    assert res.pvalues.index.equals(res.pairwise.index)
+    np.testing.assert_array_equal(res.pvalues_pairwise, res.pairwise["pvalue"])
+    assert res.pvalues_pairwise.index.equals(res.pairwise.index)
+    assert res.pvalues.index.equals(res.params.index)
     ci = res.conf_int()
-    np.testing.assert_array_equal(ci["lower"], res.fmeasures["ci_lower"])
+    np.testing.assert_array_equal(ci[0], res.fmeasures["ci_lower"])
     wong = FMeasureComparison.from_formula(FORMULA, example).fit(
         estimand="models", method="wong", ci_method="wald"
     )
     np.testing.assert_allclose(wong.bse, wong.fmeasures["se_wong"], rtol=1e-14)
-    np.testing.assert_array_equal(wong.pvalues, wong.pairwise["p_wong"])
+    np.testing.assert_array_equal(wong.pvalues_pairwise, wong.pairwise["p_wong"])
     gmean = MetricComparison.from_formula(FORMULA, example).fit(
         estimand="models", metric="gmean"
     )

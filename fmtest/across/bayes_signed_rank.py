@@ -25,7 +25,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from fmtest.options import check_count_option, check_seed
+from fmtest.options import check_count_option, check_random_state, renamed_options
 
 __all__ = ["bayesian_signed_rank", "signed_rank_posterior"]
 
@@ -54,17 +54,20 @@ def _nonnegative(value, name, *, strict=False):
     return value
 
 
-def check_signed_rank_options(rope, prior, nsamples, seed):
-    """The checked (rope, prior, nsamples, seed) of the Bayesian signed-rank test."""
+def check_signed_rank_options(rope, prior, nsamples, random_state):
+    """The checked (rope, prior, nsamples, random_state) of the Bayesian signed-rank test."""
     return (
         _nonnegative(rope, "rope"),
         _nonnegative(prior, "prior", strict=True),
         check_count_option(nsamples, "nsamples", minimum=1),
-        check_seed(seed),
+        check_random_state(random_state),
     )
 
 
-def signed_rank_posterior(x, y, rope=0.0, *, prior=0.5, nsamples=50_000, seed=None):
+@renamed_options(seed="random_state")
+def signed_rank_posterior(
+    x, y, rope=0.0, *, prior=0.5, nsamples=50_000, random_state=None
+):
     """Posterior probabilities of the Bayesian signed-rank test of x against y.
 
     Parameters
@@ -78,7 +81,7 @@ def signed_rank_posterior(x, y, rope=0.0, *, prior=0.5, nsamples=50_000, seed=No
     prior : float, default=0.5
         Dirichlet-process prior strength on the pseudo-observation at 0.
     nsamples : int, default=50000
-    seed : int or numpy.random.Generator, optional
+    random_state : int or numpy.random.Generator, optional
 
     Returns
     -------
@@ -92,7 +95,7 @@ def signed_rank_posterior(x, y, rope=0.0, *, prior=0.5, nsamples=50_000, seed=No
     --------
     >>> x = [0.70, 0.62, 0.81, 0.55, 0.90, 0.66]
     >>> y = [0.72, 0.61, 0.84, 0.56, 0.90, 0.69]
-    >>> left, rope, right = signed_rank_posterior(x, y, rope=0.01, seed=1)
+    >>> left, rope, right = signed_rank_posterior(x, y, rope=0.01, random_state=1)
     >>> round(left, 2), round(rope, 2), round(right, 2)
     (0.0, 0.29, 0.71)
     """
@@ -103,19 +106,23 @@ def signed_rank_posterior(x, y, rope=0.0, *, prior=0.5, nsamples=50_000, seed=No
         )
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
         raise ValueError("`x` and `y` must be finite; drop data sets with NaN first.")
-    rope, prior, nsamples, seed = check_signed_rank_options(rope, prior, nsamples, seed)
-    p = _posterior_probabilities((y - x)[None, :], rope, prior, nsamples, seed)[0]
+    rope, prior, nsamples, random_state = check_signed_rank_options(
+        rope, prior, nsamples, random_state
+    )
+    p = _posterior_probabilities((y - x)[None, :], rope, prior, nsamples, random_state)[
+        0
+    ]
     return float(p[0]), float(p[1]), float(p[2])
 
 
-def _posterior_probabilities(diffs, rope, prior, nsamples, seed):
+def _posterior_probabilities(diffs, rope, prior, nsamples, random_state):
     """(p_left, p_rope, p_right) for each row of ``diffs`` (pairs × M), vectorised.
 
     θ_left = wᵀ B w with B_ij = 1[z_i + z_j < −2 rope] is a linear function
     of the products w_i w_j (i <= j, off-diagonal terms doubled), so one
     matrix product gives θ for a block of draws and a block of pairs. All
     rows share the same posterior draws (the draws depend only on M), which
-    is what drawing each pair from the same seed gave before.
+    is what drawing each pair from the same random_state gave before.
 
     The winner of a draw needs no θ itself: with θ_rope = 1 − θ_left −
     θ_right, "left wins" is 2θ_left + θ_right >= 1 and θ_left >= θ_right,
@@ -132,7 +139,7 @@ def _posterior_probabilities(diffs, rope, prior, nsamples, seed):
     double = np.where(rows == cols, 1.0, 2.0)
     weights = np.full(k, 1.0)
     weights[0] = prior
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_state)
     products = np.concatenate(
         [
             (w[:, rows] * w[:, cols]).astype(np.float32)
@@ -175,8 +182,9 @@ def _posterior_probabilities(diffs, rope, prior, nsamples, seed):
     return wins / nsamples
 
 
+@renamed_options(seed="random_state")
 def bayesian_signed_rank(
-    values, *, rope=0.0, control=None, prior=0.5, nsamples=50_000, seed=None
+    values, *, rope=0.0, control=None, prior=0.5, nsamples=50_000, random_state=None
 ):
     """The Bayesian signed-rank test for every pair of algorithms (or against a control).
 
@@ -185,8 +193,8 @@ def bayesian_signed_rank(
     values : pandas.DataFrame
         Data sets as rows, algorithms as columns (higher is better). A pair
         uses the data sets where both values are finite.
-    rope, prior, nsamples, seed
-        See :func:`signed_rank_posterior`; every pair uses the same seed.
+    rope, prior, nsamples, random_state
+        See :func:`signed_rank_posterior`; every pair uses the same random_state.
     control : label, optional
         Compare every algorithm with this one only (it is ``algorithm_1``).
 
@@ -203,7 +211,9 @@ def bayesian_signed_rank(
             "`values` must be a pandas DataFrame with data sets as rows and "
             f"algorithms as columns; got {type(values).__name__}."
         )
-    rope, prior, nsamples, seed = check_signed_rank_options(rope, prior, nsamples, seed)
+    rope, prior, nsamples, random_state = check_signed_rank_options(
+        rope, prior, nsamples, random_state
+    )
     algorithms = list(values.columns)
     if control is not None and control not in algorithms:
         raise ValueError(f"`control` {control!r} is not one of {algorithms}.")
@@ -247,7 +257,7 @@ def bayesian_signed_rank(
         out.iloc[members, 1] = d.mean(axis=1)
         # x plays baycomp's "left": p_left is "algorithm 1 better"; y − x = −d.
         out.iloc[members, 2:5] = _posterior_probabilities(
-            -d, rope, prior, nsamples, seed
+            -d, rope, prior, nsamples, random_state
         )
     out[columns] = out[columns].astype(float)
     return out

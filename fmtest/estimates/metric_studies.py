@@ -14,7 +14,7 @@ measures for class imbalance problems" (ICPRAM 2012), compare the metrics of
   (the paper's §3.1); :func:`study_conclusions` checks the paper's three
   conclusions on the result.
 
-Metric options (``w`` of ``cwa``, ``alpha`` and ``squared`` of ``iba``,
+Metric options (``w`` of ``cwa``, ``alpha_iba`` and ``squared`` of ``iba``,
 ``beta`` of ``fbeta``) are passed by name to every selected metric that takes
 them.
 """
@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from fmtest.estimates.metrics import CELLS, METRICS, get_metric
+from fmtest.options import renamed_options, take_renamed
 
 __all__ = [
     "INVARIANCE_PROPERTIES",
@@ -59,6 +60,7 @@ def _resolve_metrics(metrics, metric_options):
     ``f1`` (whose beta is fixed at 1). An option no selected metric takes
     raises, as does a key selected twice.
     """
+    take_renamed(metric_options, "alpha", "alpha_iba", stacklevel=5)
     items = list(METRICS) if metrics is None else list(metrics)
     if not items:
         raise ValueError("`metrics` must name at least one metric.")
@@ -79,7 +81,7 @@ def _resolve_metrics(metrics, metric_options):
     if unused:
         raise ValueError(
             f"No selected metric takes the option(s) {unused}; the options are "
-            "`w` (cwa), `alpha` and `squared` (iba) and `beta` (fbeta)."
+            "`w` (cwa), `alpha_iba` and `squared` (iba) and `beta` (fbeta)."
         )
     return resolved
 
@@ -92,7 +94,10 @@ def _values(metric, cells):
 # -- invariance properties (§3.2) ---------------------------------------------
 
 
-def invariance(metrics=None, n_matrices=200, seed=0, rtol=1e-12, **metric_options):
+@renamed_options(seed="random_state")
+def invariance(
+    metrics=None, n_matrices=200, random_state=0, rtol=1e-12, **metric_options
+):
     """Which metrics are invariant under the changes p1–p5, found numerically.
 
     Random confusion matrices with every cell at least 1 (so that every metric
@@ -109,12 +114,12 @@ def invariance(metrics=None, n_matrices=200, seed=0, rtol=1e-12, **metric_option
         The metrics to study; default every key of ``METRICS``.
     n_matrices : int, default=200
         Number of random matrices.
-    seed : int, default=0
+    random_state : int, default=0
         Seed of the random generator.
     rtol : float, default=1e-12
         Relative tolerance for "unchanged".
     **metric_options
-        ``w`` (cwa), ``alpha`` and ``squared`` (iba), ``beta`` (fbeta).
+        ``w`` (cwa), ``alpha_iba`` and ``squared`` (iba), ``beta`` (fbeta).
         With the default ``w = 0.5`` cwA is the one-point AUC, which is
         invariant under p1; the paper's Table 2 treats a general ``w``.
 
@@ -145,7 +150,7 @@ def invariance(metrics=None, n_matrices=200, seed=0, rtol=1e-12, **metric_option
     if n_matrices < 1:
         raise ValueError(f"`n_matrices` must be >= 1; got {n_matrices!r}.")
     resolved = _resolve_metrics(metrics, metric_options)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_state)
     # Cells from 1 to 100, some matrices scaled up so that large and skewed
     # counts are represented too.
     cells = rng.integers(1, 101, size=(n_matrices, 2, 2)).astype(float)
@@ -174,14 +179,15 @@ def invariance(metrics=None, n_matrices=200, seed=0, rtol=1e-12, **metric_option
     return out
 
 
+@renamed_options(seed="random_state")
 def invariance_table(
-    metrics=None, n_matrices=200, seed=0, rtol=1e-12, **metric_options
+    metrics=None, n_matrices=200, random_state=0, rtol=1e-12, **metric_options
 ):
     """The invariance properties p1–p5 in the notation of García et al. (2012).
 
     Parameters
     ----------
-    metrics, n_matrices, seed, rtol, **metric_options
+    metrics, n_matrices, random_state, rtol, **metric_options
         As for :func:`invariance`.
 
     Returns
@@ -207,7 +213,11 @@ def invariance_table(
     p5         +     +   +
     """
     inv = invariance(
-        metrics, n_matrices=n_matrices, seed=seed, rtol=rtol, **metric_options
+        metrics,
+        n_matrices=n_matrices,
+        random_state=random_state,
+        rtol=rtol,
+        **metric_options,
     )
     out = pd.DataFrame(
         np.where(inv.to_numpy(), "-", "+"), index=inv.index, columns=inv.columns
@@ -380,13 +390,14 @@ class CorrelationStudy:
         )
 
 
+@renamed_options(seed="random_state")
 def correlation_study(
     positive_rates=(0.05, 0.10, 0.15, 0.20, 0.25),
     n_instances=1000,
     n_tuples=10,
     epsilon_total=0.6,
     step=0.05,
-    seed=0,
+    random_state=0,
     metrics=None,
     **metric_options,
 ):
@@ -419,14 +430,14 @@ def correlation_study(
     epsilon_total, step : float, default=0.6, 0.05
         The distortion pairs satisfy ε_n + ε_p = ``epsilon_total`` and step
         by ``step``.
-    seed : int, default=0
-        Seed; each level draws from its own generator seeded by ``seed`` and
+    random_state : int, default=0
+        Seed; each level draws from its own generator seeded by ``random_state`` and
         the level, so a level's outputs do not depend on the other levels.
     metrics : list of str or Metric, optional
         The metrics; default every key of ``METRICS``. ``tpr`` and ``tnr``
         are always added (the conclusions are stated against them).
     **metric_options
-        ``w`` (cwa), ``alpha`` and ``squared`` (iba), ``beta`` (fbeta). The
+        ``w`` (cwa), ``alpha_iba`` and ``squared`` (iba), ``beta`` (fbeta). The
         paper's remark on cwA concerns ``w > 0.5``.
 
     Returns
@@ -442,7 +453,7 @@ def correlation_study(
 
     Examples
     --------
-    >>> res = correlation_study(positive_rates=(0.05,), seed=1)
+    >>> res = correlation_study(positive_rates=(0.05,), random_state=1)
     >>> res.values.shape
     (130, 23)
     >>> corr = res.correlation(0.05)
@@ -472,7 +483,7 @@ def correlation_study(
     frames, correlations, constant = [], {}, {}
     for rate in rates:
         p_neg, p_pos = true_tuple(n_instances, rate)
-        rng = np.random.default_rng([int(seed), round(rate * 1e9)])
+        rng = np.random.default_rng([int(random_state), round(rate * 1e9)])
         neg = _perturb(p_neg[None, :], eps_n, rng)
         pos = _perturb(p_pos[None, :], eps_p, rng)
         cells = np.empty((n_pairs * n_tuples, 2, 2))
@@ -503,7 +514,7 @@ def correlation_study(
         "n_tuples": n_tuples,
         "epsilon_total": epsilon_total,
         "step": step,
-        "seed": seed,
+        "random_state": random_state,
         "threshold": 0.5,
     }
     return CorrelationStudy(

@@ -12,7 +12,7 @@ Cells are arrays ``(..., 2, 2)`` indexed ``[truth, prediction]``:
 ``[1, 1]`` TP, ``[1, 0]`` FN, ``[0, 1]`` FP, ``[0, 0]`` TN.
 
 The registry ``METRICS`` maps keys to :class:`Metric` objects; ``get_metric``
-builds one with its options (``beta``, ``w``, ``alpha``, ``squared``).
+builds one with its options (``beta``, ``w``, ``alpha_iba``, ``squared``).
 Weighted AUC (Weng & Poon 2008) is not included: it needs scores, and the
 recursion printed in the paper that compares the metrics (García et al. 2012)
 leaves the area partition and the final weight ambiguous; the original paper
@@ -31,7 +31,7 @@ import pandas as pd
 from fmtest.estimates.delta import cell_variance
 from fmtest.estimates.fmeasure import divide
 from fmtest.estimates.metric_intervals import metric_interval
-from fmtest.options import check_alpha, check_beta
+from fmtest.options import check_alpha, check_beta, renamed_options, take_renamed
 
 __all__ = [
     "METRICS",
@@ -217,10 +217,10 @@ def _op(c):
     return _accuracy(c) - (tnr - tpr).abs() / (tnr + tpr)
 
 
-def _iba(c, alpha=0.05, squared=True):
+def _iba(c, alpha_iba=0.05, squared=True):
     tpr, tnr = _tpr(c), _tnr(c)
     base = tpr * tnr if squared else (tpr * tnr).sqrt()
-    return (1 + alpha * (tpr - tnr)) * base
+    return (1 + alpha_iba * (tpr - tnr)) * base
 
 
 def _cwa(c, w=0.5):
@@ -268,7 +268,7 @@ METRICS = {
         "iba",
         "IBA",
         _iba,
-        options={"alpha": 0.05, "squared": True},
+        options={"alpha_iba": 0.05, "squared": True},
         kinks="TPr·TNr = 0 (unsquared form)",
     ),
     "cwa": Metric("cwa", "class-weighted accuracy", _cwa, options={"w": 0.5}),
@@ -285,8 +285,11 @@ def get_metric(metric, **options):
     metric : str or Metric
         A key of ``METRICS``.
     **options
-        ``beta`` for ``fbeta``; ``w`` for ``cwa``; ``alpha`` and ``squared``
-        for ``iba``. Unknown options for the metric raise.
+        ``beta`` for ``fbeta``; ``w`` for ``cwa``; ``alpha_iba`` (the
+        dominance weight α of IBA, named so that it is never taken for the
+        level of an interval) and ``squared`` for ``iba``; ``alpha`` for
+        ``iba`` is its deprecated former name. Unknown options for the
+        metric raise.
 
     Returns
     -------
@@ -303,6 +306,8 @@ def get_metric(metric, **options):
         base = METRICS[metric]
     else:
         raise ValueError(f"`metric` must be one of {sorted(METRICS)}; got {metric!r}.")
+    if base.key == "iba":
+        take_renamed(options, "alpha", "alpha_iba", where="get_metric('iba')")
     unknown = set(options) - set(base.options)
     if unknown:
         raise ValueError(
@@ -316,8 +321,8 @@ def get_metric(metric, **options):
         raise ValueError(f"`w` must lie in [0, 1]; got {options['w']!r}.")
     if "beta" in options:
         merged["beta"] = check_beta(options["beta"])
-    if "alpha" in options and options["alpha"] < 0:
-        raise ValueError(f"`alpha` of IBA must be >= 0; got {options['alpha']!r}.")
+    if "alpha_iba" in options and not options["alpha_iba"] >= 0:
+        raise ValueError(f"`alpha_iba` must be >= 0; got {options['alpha_iba']!r}.")
     return Metric(
         base.key,
         base.name,
@@ -354,6 +359,7 @@ def metric_value_and_gradient(metric, cells):
     return value, grad, reason
 
 
+@renamed_options(iba_alpha="alpha_iba", iba_squared="squared")
 def panel(
     table: Any,
     alpha: float = 0.05,
@@ -361,8 +367,8 @@ def panel(
     metrics: Sequence[str] | None = None,
     beta: float = 1.0,
     w: float = 0.5,
-    iba_alpha: float = 0.05,
-    iba_squared: bool = True,
+    alpha_iba: float = 0.05,
+    squared: bool = True,
 ) -> pd.DataFrame:
     """Every metric of the panel with its delta-method standard error.
 
@@ -379,8 +385,9 @@ def panel(
         :mod:`fmtest.estimates.metric_intervals`).
     metrics : list of str, optional
         Keys to compute; default all of ``METRICS``.
-    beta, w, iba_alpha, iba_squared
-        Options of ``fbeta``, ``cwa`` and ``iba``.
+    beta, w, alpha_iba, squared
+        Options of ``fbeta``, ``cwa`` and ``iba`` (as in :func:`get_metric`;
+        ``iba_alpha`` and ``iba_squared`` are their deprecated former names).
 
     Returns
     -------
@@ -428,7 +435,7 @@ def panel(
     options = {
         "fbeta": {"beta": beta},
         "cwa": {"w": w},
-        "iba": {"alpha": iba_alpha, "squared": iba_squared},
+        "iba": {"alpha_iba": alpha_iba, "squared": squared},
     }
     keys = list(METRICS) if metrics is None else list(metrics)
     out = table.copy()

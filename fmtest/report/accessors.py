@@ -1,12 +1,20 @@
 """statsmodels-style accessors of a results object: ``params``, ``bse``, ``pvalues``.
 
 As in statsmodels, ``params`` are the model's estimates — here the metric of
-every (data set, algorithm), the quantities whose covariance
-``cov_params(dataset)`` gives and whose intervals ``conf_int()`` gives — and
-``bse`` their standard errors. An F-measure is not tested against 0, so
-``pvalues`` are those of the tests the package makes: the pairwise
-differences, one per (data set, algorithm_1, algorithm_2), by the test that
-matches the pairwise intervals.
+every (data set, algorithm), the quantities whose covariance ``cov_params()``
+gives and whose intervals ``conf_int()`` gives — and ``bse`` their standard
+errors, all with the index (``dataset``, ``algorithm``).
+
+``pvalues`` has that index too (``pvalues.index.equals(params.index)``, as
+statsmodels users expect). An F-measure is not tested against 0, so the
+p-value of an algorithm is the one a regression with the algorithm as a
+treatment-coded factor would give: that of its difference from the
+*reference* algorithm — the fit's ``control`` when it has one, otherwise the
+first algorithm (the reference level of patsy and formulaic) — by the
+pairwise test of the fit (``pairwise["pvalue"]``, unadjusted); NaN for the
+reference itself. Every pairwise p-value, one per (data set, algorithm_1,
+algorithm_2), is :func:`pvalues_pairwise`. The reasoning is in
+``docs/contributing.rst``.
 """
 
 from __future__ import annotations
@@ -14,7 +22,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["bse", "params", "pvalue_column", "pvalues"]
+__all__ = [
+    "bse",
+    "params",
+    "pvalue_column",
+    "pvalues",
+    "pvalues_pairwise",
+    "reference_algorithm",
+]
 
 
 def params(res):
@@ -54,7 +69,7 @@ def pvalue_column(res):
     return "p_wong" if res.method == "wong" else "p_delta"
 
 
-def pvalues(res):
+def pvalues_pairwise(res):
     """p-values of the pairwise differences: ``pairwise[pvalue_column(res)]``.
 
     Returns
@@ -64,3 +79,43 @@ def pvalues(res):
         (the adjusted ones are ``pairwise["p_adjusted"]``).
     """
     return res.pairwise[pvalue_column(res)].rename("pvalue")
+
+
+def reference_algorithm(res):
+    """The algorithm :func:`pvalues` compares with: the fit's ``control``, else the first."""
+    control = res.config.get("control")
+    algorithms = list(res.counts.algorithms)
+    return control if control is not None and control in algorithms else algorithms[0]
+
+
+def pvalues(res):
+    """p-value of each (data set, algorithm): its pairwise test against the reference.
+
+    Lines up with :func:`params` (same index). The reference algorithm
+    (:func:`reference_algorithm`: the ``control`` of the fit, else the first
+    algorithm, as in treatment coding) gets NaN; every other algorithm the
+    unadjusted p-value of its pair with the reference in
+    :func:`pvalues_pairwise` (two-sided tests do not depend on the pair's
+    order).
+
+    Returns
+    -------
+    pandas.Series
+        Index (``dataset``, ``algorithm``), name ``pvalue``.
+    """
+    algorithms = list(res.counts.algorithms)
+    n_alg, n_datasets = len(algorithms), len(res.counts.datasets)
+    ref = algorithms.index(reference_algorithm(res))
+    p = pvalues_pairwise(res).to_numpy(dtype=float).reshape(n_datasets, -1)
+    if getattr(getattr(res, "hypothesis", None), "control", None) is not None:
+        # pairwise holds the A - 1 pairs control - other, in algorithm order
+        out = np.full((n_datasets, n_alg), np.nan)
+        out[:, [k for k in range(n_alg) if k != ref]] = p
+        return pd.Series(out.ravel(), index=res._index(), name="pvalue")
+    first, second = np.triu_indices(n_alg, k=1)
+    position = np.full((n_alg, n_alg), -1)
+    position[first, second] = np.arange(len(first))
+    position[second, first] = np.arange(len(first))
+    columns = position[ref]  # the pair of each algorithm with the reference
+    out = np.where(columns >= 0, p[:, np.maximum(columns, 0)], np.nan)
+    return pd.Series(out.ravel(), index=res._index(), name="pvalue")

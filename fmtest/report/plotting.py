@@ -82,7 +82,7 @@ def _pair_rows(res, a, b, sign, alpha):
             alpha, kind="pairwise", **({"one_sided": False} if one_sided else {})
         )
         ci = ci.xs(key, level=levels)
-        lower, upper = ci["lower"], ci["upper"]
+        lower, upper = ci[0], ci[1]
     diff = sign * frame["diff"].to_numpy(dtype=float)
     lower, upper = lower.to_numpy(dtype=float), upper.to_numpy(dtype=float)
     if sign < 0:

@@ -187,7 +187,7 @@ PAIRED_ERROR_COLUMNS = {
     "ci_lower": "CI lower",
     "ci_upper": "CI upper",
     "pvalue": "p Tango",
-    "mcnemar_exact_p": "p McNemar",
+    "pvalue_mcnemar_exact": "p McNemar",
 }
 RANDOMIZATION_COLUMNS = {
     "diff": "diff",

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import stats
 
 from fmtest.estimates.fmeasure import divide, fbeta
+from fmtest.options import renamed_options
 from fmtest.within.inference import check_alpha
 from fmtest.within.intervals import _layout, _own_tables
 
@@ -301,12 +302,13 @@ def bootstrap_rows(
     return out
 
 
+@renamed_options(seed="random_state")
 def bootstrap_intervals(
     tables,
     beta=1.0,
     alpha=0.05,
     n_boot=2000,
-    seed=None,
+    random_state=None,
     kind="percentile",
     *,
     layout=None,
@@ -332,8 +334,8 @@ def bootstrap_intervals(
     alpha : float, default=0.05
     n_boot : int, default=2000
         Resamples per table.
-    seed : int, numpy.random.Generator or None, default=None
-        Same seed, same intervals.
+    random_state : int, numpy.random.Generator or None, default=None
+        Same random_state, same intervals.
     kind : {"percentile", "bca"}, default="percentile"
         Percentile interval, or bias-corrected and accelerated (BCa) with the
         acceleration from the exact jackknife over the table's cells.
@@ -356,7 +358,7 @@ def bootstrap_intervals(
 
     >>> import numpy as np
     >>> totals = np.array([[[600, 40], [30, 50]], [[610, 30], [45, 35]]])
-    >>> res = bootstrap_intervals(totals, n_boot=1000, seed=1)
+    >>> res = bootstrap_intervals(totals, n_boot=1000, random_state=1)
     >>> res.f_lower.shape, res.diff_lower.shape, res.pairs, res.paired
     ((2,), (1,), [(0, 1)], False)
     >>> bool(res.f_lower[0] < 100 / 170 < res.f_upper[0])  # F̂ = 2·50/(2·50 + 40 + 30)
@@ -368,7 +370,7 @@ def bootstrap_intervals(
     n_boot = int(n_boot)
     if n_boot < 2:
         raise ValueError(f"`n_boot` must be at least 2; got {n_boot!r}.")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_state)
     array, layout = _layout(tables, layout)
     if layout == "joint":
         n_alg = array.shape[-5]

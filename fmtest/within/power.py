@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from fmtest.options import check_alpha, check_beta
+from fmtest.options import check_alpha, check_beta, renamed_options
 from fmtest.within.paired_score import (
     CELLS,
     _fbeta_pair,
@@ -289,6 +289,7 @@ def _simulate_one(p8, n, alpha, beta, alternative, delta0, n_sim, rng):
     return float(np.mean(np.where(np.isnan(x2), False, reject)))
 
 
+@renamed_options(seed="random_state")
 def simulated_power(
     table,
     n,
@@ -298,7 +299,7 @@ def simulated_power(
     alternative="two-sided",
     margin=0.0,
     n_sim=N_SIM,
-    seed=0,
+    random_state=0,
 ):
     """Power of the paired score test by simulating it (multinomial test sets).
 
@@ -313,7 +314,7 @@ def simulated_power(
     table, n, alpha, beta, alternative, margin
         As in :func:`paired_power`.
     n_sim : int, default=4000
-    seed : int or numpy.random.Generator, default=0
+    random_state : int or numpy.random.Generator, default=0
 
     Returns
     -------
@@ -335,7 +336,7 @@ def simulated_power(
     out_shape = np.broadcast_shapes(shape, n.shape)
     rows = np.broadcast_to(np.arange(len(p8)).reshape(shape), out_shape).ravel()
     sizes = np.broadcast_to(n, out_shape).ravel()
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(random_state)
     out = np.array(
         [
             _simulate_one(p8[r], m, alpha, beta, alternative, delta0, n_sim, rng)
@@ -345,6 +346,7 @@ def simulated_power(
     return out[()] if out.ndim == 0 else out
 
 
+@renamed_options(seed="random_state")
 def paired_power(
     table: ArrayLike,
     n: ArrayLike,
@@ -355,7 +357,7 @@ def paired_power(
     margin: float = 0.0,
     method: str = "auto",
     n_sim: int = N_SIM,
-    seed: int | None = 0,
+    random_state: int | None = 0,
 ) -> np.ndarray:
     """Power of the paired score test of ``F_a − F_b`` with ``n`` test instances.
 
@@ -396,7 +398,7 @@ def paired_power(
         the simulation below.
     n_sim : int, default=4000
         Test sets per simulated power.
-    seed : int, default=0
+    random_state : int, default=0
         Seed of the simulations.
 
     Returns
@@ -428,7 +430,7 @@ def paired_power(
     if method == "simulation":
         out = simulated_power(
             table, n, alpha=alpha, beta=beta, alternative=alternative,
-            margin=margin, n_sim=n_sim, seed=seed,
+            margin=margin, n_sim=n_sim, random_state=random_state,
         )  # fmt: skip
         out = np.where(np.isnan(np.broadcast_to(mean, np.shape(out))), np.nan, out)
     else:
@@ -443,12 +445,13 @@ def paired_power(
             out[few] = simulated_power(
                 tables[few].reshape(-1, 2, 2, 2), sizes[few], alpha=alpha,
                 beta=beta, alternative=alternative, margin=margin, n_sim=n_sim,
-                seed=seed,
+                random_state=random_state,
             )  # fmt: skip
     _warn_undefined(out, "Power")
     return out[()] if np.ndim(out) == 0 else out
 
 
+@renamed_options(seed="random_state")
 def sample_size(
     table: ArrayLike,
     *,
@@ -459,7 +462,7 @@ def sample_size(
     margin: float = 0.0,
     method: str = "auto",
     n_sim: int = N_SIM,
-    seed: int | None = 0,
+    random_state: int | None = 0,
 ) -> np.ndarray:
     """Smallest number of test instances at which the paired test reaches ``power``.
 
@@ -470,7 +473,7 @@ def sample_size(
         prediction b]``, taken as the true cell proportions.
     power : float or array_like, default=0.8
         Strictly between α and 1; broadcasts with the tables.
-    alpha, beta, alternative, margin, method, n_sim, seed
+    alpha, beta, alternative, margin, method, n_sim, random_state
         As in :func:`paired_power`.
 
     Returns
@@ -547,7 +550,7 @@ def sample_size(
                     np.minimum(2 * out[rows] + 10, MAX_N + 1.0),
                     np.ceil(MIN_DISCORDANT / disc[rows]),
                 )
-                rng = np.random.default_rng(seed)
+                rng = np.random.default_rng(random_state)
 
                 def simulated(n_try, active):
                     power_now = np.zeros(len(rows))
