@@ -1107,7 +1107,9 @@ def build_summary(
         smry.add_section(_randomization_section(res, names, shown))
     _, ci_diff = ci_names(res)
     across_text = (
-        "; across data sets the random-effects estimate" if across is not None else ""
+        "; across data sets only the recommended test, named in the line"
+        if across is not None
+        else ""
     )
     smry.conclusions_title = (
         f"Conclusions: difference [{level} {ci_diff} CI], p of the {test_name(res)} "
