@@ -25,9 +25,11 @@ Every replicate goes through the public table function
 :func:`fmtest.across.pooling.across_datasets_table` (all replicates of a
 cell at once, as if they were the pairs of one study), and the rule through
 :func:`fmtest.across.recommend.recommend_across`. Two rules that the docs
-reject are scored as well: "FE when Î² < 0.25, else RE" (a pretest) and
+reject are scored as well: "FE when Î² < 0.25, else RE" (a pretest),
 "RE when M ≥ 5 and 0.25 ≤ Î² < 0.75, Wilcoxon otherwise" (the example in the
-issue).
+issue) and "Wilcoxon when M ≥ 10 and Î² ≥ 0.75, else RE"; and, as a
+reference that fmtest does not offer, the HKSJ test with its scale floored at
+1 (Röver, Knapp and Friede 2015), computed here by hand.
 
 Run ``python validation/across_recommend.py`` (about 30 s on one core;
 ``--reps`` to change the 10 000 replicates per cell); it writes
@@ -45,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 if __package__ in (None, ""):  # run as a script: make the work tree importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -55,7 +58,7 @@ from fmtest.across.recommend import recommend_across
 SEED = 20260520
 REPS = 10_000
 ALPHA = 0.05
-M_VALUES = (3, 5, 10, 20)
+M_VALUES = (3, 5, 6, 10, 20)
 I2_VALUES = (0.0, 0.25, 0.5, 0.75, 0.9)
 SE_RANGE = (0.01, 0.08)
 TYPICAL_VARIANCE = 0.03**2
@@ -63,21 +66,30 @@ POWER_DELTA = 2.5
 ESTIMATED_DF = 4
 OUT = Path(__file__).resolve().parents[1] / "docs" / "_static" / "across"
 
-#: The tests scored, as (label, function of the table and M -> p-values).
+
+def _switch(table, m, use_wilcoxon):
+    return np.where(use_wilcoxon, table["p_wilcoxon"], table["p_re"]).astype(float)
+
+
+#: The tests and rules scored, as (label, function of the table and M -> p).
 TESTS = {
-    "FE": lambda t, m: t["p_fe"].to_numpy(),
-    "RE (HKSJ)": lambda t, m: t["p_re"].to_numpy(),
-    "Wilcoxon": lambda t, m: t["p_wilcoxon"].to_numpy(),
-    "recommended": lambda t, m: recommend_across(t)["p_recommended"].to_numpy(),
-    "pretest FE/RE": lambda t, m: np.where(
-        t["i2"].to_numpy() < 0.25, t["p_fe"].to_numpy(), t["p_re"].to_numpy()
+    "FE": lambda t, m: t["p_fe"].to_numpy(float),
+    "RE (HKSJ)": lambda t, m: t["p_re"].to_numpy(float),
+    "Wilcoxon": lambda t, m: t["p_wilcoxon"].to_numpy(float),
+    "recommended": lambda t, m: recommend_across(t)["p_recommended"].to_numpy(float),
+    # rules the docs reject
+    "pretest FE/RE": lambda t, m: np.where(t["i2"] < 0.25, t["p_fe"], t["p_re"]).astype(
+        float
     ),
-    "issue example": lambda t, m: np.where(
-        (m >= 5) & (t["i2"].to_numpy() >= 0.25) & (t["i2"].to_numpy() < 0.75),
-        t["p_re"].to_numpy(),
-        t["p_wilcoxon"].to_numpy(),
+    "issue example": lambda t, m: _switch(
+        t, m, ~((m >= 5) & (t["i2"] >= 0.25) & (t["i2"] < 0.75))
     ),
+    "Wilcoxon at high I2": lambda t, m: _switch(t, m, (m >= 10) & (t["i2"] >= 0.75)),
+    # a reference that fmtest does not offer
+    "RE (HKSJ, q >= 1)": lambda t, m: t["p_re_floor"].to_numpy(float),
 }
+#: The rules of TESTS that the docs' size table shows.
+SHOWN = ("FE", "RE (HKSJ)", "Wilcoxon", "recommended", "pretest FE/RE")
 
 
 def simulate_cell(rng, m, i2, effects, variances, mu_scale, reps):
@@ -116,7 +128,7 @@ def simulate_cell(rng, m, i2, effects, variances, mu_scale, reps):
     d = theta + np.sqrt(v) * rng.standard_normal((m, reps))
     if variances == "estimated":
         v = v * rng.chisquare(ESTIMATED_DF, size=(m, reps)) / ESTIMATED_DF
-    return across_datasets_table(
+    table = across_datasets_table(
         d,
         v,
         np.full_like(v, np.nan),
@@ -125,6 +137,33 @@ def simulate_cell(rng, m, i2, effects, variances, mu_scale, reps):
         with_wong=False,
         multitest="holm",
     )
+    table["p_re_floor"] = hksj_floor_pvalue(table, d, v)
+    return table
+
+
+def hksj_floor_pvalue(table, d, v):
+    """The HKSJ p-value with its scale q floored at 1 (Röver et al. 2015).
+
+    Not part of fmtest: a reference computed here from the table's τ² and
+    random-effects estimate, Var = max(q, 1)/Σ w*, t(M − 1).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The ``across_datasets_table`` of the replicates (``tau2``, ``re_diff``).
+    d, v : ndarray, shape (M, reps)
+        The differences and the variances that were pooled.
+
+    Returns
+    -------
+    ndarray, shape (reps,)
+    """
+    m = d.shape[0]
+    w = 1.0 / (v + table["tau2"].to_numpy(float))
+    mu = table["re_diff"].to_numpy(float)
+    q = (w * (d - mu) ** 2).sum(axis=0) / (m - 1)
+    se = np.sqrt(np.maximum(q, 1.0) / w.sum(axis=0))
+    return 2 * stats.t.sf(np.abs(mu / se), m - 1)
 
 
 def run(*, reps=REPS, out=OUT, verbose=True):
@@ -141,7 +180,8 @@ def run(*, reps=REPS, out=OUT, verbose=True):
     Returns
     -------
     dict of pandas.DataFrame
-        ``cells`` (one row per cell and test), ``size`` and ``power``.
+        ``cells`` (one row per cell and test) and the tables of
+        :func:`summary_tables`.
     """
     rng = np.random.default_rng(SEED)
     rows = []
@@ -184,7 +224,7 @@ def run(*, reps=REPS, out=OUT, verbose=True):
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         cells.to_csv(out / "recommend_cells.csv", index=False, float_format="%.4f")
-        for name in ("size", "power"):
+        for name in ("rules", "size", "worst", "power"):
             tables[name].to_csv(out / f"recommend_{name}.csv", index=False)
     return tables
 
@@ -194,7 +234,7 @@ def _pct(rate, se):
 
 
 def summary_tables(cells):
-    """The two tables of the docs: size (worst cells first) and power.
+    """The tables of the docs: worst size per M, the worst cells, and power.
 
     Parameters
     ----------
@@ -203,42 +243,82 @@ def summary_tables(cells):
 
     Returns
     -------
-    dict
-        ``size``: per (M, target I², effects, variances), the rejection rate
-        in % (Monte Carlo SE) of FE, RE (HKSJ), Wilcoxon and the recommended
-        test at μ = 0, sorted by the fixed effect's size (worst first);
-        ``power``: the same at the power alternative, normal effects only.
+    dict of pandas.DataFrame
+        ``size``: per M, the largest rejection rate (%) at μ = 0 over the
+        I², effect and variance cells of each rule of :data:`SHOWN` and
+        :data:`TESTS`, with the Monte Carlo SE of that cell;
+        ``worst``: the ten cells where the recommended test rejects most
+        often at μ = 0 (worst first), every test's rate there;
+        ``power``: per M and target I², the rejection rate (%) at the power
+        alternative of the random effects and the Wilcoxon test, with normal
+        and with heavy-tailed (t₃) true differences, the variances known;
+        ``rules``: per test or rule, the worst size over all cells, the number
+        of cells (of 100) above 6 %, and the mean power over all power cells
+        and over those with M ≥ 6.
     """
     keys = ["M", "I2", "effects", "variances"]
-    shown = ["FE", "RE (HKSJ)", "Wilcoxon", "recommended", "pretest FE/RE"]
-    out = {}
-    for target in ("size", "power"):
-        sub = cells[cells["target"] == target]
-        if target == "power":
-            sub = sub[sub["effects"] == "normal"]
-        wide = sub.pivot_table(index=keys, columns="test", values="rate")
-        ses = sub.pivot_table(index=keys, columns="test", values="mc_se")
-        med = sub.groupby(keys)["median_I2_hat"].first()
-        frame = pd.DataFrame(
-            {
-                "M": wide.index.get_level_values("M"),
-                "I² (target)": wide.index.get_level_values("I2"),
-                "median Î²": np.round(med.to_numpy(), 2),
-                "effects": wide.index.get_level_values("effects"),
-                "variances": wide.index.get_level_values("variances"),
-                **{
-                    f"{name} %": [
-                        _pct(r, s) for r, s in zip(wide[name], ses[name], strict=True)
-                    ]
-                    for name in shown
-                },
-            }
-        )
-        if target == "size":
-            order = np.argsort(-wide["RE (HKSJ)"].to_numpy(), kind="stable")
-        else:
-            order = np.lexsort((frame["I² (target)"].to_numpy(), frame["M"].to_numpy()))
-        out[target] = frame.iloc[order].reset_index(drop=True)
+    size = cells[cells["target"] == "size"]
+    wide = size.pivot_table(index=keys, columns="test", values="rate")
+    ses = size.pivot_table(index=keys, columns="test", values="mc_se")
+    rows = []
+    for m, sub in wide.groupby(level="M"):
+        row = {"M": m}
+        for name in TESTS:
+            where = sub[name].idxmax()
+            row[f"{name} %"] = _pct(sub[name].max(), ses.loc[where, name])
+        rows.append(row)
+    out = {"size": pd.DataFrame(rows)}
+    order = wide["recommended"].sort_values(ascending=False, kind="stable").index[:10]
+    med = size.groupby(keys)["median_I2_hat"].first()
+    out["worst"] = pd.DataFrame(
+        {
+            "M": order.get_level_values("M"),
+            "I² (target)": order.get_level_values("I2"),
+            "median Î²": [f"{med[k]:.2f}" for k in order],
+            "effects": order.get_level_values("effects"),
+            "variances": order.get_level_values("variances"),
+            **{
+                f"{name} %": [_pct(wide.loc[k, name], ses.loc[k, name]) for k in order]
+                for name in ("FE", "RE (HKSJ)", "Wilcoxon", "recommended")
+            },
+        }
+    )
+    power = cells[(cells["target"] == "power") & (cells["variances"] == "known")]
+    pw = power.pivot_table(
+        index=["M", "I2"], columns=["effects", "test"], values="rate"
+    )
+    pse = power.pivot_table(
+        index=["M", "I2"], columns=["effects", "test"], values="mc_se"
+    )
+    frame = pd.DataFrame(
+        {
+            "M": pw.index.get_level_values("M"),
+            "I² (target)": pw.index.get_level_values("I2"),
+        }
+    )
+    for effects, label in (("normal", "normal"), ("t3", "t₃")):
+        for name, short in (("RE (HKSJ)", "RE"), ("Wilcoxon", "Wilcoxon")):
+            frame[f"{short}, {label} %"] = [
+                _pct(r, e)
+                for r, e in zip(pw[(effects, name)], pse[(effects, name)], strict=True)
+            ]
+    out["power"] = frame
+    power_all = cells[cells["target"] == "power"].groupby("test")["rate"]
+    size_all = size.groupby("test")["rate"]
+    out["rules"] = pd.DataFrame(
+        {
+            "rule": list(TESTS),
+            "worst size %": [f"{100 * size_all.max()[n]:.1f}" for n in TESTS],
+            "cells with size > 6 %": [
+                int((size[size["test"] == n]["rate"] > 0.06).sum()) for n in TESTS
+            ],
+            "mean power %": [f"{100 * power_all.mean()[n]:.1f}" for n in TESTS],
+            "mean power, M ≥ 6 %": [
+                f"{100 * cells[(cells['target'] == 'power') & (cells['M'] >= 6) & (cells['test'] == n)]['rate'].mean():.1f}"
+                for n in TESTS
+            ],
+        }
+    )
     return out
 
 
@@ -249,8 +329,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     tables = run(reps=args.reps, out=args.out)
     with pd.option_context("display.width", 200, "display.max_rows", 200):
-        print(tables["size"].to_string())
-        print(tables["power"].to_string())
+        for name in ("rules", "size", "worst", "power"):
+            print(tables[name].to_string())
 
 
 if __name__ == "__main__":
