@@ -77,10 +77,10 @@ RECOMMEND_COLUMNS = (
 WILCOXON_FEW = 5
 
 _REASON_RE = (
-    "random effects: the difference may vary between data sets (I2 = {i2}), "
-    "and the data sets are weighted by precision"
+    "random effects: the difference may vary between data sets, and the data "
+    "sets are weighted by precision"
 )
-_REASON_RE_FEW = "; the Wilcoxon test has almost no power with {m} data sets"
+_REASON_RE_FEW = "; the Wilcoxon test has almost no power with {m} non-zero differences"
 _REASON_FE = (
     "fixed effect: no random-effects test (all differences are equal, so "
     "tau2 = 0 and the random effects reduce to the fixed effect)"
@@ -112,7 +112,7 @@ def recommend_across(table, multitest="holm"):
     table : pandas.DataFrame
         ``across_datasets`` (or :func:`fmtest.across.pooling.across_datasets_table`):
         needs ``p_re``, ``p_fe`` and ``p_wilcoxon`` (a missing one counts as
-        NaN) and, for the reason, ``n_datasets``, ``n_nonzero`` and ``i2``.
+        NaN) and, for the reason, ``n_nonzero`` (else ``n_datasets``).
     multitest : str, default="holm"
         ``statsmodels`` ``multipletests`` method for
         ``p_recommended_adjusted``, over the pairs of ``table``; NaN p-values
@@ -156,26 +156,19 @@ def recommend_across(table, multitest="holm"):
     m = _column(table, "n_datasets")
     nonzero = _column(table, "n_nonzero")
     used = np.where(np.isfinite(nonzero), nonzero, m)
-    i2 = _column(table, "i2")
-    reasons = []
-    for name, k, share in zip(recommended, used, i2, strict=True):
-        if name == RANDOM_EFFECTS:
-            text = _REASON_RE.format(i2="NaN" if np.isnan(share) else f"{share:.2f}")
-            if np.isfinite(k) and k <= WILCOXON_FEW:
-                text += _REASON_RE_FEW.format(m=int(k))
-        elif name == FIXED_EFFECT:
-            text = _REASON_FE
-        elif name == WILCOXON:
-            text = _REASON_WILCOXON
-        else:
-            text = _REASON_NONE
-        reasons.append(text)
+    reasons = np.full(n, _REASON_NONE, dtype=object)
+    reasons[recommended == RANDOM_EFFECTS] = _REASON_RE
+    few = (recommended == RANDOM_EFFECTS) & (used <= WILCOXON_FEW)  # NaN: False
+    for k in np.unique(used[few]):
+        reasons[few & (used == k)] = _REASON_RE + _REASON_RE_FEW.format(m=int(k))
+    reasons[recommended == FIXED_EFFECT] = _REASON_FE
+    reasons[recommended == WILCOXON] = _REASON_WILCOXON
     return pd.DataFrame(
         {
             "recommended": recommended,
             "p_recommended": p_recommended,
             "p_recommended_adjusted": adjust_pvalues(p_recommended, multitest),
-            "recommended_reason": reasons,
+            "recommended_reason": list(reasons),
         },
         index=table.index,
     )
