@@ -29,6 +29,7 @@ from fmtest.across.pooling import (
     check_pooling_options,
     mean_difference_test,
 )
+from fmtest.across.recommend import recommend_across
 from fmtest.across.retraining import normal_power, repeats_for_power
 from fmtest.estimates.delta_engine import DeltaMethodVariance
 from fmtest.estimates.fmeasure import divide, safe_sqrt
@@ -528,7 +529,11 @@ class MetricComparisonResults:
               and was clipped to it);
               ``variance_from_interval`` (the data sets whose variance of the
               difference was NaN or 0 and was taken from the width of the
-              pairwise interval); ``reason`` (why values are NaN).
+              pairwise interval); ``reason`` (why values are NaN);
+            * the one test to read (:func:`fmtest.across.recommend.recommend_across`):
+              ``recommended`` (its name), ``p_recommended`` (its p, copied),
+              ``p_recommended_adjusted`` (``multitest`` over the pairs),
+              ``recommended_reason`` (the rule's words).
         """
         pairs, diff, var_d, _ = self._contrasts(self.delta)
         shape = diff.shape
@@ -566,6 +571,7 @@ class MetricComparisonResults:
             with_wong=self.wong is not None,
             diff_range=metric_difference_range(self.metric),
         )
+        frame = frame.join(recommend_across(frame, self._multitest))
         if not self.has_wong:
             return frame.drop(columns=["se_wong", "z_wong", "p_wong"])
         large = self._pair_large_sample(pairs)[:, keep].all(axis=0)

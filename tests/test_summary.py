@@ -260,7 +260,11 @@ def test_one_conclusion_per_pair(res):
     assert any(line.startswith(first) for line in lines)
     across = lines[len(res.pairwise) :]
     row = res.across_datasets.loc[("knn1", "nbc")]
-    assert f"across 5 data sets: knn1 {MINUS} nbc = {row['re_diff']:.3f}" in across[1]
+    # across data sets only the recommended test, named (the random effects here)
+    assert across[1].startswith(
+        f"across 5 data sets (random effects, HKSJ t(4)): knn1 {MINUS} nbc = "
+        f"{row['re_diff']:.3f}"
+    )
     assert "Conclusions:" in smry.as_text()
 
 
@@ -291,7 +295,9 @@ def test_new_random_effects_columns_are_used(example, hostile):
     assert rows[label][4] == f"{row['p_re_adjusted']:.4g}"
     line = next(c for c in results.summary().conclusions if c.startswith("across"))
     assert f"[{row['re_ci_lower']:.3f}, {row['re_ci_upper']:.3f}]" in line
-    assert f"(adj. {row['p_re_adjusted']:.2g})" in line
+    # the conclusions read the recommended test (the random effects here)
+    assert row["recommended"] == "random effects"
+    assert f"(adj. {row['p_recommended_adjusted']:.2g})" in line
     assert names  # the names were long enough to be shortened in the label
 
 

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from fmtest.across.recommend import (
+    FIXED_EFFECT,
+    RANDOM_EFFECTS,
+    WILCOXON,
+    recommended_test_name,
+)
 from fmtest.report.accessors import pvalue_column
 from fmtest.report.text_format import MINUS, format_pvalue
 from fmtest.report.wording import CI_METHOD_NAMES, hypothesis_verdict
@@ -57,15 +63,53 @@ def _fmt(value, spec=CONCLUSION_FORMAT):
     return "NaN" if np.isnan(value) else spec.format(value)
 
 
+def _across_line(row, x, y, alpha, hypothesis):
+    """The conclusion of one pair across data sets: the recommended test only."""
+    test = row.get("recommended", RANDOM_EFFECTS)
+    p_col = "p_recommended" if "p_recommended" in row else "p_re"
+    p, padj = row[p_col], row.get(f"{p_col}_adjusted", np.nan)
+    if test == RANDOM_EFFECTS:
+        est = row["re_diff"]
+        spread = (
+            f"[{_fmt(row['re_ci_lower'])}, {_fmt(row['re_ci_upper'])}]"
+            if "re_ci_lower" in row
+            else f"(SE {_fmt(row['re_se'])})"
+        )
+        effect = f"{x} {MINUS} {y} = {_fmt(est)} {spread}"
+    elif test == FIXED_EFFECT:
+        est = row["fe_diff"]
+        effect = f"{x} {MINUS} {y} = {_fmt(est)} (SE {_fmt(row['fe_se'])})"
+    elif test == WILCOXON:
+        used = row["n_nonzero"]
+        est = row["t_plus"] - used * (used + 1) / 4  # its sign is the direction
+        effect = f"{x} {MINUS} {y}: T+ = {row['t_plus']:g} of {used * (used + 1) / 2:g}"
+    else:
+        est = np.nan
+        effect = f"{x} {MINUS} {y}"
+    adjusted = (
+        f" (adj. {_fmt(padj, CONCLUSION_PVALUE)})" if f"{p_col}_adjusted" in row else ""
+    )
+    verdict = _verdict(padj if adjusted else p, est, x, y, alpha, hypothesis)
+    return (
+        f"across {int(row['n_datasets'])} data sets ({recommended_test_name(row)}): "
+        f"{effect}, p = {_fmt(p, CONCLUSION_PVALUE)}{adjusted}: {verdict}"
+    )
+
+
 def conclusions(res, names, shown_pairs, shown_across):
     """One sentence per shown pair: the recommended test and interval in words.
 
     Per data set: the difference, its interval (``ci_lower``/``ci_upper``),
     the p-value of ``test_name(res)`` and the adjusted p, and a verdict at
-    level ``alpha`` from the adjusted p. Across data sets: the random-effects
-    estimate, its interval when the results have one (``re_ci_lower``,
-    ``re_ci_upper``; else its SE), its p-value and the adjusted one when the
-    results have it (``p_re_adjusted``).
+    level ``alpha`` from the adjusted p. Across data sets: only the
+    recommended test (``recommended``, see
+    :func:`fmtest.across.recommend.recommend_across`), named in the line, with
+    its estimate — the random-effects difference and its interval
+    (``re_ci_lower``, ``re_ci_upper``; else its SE), the fixed-effect
+    difference and its SE, or the Wilcoxon T+ — its p-value
+    (``p_recommended``) and the adjusted one (``p_recommended_adjusted``),
+    and a verdict from the adjusted p. The other tests stay in
+    ``res.across_datasets`` and ``summary(full=True)``.
 
     Parameters
     ----------
@@ -106,32 +150,11 @@ def conclusions(res, names, shown_pairs, shown_across):
         )
     if shown_across is not None:
         across = res.across_datasets[shown_across]
-        has_ci = "re_ci_lower" in across.columns
-        p_adj = "p_re_adjusted" if "p_re_adjusted" in across.columns else "p_re"
-        for (x, y), row in zip(
-            zip(
-                names.map(across.index.get_level_values(0)),
-                names.map(across.index.get_level_values(1)),
-                strict=True,
-            ),
-            across.itertuples(index=False),
+        for x, y, row in zip(
+            names.map(across.index.get_level_values(0)),
+            names.map(across.index.get_level_values(1)),
+            across.to_dict("records"),
             strict=True,
         ):
-            row = row._asdict()
-            est = row["re_diff"]
-            spread = (
-                f"[{_fmt(row['re_ci_lower'])}, {_fmt(row['re_ci_upper'])}]"
-                if has_ci
-                else f"(SE {_fmt(row['re_se'])})"
-            )
-            adjusted = (
-                f" (adj. {_fmt(row['p_re_adjusted'], CONCLUSION_PVALUE)})"
-                if p_adj == "p_re_adjusted"
-                else ""
-            )
-            lines.append(
-                f"across {int(row['n_datasets'])} data sets: {x} {MINUS} {y} = "
-                f"{_fmt(est)} {spread}, p = {_fmt(row['p_re'], CONCLUSION_PVALUE)}"
-                f"{adjusted}: {_verdict(row[p_adj], est, x, y, res.alpha, hypothesis)}"
-            )
+            lines.append(_across_line(row, x, y, res.alpha, hypothesis))
     return [line.replace("p = <1e-16", "p < 1e-16") for line in lines]

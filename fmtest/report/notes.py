@@ -15,6 +15,7 @@ import pandas as pd
 
 from fmtest.across.estimand import CORRECTED_TEST
 from fmtest.across.pooling import HIGH_I2, wilcoxon_min_pvalue
+from fmtest.across.recommend import FIXED_EFFECT, WILCOXON
 from fmtest.across.retraining import normal_power, projected_se
 from fmtest.report.pair_notes import REASON_IDENTICAL
 from fmtest.report.text_format import format_pvalue
@@ -168,6 +169,24 @@ def collect_notes(res, *, wong=None):
         if "flags" in across.columns:
             notes += _across_flag_notes(
                 across, pairs, res.config.get("alternative", "two-sided")
+            )
+        if "recommended" in across.columns:
+            notes += _recommended_notes(across, pairs)
+    return notes
+
+
+def _recommended_notes(across, pairs):
+    """Where the conclusions across data sets read another test than the random
+    effects (``recommended``; see :func:`fmtest.across.recommend.recommend_across`)."""
+    notes = []
+    for name in (FIXED_EFFECT, WILCOXON):
+        chosen = (across["recommended"] == name).to_numpy()
+        if chosen.any():
+            reason = across.loc[chosen, "recommended_reason"].iloc[0]
+            notes.append(
+                f"Across data sets the conclusions read the {reason}: "
+                + _listed(pairs[chosen], "res.across_datasets['recommended']")
+                + "."
             )
     return notes
 

@@ -1142,7 +1142,9 @@ def build_summary(
         smry.add_section(_randomization_section(res, names, shown))
     _, ci_diff = ci_names(res)
     across_text = (
-        "; across data sets the random-effects estimate" if across is not None else ""
+        "; across data sets only the recommended test, named in the line"
+        if across is not None
+        else ""
     )
     sided = " one-sided" if _hypothesis(res).one_sided else ""
     smry.conclusions_title = (
