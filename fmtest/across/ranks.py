@@ -37,6 +37,7 @@ __all__ = [
     "Ranks",
     "friedman_test",
     "metric_matrix",
+    "posthoc_method",
     "rank_datasets",
     "rank_posthoc",
     "shaffer_true_counts",
@@ -306,8 +307,33 @@ def _shaffer_adjust(pvalues, n_algorithms):
     return out
 
 
-def _resolve_method(method, control, alternative):
-    """The post-hoc method ``method=None`` stands for, after checking the options."""
+def posthoc_method(method=None, control=None, alternative="two-sided"):
+    """The post-hoc method :func:`rank_posthoc` runs, after checking the options.
+
+    ``method=None`` is Nemenyi's test for all pairs with the two-sided
+    alternative and Holm's step-down otherwise (against a control, or
+    one-sided). Raises ``ValueError`` for a combination that does not exist
+    (Bonferroni–Dunn without a control, Shaffer with one, Nemenyi or Shaffer
+    one-sided).
+
+    Parameters
+    ----------
+    method : {None, "nemenyi", "bonferroni", "holm", "shaffer"}, default=None
+    control : label, optional
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+
+    Returns
+    -------
+    str
+        A key of ``POSTHOC_NAMES`` (``POSTHOC_NAMES[key]`` is its printed name).
+
+    Examples
+    --------
+    >>> posthoc_method(), posthoc_method(control="mine")
+    ('nemenyi', 'holm')
+    >>> posthoc_method("bonferroni", control="mine", alternative="greater")
+    'bonferroni'
+    """
     if alternative not in ALTERNATIVES:
         raise ValueError(
             f"`alternative` must be one of {set(ALTERNATIVES)}; got {alternative!r}."
@@ -421,7 +447,7 @@ def rank_posthoc(
     1.038
     """
     check_alpha(alpha)
-    method = _resolve_method(method, control, alternative)
+    method = posthoc_method(method, control, alternative)
     algorithms = ranks.algorithms
     a, m = len(algorithms), ranks.n_datasets
     if control is not None and control not in algorithms:
