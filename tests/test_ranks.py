@@ -503,3 +503,93 @@ def test_one_dataset_against_a_control_gives_nan():
 def test_one_sided_bad_arguments(values, kwargs, match):
     with pytest.raises(ValueError, match=match):
         rank_posthoc(rank_datasets(values), **kwargs)
+
+
+# -- the summary's ranks block against a control -------------------------------------
+
+
+def _dominated_counts(n_datasets=8):
+    """Counts where "mine" has the highest F on every data set, "base" the lowest."""
+    rows = []
+    for d in range(n_datasets):
+        for name, tp in [("mine", 90), ("svm", 80 - d), ("tree", 72 + d), ("base", 60)]:
+            rows.append((f"d{d}", name, tp, 100 - tp, 10, 400))
+    return pd.DataFrame(rows, columns=["dataset", "algorithm", "tp", "fn", "fp", "tn"])
+
+
+@pytest.fixture(scope="module")
+def dominated():
+    return FMeasureComparison.from_counts(_dominated_counts(), dataset="dataset").fit()
+
+
+def _table_rows(table):
+    return [[str(cell.data) for cell in row] for row in table]
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_rank_block_against_a_control(dominated, alternative):
+    from fmtest.report.rank_summary import rank_legend, rank_summary_table
+
+    res = dominated
+    table, notes = rank_summary_table(res, control="mine", alternative=alternative)
+    rows = _table_rows(table)
+    assert rows[0][1:] == ["mean rank", "minus control", "p Holm", "vs control"]
+    assert [r[0] for r in rows[1:]] == ["mine", "svm", "tree", "base"]
+    assert rows[1][1:] == ["1.000", "", "", "control"]
+    post = rank_posthoc(res.ranks, control="mine", alternative=alternative)
+    for r in rows[2:]:
+        row = post.loc[("mine", r[0])]
+        assert_allclose(float(r[2]), res.ranks.mean[r[0]] - 1.0, atol=5e-4)
+        assert_allclose(float(r[2]), row["rank_diff"], atol=5e-4)
+        assert_allclose(float(r[3]), row["p_adjusted"], rtol=1e-3)
+        assert r[4] == ("worse" if row["reject"] else "n.s.")
+    verdicts = [r[4] for r in rows[2:]]
+    if alternative == "less":
+        assert verdicts == ["n.s."] * 3
+    else:
+        assert "worse" in verdicts  # base is last on every data set
+    assert ("one-sided" in table.title) == (alternative != "two-sided")
+    joined = " ".join(notes)
+    assert "A − 1 = 3 comparisons with the control" in joined
+    assert f"Friedman χ² = {res.friedman.loc['Friedman', 'statistic']:.4f}" in joined
+    legend = rank_legend("mine", alternative)
+    assert [line.split(":")[0] for line in legend] == rows[0][1:]
+
+
+def test_rank_block_without_control_is_unchanged(dominated):
+    from fmtest.report.rank_summary import (
+        posthoc_legend,
+        rank_legend,
+        rank_summary_table,
+    )
+    from fmtest.report.wording import POSTHOC_LEGEND
+
+    table, notes = rank_summary_table(dominated)
+    rows = _table_rows(table)
+    assert rows[0][1:] == ["mean rank", "minus best", "p Nemenyi", "vs best"]
+    assert [line.split(":")[0] for line in rank_legend()] == rows[0][1:]
+    assert "Post-hoc: Nemenyi on mean ranks" in " ".join(notes)
+    assert posthoc_legend() == POSTHOC_LEGEND
+    one_sided = rank_summary_table(dominated, alternative="greater")
+    assert str(one_sided[0]) == str(table)
+    assert any("needs a control" in n for n in one_sided[1])
+
+
+def test_rank_block_notes_margin_and_checks(dominated):
+    from fmtest.report.rank_summary import posthoc_legend, rank_summary_table
+
+    _, notes = rank_summary_table(
+        dominated, control="mine", alternative="greater", margin=0.02
+    )
+    assert any("no margin" in n and "0.02" in n for n in notes)
+    _, two_sided = rank_summary_table(dominated, control="mine", margin=0.02)
+    assert not any("no margin" in n for n in two_sided)
+    worst, _ = rank_summary_table(dominated, control="base")
+    assert "better" in [r[4] for r in _table_rows(worst)[2:]]  # mine beats base
+    with pytest.raises(ValueError, match="`control`"):
+        rank_summary_table(dominated, control="nobody")
+    with pytest.raises(ValueError, match="`alternative`"):
+        rank_summary_table(dominated, control="mine", alternative="bigger")
+    assert "positive: the control ranks better" in posthoc_legend("mine")
+    assert "H1: the control ranks worse" in posthoc_legend("mine", "less")
+    assert "H1: algorithm 1 ranks better" in posthoc_legend(None, "greater")
