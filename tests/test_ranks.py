@@ -240,7 +240,7 @@ def test_control_comparisons(values):
     assert_allclose(bd["p_adjusted"], np.minimum(1, 4 * p))
     assert (bd["reject"] == (np.abs(bd["rank_diff"]) > bd["critical_difference"])).all()
     nem_all = rank_posthoc(ranks)
-    nem_ctl = rank_posthoc(ranks, control="e")
+    nem_ctl = rank_posthoc(ranks, method="nemenyi", control="e")
     assert_allclose(
         nem_ctl["p_adjusted"].to_numpy(),
         [nem_all.loc[(x, "e"), "p_adjusted"] for x in "abcd"],
@@ -312,3 +312,284 @@ def test_results_members(res):
     a = len(res.counts.algorithms)
     assert len(res.posthoc()) == a * (a - 1) // 2
     assert len(list(combinations(range(a), 2))) == len(res.posthoc("shaffer"))
+
+
+# -- against a control: Holm by default, control - other, one-sided -----------------
+
+# Demšar (2006) §3.2.4: mean ranks of C4.5 and three variants over N = 14 data sets.
+DEMSAR_MEAN = pd.Series({"c45": 3.143, "m": 2.000, "cf": 2.893, "m_cf": 1.964})
+# Demšar (2006) Table 5(b): Bonferroni-Dunn q_0.10, k = 2..10 (z_{1 - 0.10/(2(k-1))}).
+BONFERRONI_DUNN_Q10 = [1.645, 1.960, 2.128, 2.241, 2.326, 2.394, 2.450, 2.498, 2.539]
+
+
+def _demsar_ranks():
+    return Ranks(pd.DataFrame([DEMSAR_MEAN] * 14), DEMSAR_MEAN, 14)
+
+
+def _holm_by_hand(p):
+    order = np.argsort(p)
+    m = len(p)
+    stepped = np.minimum(1, np.maximum.accumulate(p[order] * (m - np.arange(m))))
+    out = np.empty(m)
+    out[order] = stepped
+    return out
+
+
+def test_default_method_is_nemenyi_for_all_pairs_and_holm_against_a_control(values):
+    ranks = rank_datasets(values)
+    all_pairs = rank_posthoc(ranks)
+    pd.testing.assert_frame_equal(all_pairs, rank_posthoc(ranks, method="nemenyi"))
+    assert (all_pairs["method"] == "Nemenyi").all()
+    control = rank_posthoc(ranks, control="c")
+    pd.testing.assert_frame_equal(
+        control, rank_posthoc(ranks, method="holm", control="c")
+    )
+    assert (control["method"] == "Holm").all() and len(control) == 4
+    # One-sided without a control cannot be Nemenyi's: Holm.
+    assert (rank_posthoc(ranks, alternative="greater")["method"] == "Holm").all()
+
+
+def test_all_pairs_numbers_unchanged(values):
+    # The no-control frame keeps R1 - R2 (negative: algorithm 1 ranks better).
+    ranks = rank_datasets(values)
+    se = np.sqrt(5 * 6 / (6 * 10))
+    for method in ("nemenyi", "holm", "shaffer"):
+        post = rank_posthoc(ranks, method=method)
+        r1, r2 = (
+            ranks.mean[list(side)].to_numpy() for side in zip(*post.index, strict=True)
+        )
+        assert_allclose(post["rank_diff"], r1 - r2, rtol=1e-15)
+        assert_allclose(post["z"], (r1 - r2) / se, rtol=1e-15)
+        assert (post["alternative"] == "two-sided").all()
+    holm = rank_posthoc(ranks, method="holm")
+    assert_allclose(holm["pvalue"], 2 * stats.norm.sf(np.abs(holm["z"])))
+
+
+def test_control_rows_are_control_minus_other(values):
+    ranks = rank_datasets(values)
+    se = np.sqrt(5 * 6 / (6 * 10))
+    post = rank_posthoc(ranks, control="e")
+    others = list("abcd")
+    assert list(post.index) == [("e", x) for x in others]
+    assert_allclose(post["mean_rank_1"], ranks.mean["e"])
+    expected = ranks.mean[others].to_numpy() - ranks.mean["e"]
+    assert_allclose(post["rank_diff"], expected, rtol=1e-15)
+    assert_allclose(post["z"], expected / se, rtol=1e-15)
+    # e is the best-ranked column of the fixture: every difference is positive.
+    assert ranks.mean.idxmin() == "e" and (post["rank_diff"] > 0).all()
+    assert_allclose(post["p_adjusted"], _holm_by_hand(post["pvalue"].to_numpy()))
+
+
+def test_control_pvalues_equal_scikit_posthocs_siegel(values):
+    sp = pytest.importorskip("scikit_posthocs")
+    ours = rank_posthoc(rank_datasets(values), control="b")
+    ref = sp.posthoc_siegel_friedman(values)  # unadjusted two-sided p, all pairs
+    assert_allclose(ours["pvalue"], [ref.loc[a, b] for a, b in ours.index], rtol=1e-10)
+    # Holm over the A - 1 = 4 comparisons with the control, not over all 10 pairs.
+    assert_allclose(ours["p_adjusted"], _holm_by_hand(ours["pvalue"].to_numpy()))
+
+
+def test_demsar_example_against_c45():
+    # z = (R_c - R_j) / sqrt(k(k+1)/(6N)) with k = 4, N = 14 (SE = 0.488).
+    post = rank_posthoc(_demsar_ranks(), control="c45")
+    se = np.sqrt(4 * 5 / (6 * 14))
+    assert round(se, 3) == 0.488
+    assert post["z"].round(3).tolist() == [-2.342, -0.512, -2.416]
+    assert post["pvalue"].round(3).tolist() == [0.019, 0.608, 0.016]
+    # Holm: 0.016 < 0.05/3 and 0.019 < 0.05/2 reject; 0.608 > 0.05 does not.
+    assert post["reject"].tolist() == [True, False, True]
+    two = rank_posthoc(_demsar_ranks(), control="c45", method="bonferroni")
+    one = rank_posthoc(
+        _demsar_ranks(), control="c45", method="bonferroni", alternative="less"
+    )
+    # Table 5(b): q_0.05 = 2.394 two-sided; one-sided z_{1-0.05/3} = 2.128.
+    assert_allclose(two["critical_difference"].iloc[0] / se, 2.394, atol=1e-3)
+    assert_allclose(one["critical_difference"].iloc[0] / se, 2.128, atol=1e-3)
+    assert round(one["critical_difference"].iloc[0], 2) == 1.04
+    # m (1.143) and m+cf (1.179) are beyond the one-sided CD, not the two-sided.
+    assert two["reject"].tolist() == [False, False, True]
+    assert one["reject"].tolist() == [True, False, True]
+
+
+@pytest.mark.parametrize("k", range(2, 11))
+def test_one_sided_bonferroni_dunn_critical_value(k):
+    # z_{1-alpha/(k-1)} one-sided at 0.05 is Table 5(b)'s two-sided q_0.10.
+    m = 14
+    per = pd.DataFrame(
+        np.tile(np.arange(1.0, k + 1), (m, 1)), columns=[f"a{i}" for i in range(k)]
+    )
+    se = np.sqrt(k * (k + 1) / (6 * m))
+    for alternative in ("greater", "less"):
+        bd = rank_posthoc(
+            _ranks_from_mean(per),
+            method="bonferroni",
+            control="a0",
+            alternative=alternative,
+        )
+        cd = bd["critical_difference"].iloc[0]
+        assert_allclose(cd / se, stats.norm.isf(0.05 / (k - 1)), rtol=1e-12)
+        assert_allclose(cd / se, BONFERRONI_DUNN_Q10[k - 2], atol=1e-3)
+
+
+@pytest.mark.parametrize("alternative", ["greater", "less"])
+@pytest.mark.parametrize("control", ["a", "c", "e"])
+def test_one_sided_against_a_control_by_hand(values, control, alternative):
+    ranks = rank_datasets(values)
+    se = np.sqrt(5 * 6 / (6 * 10))
+    others = [x for x in "abcde" if x != control]
+    # "greater": the control is better, i.e. ranks lower than the other.
+    advantage = (ranks.mean[others].to_numpy() - ranks.mean[control]) / se
+    toward = advantage if alternative == "greater" else -advantage
+    p = stats.norm.sf(toward)
+    holm = rank_posthoc(ranks, control=control, alternative=alternative)
+    assert_allclose(holm["pvalue"], p, rtol=1e-12)
+    assert_allclose(holm["p_adjusted"], _holm_by_hand(p), rtol=1e-12)
+    assert (holm["reject"] == (holm["p_adjusted"] < 0.05)).all()
+    two = rank_posthoc(ranks, control=control)
+    # A one-sided p in the observed direction is half the two-sided one.
+    same = toward > 0
+    assert_allclose(holm["pvalue"][same], two["pvalue"][same] / 2, rtol=1e-12)
+    bd = rank_posthoc(
+        ranks, method="bonferroni", control=control, alternative=alternative
+    )
+    assert_allclose(bd["p_adjusted"], np.minimum(1, 4 * p), rtol=1e-12)
+    cd = stats.norm.isf(0.05 / 4) * se
+    assert_allclose(bd["critical_difference"], cd, rtol=1e-12)
+    assert (bd["reject"] == (toward * se > cd)).all()
+    assert (bd["reject"] == (bd["p_adjusted"] < 0.05)).all()
+
+
+def test_one_sided_rejects_only_in_its_direction():
+    # b is better than a, c, d on every data set: only "greater" can reject.
+    per = pd.DataFrame(np.tile([2.0, 1.0, 3.0, 4.0], (20, 1)), columns=list("abcd"))
+    ranks = _ranks_from_mean(per)
+    for method in ("holm", "bonferroni"):
+        kw = {"method": method, "control": "b"}
+        assert rank_posthoc(ranks, alternative="greater", **kw)["reject"].all()
+        assert not rank_posthoc(ranks, alternative="less", **kw)["reject"].any()
+        assert rank_posthoc(ranks, **kw)["reject"].all()
+    worst = rank_posthoc(ranks, control="d", alternative="greater")
+    assert (worst["pvalue"] > 0.5).all() and not worst["reject"].any()
+
+
+def test_one_sided_all_pairs_means_algorithm_1_better(values):
+    ranks = rank_datasets(values)
+    se = np.sqrt(5 * 6 / (6 * 10))
+    post = rank_posthoc(ranks, method="holm", alternative="greater")
+    r1, r2 = (
+        ranks.mean[list(side)].to_numpy() for side in zip(*post.index, strict=True)
+    )
+    assert_allclose(post["rank_diff"], r1 - r2)  # all-pairs orientation kept
+    assert_allclose(post["pvalue"], stats.norm.sf((r2 - r1) / se), rtol=1e-12)
+    assert_allclose(post["p_adjusted"], _holm_by_hand(post["pvalue"].to_numpy()))
+
+
+def test_one_dataset_against_a_control_gives_nan():
+    one = pd.DataFrame([[0.9, 0.5, 0.1]], columns=list("abc"), index=["only"])
+    post = rank_posthoc(rank_datasets(one), control="a", alternative="greater")
+    assert post["p_adjusted"].isna().all() and not post["reject"].any()
+    assert "at least 2 data sets" in post["reason"].iloc[0]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"alternative": "two_sided"}, "`alternative`"),
+        ({"method": "nemenyi", "alternative": "greater"}, "two-sided"),
+        ({"method": "shaffer", "alternative": "less"}, "two-sided"),
+        ({"method": "nemenyi", "control": "a", "alternative": "less"}, "two-sided"),
+    ],
+)
+def test_one_sided_bad_arguments(values, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        rank_posthoc(rank_datasets(values), **kwargs)
+
+
+# -- the summary's ranks block against a control -------------------------------------
+
+
+def _dominated_counts(n_datasets=8):
+    """Counts where "mine" has the highest F on every data set, "base" the lowest."""
+    rows = []
+    for d in range(n_datasets):
+        for name, tp in [("mine", 90), ("svm", 80 - d), ("tree", 72 + d), ("base", 60)]:
+            rows.append((f"d{d}", name, tp, 100 - tp, 10, 400))
+    return pd.DataFrame(rows, columns=["dataset", "algorithm", "tp", "fn", "fp", "tn"])
+
+
+@pytest.fixture(scope="module")
+def dominated():
+    return FMeasureComparison.from_counts(_dominated_counts(), dataset="dataset").fit()
+
+
+def _table_rows(table):
+    return [[str(cell.data) for cell in row] for row in table]
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_rank_block_against_a_control(dominated, alternative):
+    from fmtest.report.rank_summary import rank_legend, rank_summary_table
+
+    res = dominated
+    table, notes = rank_summary_table(res, control="mine", alternative=alternative)
+    rows = _table_rows(table)
+    assert rows[0][1:] == ["mean rank", "minus control", "p Holm", "vs control"]
+    assert [r[0] for r in rows[1:]] == ["mine", "svm", "tree", "base"]
+    assert rows[1][1:] == ["1.000", "", "", "control"]
+    post = rank_posthoc(res.ranks, control="mine", alternative=alternative)
+    for r in rows[2:]:
+        row = post.loc[("mine", r[0])]
+        assert_allclose(float(r[2]), res.ranks.mean[r[0]] - 1.0, atol=5e-4)
+        assert_allclose(float(r[2]), row["rank_diff"], atol=5e-4)
+        assert_allclose(float(r[3]), row["p_adjusted"], rtol=1e-3)
+        assert r[4] == ("worse" if row["reject"] else "n.s.")
+    verdicts = [r[4] for r in rows[2:]]
+    if alternative == "less":
+        assert verdicts == ["n.s."] * 3
+    else:
+        assert "worse" in verdicts  # base is last on every data set
+    assert ("one-sided" in table.title) == (alternative != "two-sided")
+    joined = " ".join(notes)
+    assert "A − 1 = 3 comparisons with the control" in joined
+    assert f"Friedman χ² = {res.friedman.loc['Friedman', 'statistic']:.4f}" in joined
+    legend = rank_legend("mine", alternative)
+    assert [line.split(":")[0] for line in legend] == rows[0][1:]
+
+
+def test_rank_block_without_control_is_unchanged(dominated):
+    from fmtest.report.rank_summary import (
+        posthoc_legend,
+        rank_legend,
+        rank_summary_table,
+    )
+    from fmtest.report.wording import POSTHOC_LEGEND
+
+    table, notes = rank_summary_table(dominated)
+    rows = _table_rows(table)
+    assert rows[0][1:] == ["mean rank", "minus best", "p Nemenyi", "vs best"]
+    assert [line.split(":")[0] for line in rank_legend()] == rows[0][1:]
+    assert "Post-hoc: Nemenyi on mean ranks" in " ".join(notes)
+    assert posthoc_legend() == POSTHOC_LEGEND
+    one_sided = rank_summary_table(dominated, alternative="greater")
+    assert str(one_sided[0]) == str(table)
+    assert any("needs a control" in n for n in one_sided[1])
+
+
+def test_rank_block_notes_margin_and_checks(dominated):
+    from fmtest.report.rank_summary import posthoc_legend, rank_summary_table
+
+    _, notes = rank_summary_table(
+        dominated, control="mine", alternative="greater", margin=0.02
+    )
+    assert any("no margin" in n and "0.02" in n for n in notes)
+    _, two_sided = rank_summary_table(dominated, control="mine", margin=0.02)
+    assert not any("no margin" in n for n in two_sided)
+    worst, _ = rank_summary_table(dominated, control="base")
+    assert "better" in [r[4] for r in _table_rows(worst)[2:]]  # mine beats base
+    with pytest.raises(ValueError, match="`control`"):
+        rank_summary_table(dominated, control="nobody")
+    with pytest.raises(ValueError, match="`alternative`"):
+        rank_summary_table(dominated, control="mine", alternative="bigger")
+    assert "positive: the control ranks better" in posthoc_legend("mine")
+    assert "H1: the control ranks worse" in posthoc_legend("mine", "less")
+    assert "H1: algorithm 1 ranks better" in posthoc_legend(None, "greater")

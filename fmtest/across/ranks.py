@@ -8,7 +8,9 @@ values (data sets as rows, algorithms as columns, higher is better):
 * :func:`friedman_test` — Friedman's χ²_F and the Iman–Davenport F;
 * :func:`rank_posthoc` — Nemenyi's test (critical difference), the
   Bonferroni–Dunn test against a control, and the Holm and Shaffer
-  step-down procedures on the z statistics of mean-rank differences.
+  step-down procedures on the z statistics of mean-rank differences; with
+  ``control=`` the A − 1 comparisons of one algorithm against the others
+  (Holm by default), two-sided or one-sided.
 
 A data set where an algorithm's metric is NaN (it does not exist, e.g. F_β
 with no positives at all) has no complete ranking: by default it is dropped
@@ -30,16 +32,19 @@ from statsmodels.stats.multitest import multipletests
 from fmtest.within.inference import check_alpha
 
 __all__ = [
+    "ALTERNATIVES",
     "POSTHOC_METHODS",
     "Ranks",
     "friedman_test",
     "metric_matrix",
+    "posthoc_method",
     "rank_datasets",
     "rank_posthoc",
     "shaffer_true_counts",
 ]
 
 NAN_POLICIES = ("drop", "worst")
+ALTERNATIVES = ("two-sided", "greater", "less")
 POSTHOC_METHODS = ("nemenyi", "bonferroni", "holm", "shaffer")
 POSTHOC_NAMES = {
     "nemenyi": "Nemenyi",
@@ -302,52 +307,45 @@ def _shaffer_adjust(pvalues, n_algorithms):
     return out
 
 
-def rank_posthoc(ranks, *, method="nemenyi", control=None, alpha=0.05):
-    """Post-hoc tests on mean ranks (Demšar 2006, §3.2.2; Shaffer 1986).
+def posthoc_method(method=None, control=None, alternative="two-sided"):
+    """The post-hoc method :func:`rank_posthoc` runs, after checking the options.
 
-    z = (R̄_1 − R̄_2) / √(A(A+1)/(6M)) for every pair (or every algorithm
-    against ``control``).
-
-    * ``"nemenyi"``: p from the studentized range, P(Q_{A,∞} > √2 abs(z)); a
-      pair differs when abs(R̄_1 − R̄_2) exceeds the critical difference
-      CD = q_α/√2 · √(A(A+1)/(6M)), q_α the 1 − α quantile of the
-      studentized range with A means and infinite df.
-    * ``"bonferroni"`` (Bonferroni–Dunn, needs ``control``): two-sided
-      normal p times A − 1; CD = z_{α/(2(A−1))} · √(A(A+1)/(6M)).
-    * ``"holm"``: two-sided normal p, Holm's step-down
-      (statsmodels ``multipletests``) over the family compared.
-    * ``"shaffer"`` (all pairs only): Shaffer's static step-down, which
-      divides by the most hypotheses that can be true given the rejections
-      so far (:func:`shaffer_true_counts`); with a control it equals Holm.
+    ``method=None`` is Nemenyi's test for all pairs with the two-sided
+    alternative and Holm's step-down otherwise (against a control, or
+    one-sided). Raises ``ValueError`` for a combination that does not exist
+    (Bonferroni–Dunn without a control, Shaffer with one, Nemenyi or Shaffer
+    one-sided).
 
     Parameters
     ----------
-    ranks : Ranks
-    method : {"nemenyi", "bonferroni", "holm", "shaffer"}, default="nemenyi"
+    method : {None, "nemenyi", "bonferroni", "holm", "shaffer"}, default=None
     control : label, optional
-        Compare every algorithm with this one only.
-    alpha : float, default=0.05
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
 
     Returns
     -------
-    pandas.DataFrame
-        Index (``algorithm_1``, ``algorithm_2``); with a control
-        ``algorithm_1`` is the control. Columns ``mean_rank_1``,
-        ``mean_rank_2``, ``rank_diff`` (R̄_1 − R̄_2; negative: algorithm 1
-        ranks better), ``z``, ``pvalue`` (unadjusted; Nemenyi's is already
-        simultaneous), ``p_adjusted``, ``critical_difference`` (Nemenyi and
-        Bonferroni–Dunn; NaN for step-down), ``reject`` (differ at
-        ``alpha``), ``method``, ``reason`` (why NaN).
+    str
+        A key of ``POSTHOC_NAMES`` (``POSTHOC_NAMES[key]`` is its printed name).
+
+    Examples
+    --------
+    >>> posthoc_method(), posthoc_method(control="mine")
+    ('nemenyi', 'holm')
+    >>> posthoc_method("bonferroni", control="mine", alternative="greater")
+    'bonferroni'
     """
-    check_alpha(alpha)
+    if alternative not in ALTERNATIVES:
+        raise ValueError(
+            f"`alternative` must be one of {set(ALTERNATIVES)}; got {alternative!r}."
+        )
+    if method is None:
+        # Nemenyi where it applies (all pairs, two-sided), Holm otherwise:
+        # against a control Demšar (2006, §3.2.2) recommends Holm's step-down.
+        return "nemenyi" if control is None and alternative == "two-sided" else "holm"
     if method not in POSTHOC_METHODS:
         raise ValueError(
-            f"`method` must be one of {set(POSTHOC_METHODS)}; got {method!r}."
+            f"`method` must be one of {set(POSTHOC_METHODS)} or None; got {method!r}."
         )
-    algorithms = ranks.algorithms
-    a, m = len(algorithms), ranks.n_datasets
-    if control is not None and control not in algorithms:
-        raise ValueError(f"`control` {control!r} is not one of {algorithms}.")
     if method == "shaffer" and control is not None:
         raise ValueError(
             "Shaffer's static procedure is for all pairs; against a control it "
@@ -358,6 +356,102 @@ def rank_posthoc(ranks, *, method="nemenyi", control=None, alpha=0.05):
             "The Bonferroni-Dunn test compares with a control: pass `control`, "
             "or use method='nemenyi', 'holm' or 'shaffer' for all pairs."
         )
+    if alternative != "two-sided" and method in ("nemenyi", "shaffer"):
+        raise ValueError(
+            f"{POSTHOC_NAMES[method]}'s test is two-sided; for "
+            f"alternative={alternative!r} use method='holm' (or 'bonferroni' "
+            "with a control)."
+        )
+    return method
+
+
+def rank_posthoc(
+    ranks, *, method=None, control=None, alpha=0.05, alternative="two-sided"
+):
+    """Post-hoc tests on mean ranks (Demšar 2006, §3.2.2; Shaffer 1986).
+
+    Every pair of algorithms, or every algorithm against ``control`` (the
+    A − 1 comparisons of "my method against the baselines"), is tested on
+    the normal statistic of the difference of mean ranks, with the standard
+    error √(A(A+1)/(6M)) (A algorithms, M data sets).
+
+    * ``"nemenyi"``: p from the studentized range, P(Q_{A,∞} > √2 abs(z)); a
+      pair differs when abs(R̄_1 − R̄_2) exceeds the critical difference
+      CD = q_α/√2 · √(A(A+1)/(6M)), q_α the 1 − α quantile of the
+      studentized range with A means and infinite df. Two-sided only.
+    * ``"bonferroni"`` (Bonferroni–Dunn, needs ``control``): the normal p
+      times A − 1; the critical difference is
+      CD = z_{1−α/(2(A−1))} · √(A(A+1)/(6M)) two-sided and
+      z_{1−α/(A−1)} · √(A(A+1)/(6M)) one-sided.
+    * ``"holm"``: normal p, Holm's step-down (statsmodels ``multipletests``)
+      over the family compared: the A − 1 comparisons with a control, or
+      all A(A − 1)/2 pairs (García & Herrera 2008).
+    * ``"shaffer"`` (all pairs, two-sided only): Shaffer's static step-down,
+      which divides by the most hypotheses that can be true given the
+      rejections so far (:func:`shaffer_true_counts`); with a control it
+      equals Holm.
+
+    Parameters
+    ----------
+    ranks : Ranks
+    method : {None, "nemenyi", "bonferroni", "holm", "shaffer"}, default=None
+        None is Nemenyi for all pairs with the two-sided alternative (the
+        numbers of earlier versions, whose default was ``"nemenyi"``) and
+        Holm otherwise: against a control, as Demšar (2006) recommends, or
+        one-sided.
+    control : label, optional
+        Compare every other algorithm with this one only. The rows are then
+        oriented control − other, so that a positive ``rank_diff`` and
+        ``z`` mean that the control ranks better (rank 1 is best), as a
+        positive metric difference θ_control − θ_other does elsewhere.
+    alpha : float, default=0.05
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        The alternative hypothesis about algorithm 1 (the control, when
+        given) against algorithm 2: ``"greater"``, algorithm 1 is better
+        (smaller mean rank); ``"less"``, it is worse. A one-sided p is the
+        normal tail in that direction.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index (``algorithm_1``, ``algorithm_2``); with a control
+        ``algorithm_1`` is the control. Columns ``mean_rank_1``,
+        ``mean_rank_2``, ``rank_diff`` and ``z = rank_diff / SE``,
+        ``pvalue`` (unadjusted; Nemenyi's is already simultaneous),
+        ``p_adjusted``, ``critical_difference`` (Nemenyi and Bonferroni–Dunn;
+        NaN for step-down), ``reject`` (rejects at ``alpha``, in the
+        direction of ``alternative``), ``method``, ``alternative``,
+        ``reason`` (why NaN).
+
+        ``rank_diff`` is R̄_2 − R̄_1 = R̄_other − R̄_control with a control
+        (positive: the control ranks better), and R̄_1 − R̄_2 for all pairs
+        (positive: algorithm 2 ranks better; kept from earlier versions).
+
+    Examples
+    --------
+    Demšar's (2006, §3.2.4) mean ranks of four variants of C4.5 over 14 data
+    sets; does the plain C4.5 (the control) rank worse than the others?
+
+    >>> mean = pd.Series({"c45": 3.143, "m": 2.000, "cf": 2.893, "m_cf": 1.964})
+    >>> ranks = Ranks(pd.DataFrame([mean] * 14), mean, 14)  # only the means count
+    >>> post = rank_posthoc(ranks, control="c45")  # Holm over the 3 comparisons
+    >>> post[["rank_diff", "z", "pvalue", "p_adjusted", "reject"]].round(3)
+    ... # doctest: +NORMALIZE_WHITESPACE
+                             rank_diff      z  pvalue  p_adjusted  reject
+    algorithm_1 algorithm_2
+    c45         m               -1.143 -2.342   0.019       0.047    True
+                cf              -0.250 -0.512   0.608       0.608   False
+                m_cf            -1.179 -2.416   0.016       0.047    True
+    >>> bd = rank_posthoc(ranks, control="c45", method="bonferroni", alternative="less")
+    >>> round(float(bd["critical_difference"].iloc[0]), 3)  # z_{1-0.05/3} SE
+    1.038
+    """
+    check_alpha(alpha)
+    method = posthoc_method(method, control, alternative)
+    algorithms = ranks.algorithms
+    a, m = len(algorithms), ranks.n_datasets
+    if control is not None and control not in algorithms:
+        raise ValueError(f"`control` {control!r} is not one of {algorithms}.")
     if control is None:
         pairs = list(combinations(range(a), 2))
     else:
@@ -365,27 +459,40 @@ def rank_posthoc(ranks, *, method="nemenyi", control=None, alpha=0.05):
         pairs = [(c, j) for j in range(a) if j != c]
     first, second = (np.array(side, dtype=int) for side in zip(*pairs, strict=True))
     mean = ranks.mean.to_numpy(dtype=float)
-    diff = mean[first] - mean[second]
+    # better > 0: algorithm 1 ranks better (smaller mean rank) than algorithm 2.
+    better = mean[second] - mean[first]
+    diff = better if control is not None else -better
     reason = _too_few(ranks)
     se = np.sqrt(a * (a + 1) / (6.0 * m)) if not reason else np.nan
     z = diff / se
+    z_better = better / se
+    n_tests = len(pairs)
+    one_sided = alternative != "two-sided"
+    # The statistic in the direction of the alternative (one-sided only).
+    toward = z_better if alternative == "greater" else -z_better
     cd = np.nan
     if method == "nemenyi":
         pvalue = stats.studentized_range.sf(np.abs(z) * np.sqrt(2.0), a, np.inf)
         p_adj = pvalue
         cd = stats.studentized_range.ppf(1 - alpha, a, np.inf) / np.sqrt(2.0) * se
     else:
-        pvalue = 2 * stats.norm.sf(np.abs(z))
+        pvalue = stats.norm.sf(toward) if one_sided else 2 * stats.norm.sf(np.abs(z))
         if reason:
-            p_adj = np.full(len(pairs), np.nan)
+            p_adj = np.full(n_tests, np.nan)
         elif method == "bonferroni":
-            p_adj = np.minimum(1.0, pvalue * len(pairs))
-            cd = stats.norm.isf(alpha / (2 * len(pairs))) * se
+            p_adj = np.minimum(1.0, pvalue * n_tests)
+            tail = alpha / n_tests if one_sided else alpha / (2 * n_tests)
+            cd = stats.norm.isf(tail) * se
         elif method == "holm":
             p_adj = multipletests(pvalue, method="holm")[1]
         else:
             p_adj = _shaffer_adjust(pvalue, a)
-    reject = np.abs(diff) > cd if np.isfinite(cd) else p_adj < alpha
+    if not np.isfinite(cd):
+        reject = p_adj < alpha
+    elif one_sided:
+        reject = toward * se > cd
+    else:
+        reject = np.abs(diff) > cd
     index = pd.MultiIndex.from_tuples(
         [(algorithms[i], algorithms[j]) for i, j in pairs],
         names=["algorithm_1", "algorithm_2"],
@@ -401,6 +508,7 @@ def rank_posthoc(ranks, *, method="nemenyi", control=None, alpha=0.05):
             "critical_difference": cd,
             "reject": reject & ~np.isnan(p_adj),
             "method": POSTHOC_NAMES[method],
+            "alternative": alternative,
             "reason": reason,
         },
         index=index,

@@ -5,8 +5,11 @@ diagram draws the rank axis (1 = best, on the left), one labelled line per
 algorithm at its mean rank, the Nemenyi critical difference as a bar above
 the axis, and a thick bar joining each maximal group of algorithms whose
 mean ranks differ by at most the critical difference (not significantly
-different). Lines and bars carry a ``gid`` (``"algorithm"``, ``"cd"``,
-``"clique"``) so that a test or a user can find them.
+different). With a control (Demšar's Fig. 2) the control is highlighted and
+one bar marks the ranks within the Bonferroni–Dunn critical difference of
+it, instead of the groups. Lines and bars carry a ``gid`` (``"algorithm"``,
+``"control"``, ``"cd"``, ``"clique"``, ``"control_interval"``; labels
+``"label"``, ``"control_label"``) so that a test or a user can find them.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ __all__ = ["nemenyi_cliques", "plot_cd"]
 
 ROW = 1.0  # vertical step between label rows, in data units
 CLIQUE_STEP = 0.45
+CONTROL_COLOR = "C3"
 
 
 def nemenyi_cliques(mean_ranks, critical_difference):
@@ -57,40 +61,121 @@ def nemenyi_cliques(mean_ranks, critical_difference):
     return groups
 
 
-def plot_cd(ranks, critical_difference, *, ax=None, title=None, digits=2):
+def _control_interval(rank, critical_difference, alternative):
+    """The ranks within the critical difference of the control, as (low, high)."""
+    low = rank if alternative == "greater" else rank - critical_difference
+    high = rank if alternative == "less" else rank + critical_difference
+    return low, high
+
+
+def plot_cd(
+    ranks,
+    critical_difference=None,
+    *,
+    control=None,
+    alternative="two-sided",
+    alpha=0.05,
+    ax=None,
+    title=None,
+    digits=2,
+    control_color=CONTROL_COLOR,
+):
     """Draw the critical-difference diagram.
+
+    Without a control it is Demšar's (2006) Fig. 1: a thick bar joins each
+    maximal group of algorithms whose mean ranks differ by at most Nemenyi's
+    critical difference. With ``control`` it is his Fig. 2: the control's
+    line and label are drawn bold in ``control_color`` and one bar marks the
+    interval of ranks within the Bonferroni–Dunn critical difference of the
+    control, R̄_c ± CD (gid ``"control_interval"``); an algorithm outside
+    it differs significantly from the control. One-sided, the interval is
+    drawn on the side tested only: [R̄_c, R̄_c + CD] for ``"greater"`` (the
+    control is better; the others rank worse, to the right) and
+    [R̄_c − CD, R̄_c] for ``"less"``.
 
     Parameters
     ----------
     ranks : fmtest.across.ranks.Ranks
-    critical_difference : float
-        Nemenyi's CD (``rank_posthoc(..., method="nemenyi")``); NaN draws
-        no bars.
+    critical_difference : float, optional
+        The critical difference in mean ranks; NaN draws no bars. By default
+        it is computed from ``ranks`` at ``alpha``: Nemenyi's without a
+        control, Bonferroni–Dunn's (:func:`~fmtest.across.ranks.rank_posthoc`
+        with ``method="bonferroni"``) with one.
+    control : label, optional
+        The algorithm the others are compared with ("my method").
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        With a control, the side of the Bonferroni–Dunn test ("greater": the
+        control ranks better). Without a control the diagram is two-sided
+        and this is not used.
+    alpha : float, default=0.05
+        Level of the critical difference computed here.
     ax : matplotlib.axes.Axes, optional
         A new figure sized for the number of algorithms when omitted.
     title : str, optional
     digits : int, default=2
         Decimals of the mean ranks in the labels.
+    control_color : color, default="C3"
+        Colour of the control's line, label and interval.
 
     Returns
     -------
     matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> from fmtest.across.ranks import rank_datasets
+    >>> values = pd.DataFrame(
+    ...     {"mine": [0.9, 0.8, 0.7, 0.9], "svm": [0.8, 0.7, 0.7, 0.6],
+    ...      "tree": [0.6, 0.5, 0.8, 0.5]}
+    ... )
+    >>> ax = plot_cd(rank_datasets(values), control="mine", alternative="greater")
+    >>> [line.get_xdata().round(3).tolist() for line in ax.lines
+    ...  if line.get_gid() == "control_interval"]
+    [[1.375, 2.761]]
     """
+    from fmtest.across.ranks import posthoc_method, rank_posthoc
+
     digits = check_count_option(digits, "digits")
+    if control is not None and control not in ranks.algorithms:
+        raise ValueError(f"`control` {control!r} is not one of {ranks.algorithms}.")
+    if control is None:
+        alternative = "two-sided"
+    method = "nemenyi" if control is None else "bonferroni"
+    posthoc_method(method, control, alternative)  # checks `alternative`
+    if critical_difference is None:
+        critical_difference = rank_posthoc(
+            ranks, method=method, control=control, alpha=alpha, alternative=alternative
+        )["critical_difference"].iloc[0]
+    critical_difference = float(critical_difference)
     plt = _pyplot()
     mean = ranks.mean.sort_values(kind="stable")
     a = len(mean)
-    cliques = nemenyi_cliques(mean, critical_difference)
+    has_cd = np.isfinite(critical_difference)
+    cliques = nemenyi_cliques(mean, critical_difference) if control is None else []
+    interval = None
+    if control is not None and has_cd:
+        interval = _control_interval(
+            float(mean[control]), critical_difference, alternative
+        )
+    n_bars = len(cliques) if control is None else 1
     half = (a + 1) // 2
     n_rows = max(half, a - half)
     top_clique = -0.6
-    first_row = top_clique - CLIQUE_STEP * len(cliques) - 0.4
+    first_row = top_clique - CLIQUE_STEP * n_bars - 0.4
     bottom = first_row - ROW * (n_rows - 1) - 0.6
     if ax is None:
-        fig = plt.figure(figsize=(8.0, 1.4 + 0.27 * (n_rows + 0.5 * len(cliques))))
+        fig = plt.figure(figsize=(8.0, 1.4 + 0.27 * (n_rows + 0.5 * n_bars)))
         ax = fig.add_axes((0.24, 0.02, 0.52, 0.8 if title else 0.86))
     pad = 0.04 * max(a - 1, 1) + 0.1
     left, right = 1 - pad, a + pad
+    if interval is not None:
+        left, right = (
+            min(left, interval[0] - pad / 2),
+            max(right, interval[1] + pad / 2),
+        )
     ax.set_xlim(left, right)
     ax.set_ylim(bottom, 1.6)
     ax.axis("off")
@@ -101,7 +186,7 @@ def plot_cd(ranks, critical_difference, *, ax=None, title=None, digits=2):
         ax.plot([tick, tick], [0, size], color="black", lw=1, gid="tick")
         if float(tick).is_integer():
             ax.text(tick, 0.25, f"{tick:g}", ha="center", va="bottom", fontsize=9)
-    if np.isfinite(critical_difference):
+    if has_cd:
         ax.plot(
             [1, 1 + critical_difference], [1.1, 1.1], color="black", lw=1.5, gid="cd"
         )
@@ -125,12 +210,36 @@ def plot_cd(ranks, critical_difference, *, ax=None, title=None, digits=2):
             solid_capstyle="round",
             gid="clique",
         )
+    if interval is not None:
+        ax.plot(
+            list(interval),
+            [top_clique, top_clique],
+            color=control_color,
+            lw=3.5,
+            solid_capstyle="butt",
+            gid="control_interval",
+        )
+        for end in interval:
+            ax.plot(
+                [end, end],
+                [top_clique - 0.15, top_clique + 0.15],
+                color=control_color,
+                lw=1,
+                gid="control_interval_end",
+            )
     names = list(mean.index)
     sides = [(names[:half], left, "right"), (names[half:][::-1], right, "left")]
     for side_names, edge, align in sides:
         for row, name in enumerate(side_names):
             r, y = float(mean[name]), first_row - ROW * row
-            ax.plot([r, r, edge], [0, y, y], color="0.25", lw=0.9, gid="algorithm")
+            is_control = control is not None and name == control
+            ax.plot(
+                [r, r, edge],
+                [0, y, y],
+                color=control_color if is_control else "0.25",
+                lw=1.6 if is_control else 0.9,
+                gid="control" if is_control else "algorithm",
+            )
             gap = -0.02 * (right - left) if align == "right" else 0.02 * (right - left)
             ax.text(
                 edge + gap,
@@ -139,7 +248,9 @@ def plot_cd(ranks, critical_difference, *, ax=None, title=None, digits=2):
                 ha=align,
                 va="center",
                 fontsize=9,
-                gid="label",
+                fontweight="bold" if is_control else "normal",
+                color=control_color if is_control else "black",
+                gid="control_label" if is_control else "label",
             )
     if title:
         ax.set_title(title, fontsize=10)
