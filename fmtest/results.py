@@ -786,40 +786,78 @@ class MetricComparisonResults:
 
     def posthoc(
         self,
-        method: str = "nemenyi",
+        method: str | None = None,
         *,
         control: Any = None,
         alpha: float | None = None,
+        alternative: str | None = None,
     ) -> pd.DataFrame:
         """Post-hoc tests on mean ranks; see :func:`fmtest.across.ranks.rank_posthoc`.
 
         Parameters
         ----------
-        method : {"nemenyi", "bonferroni", "holm", "shaffer"}, default="nemenyi"
-        control : label, optional
-            Compare every algorithm with this one only.
+        method : {"nemenyi", "bonferroni", "holm", "shaffer"}, optional
+            By default Nemenyi for all pairs two-sided, Holm against a control
+            or one-sided (Demšar 2006; :func:`fmtest.across.ranks.posthoc_method`).
+        control : label or False, optional
+            Compare every algorithm with this one only (rows control − other,
+            ``rank_diff`` positive when the control ranks better). By default
+            the fit's ``control``; ``False`` compares all pairs even then.
         alpha : float, optional
             The fit's ``alpha`` by default.
+        alternative : {"two-sided", "greater", "less"}, optional
+            The fit's ``alternative`` by default ("greater": the control, or
+            algorithm_1, ranks better).
 
         Returns
         -------
         pandas.DataFrame
             Index (``algorithm_1``, ``algorithm_2``); ``rank_diff``, ``z``,
-            ``pvalue``, ``p_adjusted``, ``critical_difference``, ``reject``.
+            ``pvalue``, ``p_adjusted``, ``critical_difference``, ``reject``,
+            ``alternative``.
+
+        Examples
+        --------
+        >>> from fmtest import FMeasureComparison
+        >>> from fmtest.datasets import load_example
+        >>> res = FMeasureComparison.from_formula(
+        ...     "correct ~ algorithm + dataset", load_example()).fit(control="rf")
+        >>> res.posthoc()["rank_diff"].round(2).tolist()
+        [0.4, 0.4, 0.4]
         """
-        from fmtest.across.ranks import POSTHOC_NAMES, rank_posthoc
+        from fmtest.across.ranks import POSTHOC_NAMES, posthoc_method, rank_posthoc
         from fmtest.report.frames import TestFrame
-        from fmtest.report.wording import POSTHOC_LEGEND
+        from fmtest.report.rank_summary import posthoc_legend
 
         alpha = self.alpha if alpha is None else alpha
-        frame = rank_posthoc(self.ranks, method=method, control=control, alpha=alpha)
+        control, alternative = self._rank_hypothesis(control, alternative)
+        method = posthoc_method(method, control, alternative)
+        frame = rank_posthoc(
+            self.ranks,
+            method=method,
+            control=control,
+            alpha=alpha,
+            alternative=alternative,
+        )
         against = "all pairs" if control is None else f"against {control}"
+        sided = "" if alternative == "two-sided" else f", {alternative}"
         return TestFrame.wrap(
             frame,
-            title=f"Post-hoc test on mean ranks: {POSTHOC_NAMES[method]}, {against}, "
-            f"alpha = {alpha:g}",
-            legend=POSTHOC_LEGEND,
+            title=f"Post-hoc test on mean ranks: {POSTHOC_NAMES[method]}, "
+            f"{against}{sided}, alpha = {alpha:g}",
+            legend=posthoc_legend(control, alternative),
         )
+
+    def _rank_hypothesis(self, control=None, alternative=None):
+        """(control, alternative) of the rank tests: the fit's unless given
+        (``control=False``: all pairs)."""
+        if control is None:
+            control = self.hypothesis.control
+        elif control is False:
+            control = None
+        if alternative is None:
+            alternative = self.hypothesis.alternative
+        return control, alternative
 
     @renamed_options(seed="random_state")
     def bayesian_signed_rank(
@@ -866,12 +904,33 @@ class MetricComparisonResults:
             self, interval=interval, digits=digits, alpha=alpha, markers=markers
         )
 
-    def plot_cd(self, alpha: float | None = None, ax: Any = None, **kwargs: Any) -> Any:
-        """Critical-difference diagram (Nemenyi); see :func:`fmtest.report.cd_diagram.plot_cd`."""
+    def plot_cd(
+        self,
+        alpha: float | None = None,
+        ax: Any = None,
+        *,
+        control: Any = None,
+        alternative: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Critical-difference diagram; see :func:`fmtest.report.cd_diagram.plot_cd`.
+
+        Nemenyi's cliques for all pairs; with a control (the fit's by default;
+        ``control=False`` for all pairs) the control highlighted and its
+        Bonferroni–Dunn interval R_c ± CD (Demšar 2006, Fig. 2), one-sided
+        with the fit's ``alternative``.
+        """
         from fmtest.report.cd_diagram import plot_cd
 
-        cd = self.posthoc("nemenyi", alpha=alpha)["critical_difference"].iloc[0]
-        return plot_cd(self.ranks, cd, ax=ax, **kwargs)
+        control, alternative = self._rank_hypothesis(control, alternative)
+        return plot_cd(
+            self.ranks,
+            alpha=self.alpha if alpha is None else alpha,
+            control=control,
+            alternative=alternative,
+            ax=ax,
+            **kwargs,
+        )
 
     # -- statsmodels-style accessors ----------------------------------------
 

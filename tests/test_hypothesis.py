@@ -410,3 +410,26 @@ def test_pvalues_line_up_with_params_against_the_control(model):
             assert np.isnan(value)
         else:
             assert value == res.pairwise.loc[(ds, CONTROL, alg), "pvalue"]
+
+
+def test_rank_posthoc_and_cd_diagram_follow_the_control(model):
+    res = model.fit(estimand="models", control=CONTROL, alternative="greater")
+    post = res.posthoc()
+    assert post.index.tolist() == [(CONTROL, a) for a in ("knn1", "logit", "nbc")]
+    assert (post["method"] == "Holm").all() and (post["alternative"] == "greater").all()
+    mean = res.ranks.mean
+    z = (mean.drop(CONTROL) - mean[CONTROL]) / np.sqrt(4 * 5 / (6 * 5))
+    np.testing.assert_allclose(post["z"], z.to_numpy(), rtol=1e-12)
+    p = stats.norm.sf(z.to_numpy())
+    np.testing.assert_allclose(
+        post["p_adjusted"], multipletests(p, method="holm")[1], rtol=1e-12
+    )
+    every = res.posthoc(control=False, alternative="two-sided")
+    assert len(every) == 6 and (every["method"] == "Nemenyi").all()
+    ax = res.plot_cd()
+    labels = {t.get_text(): t for t in ax.texts}
+    control_label = next(t for k, t in labels.items() if k.startswith(CONTROL))
+    assert control_label.get_fontweight() in ("bold", 700)
+    matplotlib.pyplot.close("all")
+    text = res.summary().as_text()
+    assert "ranks against the control" in text and "vs control" in text

@@ -27,7 +27,7 @@ from fmtest.report.accessors import pvalue_column
 from fmtest.report.conclusions import ci_names, conclusions, lead_name, test_name
 from fmtest.report.notes import collect_notes, show_wong
 from fmtest.report.pair_selection import select_pairs
-from fmtest.report.rank_summary import rank_summary_table
+from fmtest.report.rank_summary import rank_legend, rank_summary_table
 from fmtest.report.text_format import (
     CONTROL_CHARACTERS,
     MINUS,
@@ -819,15 +819,9 @@ def _across_sections(res, names, shown, level, full):
     return out
 
 
-def _ranks_section(table, names):
+def _ranks_section(table, names, legend):
     """The ranks block of :func:`fmtest.report.rank_summary.rank_summary_table` as a section."""
     cells = [[str(cell.data) for cell in row] for row in table]
-    legend = [
-        "mean rank: the algorithm's rank averaged over data sets (1 = best)",
-        "minus best: its distance to the best mean rank",
-        "p Nemenyi: Nemenyi p of that distance, adjusted",
-        "vs best: 'worse' where Nemenyi rejects, 'n.s.' otherwise",
-    ]
     return Section(
         table.title,
         [names(row[0]) for row in cells[1:]],
@@ -1127,9 +1121,16 @@ def build_summary(
     if across is not None:
         for section in _across_sections(res, names, across, level, full):
             smry.add_section(section)
-    ranks_table, ranks_notes = rank_summary_table(res)  # A >= 3 and M >= 2 only
+    hypothesis = _hypothesis(res)
+    ranks_table, ranks_notes = rank_summary_table(  # A >= 3 and M >= 2 only
+        res,
+        control=hypothesis.control,
+        alternative=hypothesis.alternative,
+        margin=hypothesis.margin,
+    )
     if ranks_table is not None:
-        smry.add_section(_ranks_section(ranks_table, names))
+        legend = rank_legend(hypothesis.control, hypothesis.alternative)
+        smry.add_section(_ranks_section(ranks_table, names, legend))
     if misclassification:
         for section in _misclassification_sections(res, names, shown, level):
             smry.add_section(section)
