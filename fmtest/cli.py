@@ -720,10 +720,12 @@ def _fit_options():
     )
     group.add_argument(
         "--re-test",
-        choices=["hksj", "z"],
+        choices=["hksj", "hksj-floor", "z"],
         default="hksj",
         help="random-effects test across data sets: Hartung-Knapp-Sidik-Jonkman "
-        "t(M-1) (hksj, default) or the classical z",
+        "t(M-1) (hksj, default), the same with its scale floored at 1 "
+        "(hksj-floor, holds its level better with few data sets) or the "
+        "classical z",
     )
     group.add_argument(
         "--ci-method",

@@ -539,10 +539,12 @@ class MetricComparison:
             the pairs. NaN p-values are not counted in a family.
         re_method : {"dl", "pm"}, default="dl"
             τ² estimator of the random-effects pooling.
-        re_test : {"hksj", "z"}, default="hksj"
+        re_test : {"hksj", "hksj-floor", "z"}, default="hksj"
             Random-effects test across data sets: Hartung–Knapp–Sidik–Jonkman
-            with t(M − 1), or the classical z-test (too liberal with few data
-            sets).
+            with t(M − 1), the same with its scale floored at 1
+            (``"hksj-floor"``, Knapp & Hartung's ad hoc modification: closer to
+            its level when the per-data-set variances are estimated from few
+            folds), or the classical z-test (too liberal with few data sets).
         estimand : {"models", "algorithms"} or None, default=None
             The question answered; by default the one the data ask (see
             :meth:`FMeasureComparison.fit`).
@@ -684,11 +686,14 @@ class FMeasureComparison(MetricComparison):
             variance M-fold.
         re_method : {"dl", "pm"}, default="dl"
             τ² estimator of the random-effects pooling.
-        re_test : {"hksj", "z"}, default="hksj"
+        re_test : {"hksj", "hksj-floor", "z"}, default="hksj"
             Random-effects test across data sets: Hartung–Knapp–Sidik–Jonkman
-            (variance q/Σw*, t with M − 1 df), which holds its level with few
-            data sets, or the classical z-test (1/Σw*, normal), whose size is
-            about 12 % at M = 5.
+            (variance q/Σw*, t with M − 1 df), near its level with known
+            per-data-set variances but up to 10 % at M = 5 when they are
+            estimated from few folds (see ``docs/choosing.rst``); the same
+            with q floored at 1 (``"hksj-floor"``, Knapp & Hartung's ad hoc
+            modification, worst size 6.9 % in that study); or the classical
+            z-test (1/Σw*, normal), whose size is about 12 % at M = 5.
         ci_method : {"score", "mover-score", "mover", "wald", "logit", "bootstrap"}, default="score"
             Confidence intervals in ``fmeasures`` and ``pairwise``, and the
             test in ``pairwise["pvalue"]`` that matches them (named in

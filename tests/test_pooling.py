@@ -1,6 +1,7 @@
 """Pooling across data sets: fixed effect, HKSJ random effects, Wilcoxon floor."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 from statsmodels.stats.meta_analysis import combine_effects
@@ -181,3 +182,35 @@ def test_variance_from_interval_is_the_wald_width():
     assert used.tolist() == [True, True, False, False, False]
     np.testing.assert_allclose(var[:2], [(0.4 / (2 * z)) ** 2, (0.16 / (2 * z)) ** 2])
     assert var[2] == 0.004 and np.isnan(var[3]) and var[4] == -1.0
+
+
+def test_hksj_floor_is_the_hand_formula_and_the_per_pair_route():
+    """re_test="hksj-floor": Var = max(q, 1)/Σw*, t(M − 1) (Knapp & Hartung's
+    ad hoc modification), by hand, through the array route and per pair."""
+    from scipy import stats as st
+
+    from fmtest.across.pooling import across_datasets_table, combine_differences
+
+    rng = np.random.default_rng(7)
+    m, n_pairs = 6, 40
+    d = rng.normal(0.02, 0.03, size=(m, n_pairs))
+    v = rng.uniform(0.0002, 0.004, size=(m, n_pairs))
+    index = pd.Index(range(n_pairs))
+    table = across_datasets_table(
+        d, v, v, index=index, datasets=range(m), re_test="hksj-floor"
+    )
+    plain = across_datasets_table(d, v, v, index=index, datasets=range(m))
+    w = 1.0 / (v + table["tau2"].to_numpy())
+    mu = (w * d).sum(axis=0) / w.sum(axis=0)
+    q = (w * (d - mu) ** 2).sum(axis=0) / (m - 1)
+    se = np.sqrt(np.maximum(q, 1.0) / w.sum(axis=0))
+    np.testing.assert_allclose(table["re_se"], se, rtol=1e-10)
+    np.testing.assert_allclose(
+        table["p_re"], 2 * st.t.sf(np.abs(mu / se), m - 1), rtol=1e-9
+    )
+    assert (table["re_se"] >= plain["re_se"] - 1e-15).all()
+    assert ((q < 1) == (table["re_se"] > plain["re_se"] + 1e-15)).all()
+    for k in range(5):
+        one = combine_differences(d[:, k], v[:, k], re_test="hksj-floor").random
+        assert one.std_error == pytest.approx(se[k], rel=1e-10)
+        assert one.pvalue == pytest.approx(table["p_re"].iloc[k], rel=1e-9)

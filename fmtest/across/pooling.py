@@ -62,7 +62,7 @@ HIGH_I2 = 0.5
 
 MEAN_DIFFERENCE_DIVISORS = ("theorem", "printed")
 RE_METHODS = {"dl": "chi2", "pm": "iterated", "chi2": "chi2", "iterated": "iterated"}
-RE_TESTS = ("hksj", "z")
+RE_TESTS = ("hksj", "hksj-floor", "z")
 
 # The reasons, shared by the per-pair functions and the table.
 _NO_DATA_SETS = "no data sets"
@@ -204,7 +204,7 @@ def check_pooling_options(method="dl", test="hksj", alpha=0.05):
     method : {"dl", "pm"}, default="dl"
         ``re_method`` (statsmodels' names ``"chi2"`` and ``"iterated"`` are
         accepted too).
-    test : {"hksj", "z"}, default="hksj"
+    test : {"hksj", "hksj-floor", "z"}, default="hksj"
         ``re_test``.
     alpha : float, default=0.05
 
@@ -262,9 +262,13 @@ def combine_differences(
     re_method : {"dl", "pm"}, default="dl"
         τ² estimator: DerSimonian–Laird (statsmodels ``"chi2"``) or
         Paule–Mandel (statsmodels ``"iterated"``).
-    re_test : {"hksj", "z"}, default="hksj"
+    re_test : {"hksj", "hksj-floor", "z"}, default="hksj"
         ``"hksj"``: Hartung–Knapp–Sidik–Jonkman, Var = q / Σ w* with
-        q = Σ w*(d − μ̂)²/(M − 1), and a t(M − 1) reference. ``"z"``: the
+        q = Σ w*(d − μ̂)²/(M − 1), and a t(M − 1) reference.
+        ``"hksj-floor"``: the same with q floored at 1 (Knapp & Hartung's ad
+        hoc modification; never narrower than the classical interval, which
+        keeps its size nearer the level when the per-data-set variances are
+        themselves estimates, see :ref:`choosing-recommended`). ``"z"``: the
         classical Var = 1/Σ w* with a normal reference.
     alpha : float, default=0.05
         Level of the random-effects interval.
@@ -314,7 +318,10 @@ def combine_differences(
     i2 = (q - df) / q if q > df else 0.0
     est = float(fit.mean_effect_re)
     reason = ""
-    if re_test == "hksj":
+    if re_test == "hksj-floor":  # Knapp & Hartung's ad hoc q* = max(q, 1)
+        se = float(np.sqrt(max(fit.var_hksj_re, fit.var_eff_w_re)))
+        t_df = float(df)
+    elif re_test == "hksj":
         se = float(np.sqrt(fit.var_hksj_re))
         t_df = float(df)
         # equal differences: the scale is 0, or 1e-17 from the estimate being

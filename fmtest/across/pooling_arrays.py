@@ -131,7 +131,7 @@ def pooled_arrays(
     ----------
     differences, variances : array_like, shape (P, M)
     re_method : {"dl", "pm"}
-    re_test : {"hksj", "z"}
+    re_test : {"hksj", "hksj-floor", "z"}
     alpha : float
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         Of the fixed- and random-effects tests; one-sided, the interval is
@@ -184,12 +184,15 @@ def pooled_arrays(
     i2[~heterogeneous] = 0.0
     hksj_var = (w_re_rel * (d - re[:, None]) ** 2).sum(axis=-1) / df
     hksj_equal = np.zeros(n_pairs, dtype=bool)
-    if re_test == "hksj":
+    if re_test == "hksj-floor":  # Knapp & Hartung's ad hoc q* = max(q, 1)
+        hksj_var = np.maximum(hksj_var, 1 / w_re.sum(axis=-1))
+    if re_test in ("hksj", "hksj-floor"):
         se = np.sqrt(hksj_var)
         # equal differences: the scale is 0, or 1e-17 from the estimate
         # being 1 ulp off the common value, which would give t = 1e16
-        hksj_equal = (np.ptp(d, axis=-1) == 0) | (se == 0)
-        se[hksj_equal] = 0.0
+        if re_test == "hksj":  # floored, the scale is never 0
+            hksj_equal = (np.ptp(d, axis=-1) == 0) | (se == 0)
+            se[hksj_equal] = 0.0
         t_df = float(df)
         stat = z_test(re, se**2)[0]
         tail = special.stdtr(t_df, -np.abs(stat))

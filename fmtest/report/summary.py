@@ -152,7 +152,11 @@ FIXED_COLUMNS = {
     "fe_diff": "FE diff",
     "p_fe": "p FE",
 }
-RE_TEST_NAMES = {"hksj": "HKSJ t(M-1)", "z": "z"}
+RE_TEST_NAMES = {
+    "hksj": "HKSJ t(M-1)",
+    "hksj-floor": "HKSJ, q >= 1, t(M-1)",
+    "z": "z",
+}
 RANDOM_COLUMNS = {
     "re_diff": "RE diff",
     "re_se": "RE SE",
