@@ -125,12 +125,6 @@ def _posterior_probabilities(diffs, rope, prior, nsamples, seed):
     times faster than float64; a θ moves by ~1e-7, which changes a draw's
     winner only when two θ lie that close), in blocks of draws and pairs
     small enough to stay in the cache.
-
-    The product is taken as forms (pairs × products) @ products (products ×
-    draws), so that each pair's row of outcomes is contiguous and the wins
-    are counted along rows (``count_nonzero`` on contiguous booleans), which
-    is faster than summing booleans down columns; the float32 values, and so
-    the probabilities, are those of the transposed product.
     """
     n_pairs, m = diffs.shape
     k = m + 1
@@ -139,42 +133,42 @@ def _posterior_probabilities(diffs, rope, prior, nsamples, seed):
     weights = np.full(k, 1.0)
     weights[0] = prior
     rng = np.random.default_rng(seed)
-    # the weight products w_i w_j (i <= j) of every draw, one column per draw;
-    # the draws come in chunks of CHUNK from one generator, as before
-    products = np.empty((len(rows), nsamples), dtype=np.float32)
-    for start in range(0, nsamples, CHUNK):
-        w = rng.dirichlet(weights, min(CHUNK, nsamples - start))
-        products[:, start : start + len(w)] = (w[:, rows] * w[:, cols]).T
+    products = np.concatenate(
+        [
+            (w[:, rows] * w[:, cols]).astype(np.float32)
+            for w in (
+                rng.dirichlet(weights, min(CHUNK, nsamples - start))
+                for start in range(0, nsamples, CHUNK)
+            )
+        ]
+    )
     block, draws = PAIR_BLOCK, DRAW_BLOCK
     wins = np.zeros((n_pairs, 3))
     for first in range(0, n_pairs, block):
         z = np.zeros((min(block, n_pairs - first), k))
         z[:, 1:] = diffs[first : first + block]
         sums = z[:, rows] + z[:, cols]
-        below = _border(-sums, 2 * rope) * double  # θ_left = below @ products
+        below = _border(-sums, 2 * rope) * double  # θ_left = products @ below
         above = _border(sums, 2 * rope) * double  # θ_right
         if rope == 0:  # no ROPE: the larger side wins, ties to the left
-            forms = (below - above).astype(np.float32)
+            forms = (below - above).T.astype(np.float32)
         else:
             # θ_left + 2θ_right = (2θ_left + θ_right) − (θ_left − θ_right)
-            forms = np.concatenate([2 * below + above, below - above]).astype(
+            forms = np.concatenate([2 * below + above, below - above]).T.astype(
                 np.float32
             )
         b = len(z)
         n_first = np.zeros(b, dtype=np.int64)
         n_middle = np.zeros(b, dtype=np.int64)
         for start in range(0, nsamples, draws):
-            values = forms @ products[:, start : start + draws]  # forms × draws
+            values = products[start : start + draws] @ forms
             if rope == 0:
-                n_first += np.count_nonzero(values >= 0, axis=1)
+                n_first += (values >= 0).sum(axis=0)
                 continue
-            left_form, difference = values[:b], values[b:]
-            wins_left = (left_form >= 1) & (difference >= 0)
-            n_left = np.count_nonzero(wins_left, axis=1)
-            # left or rope wins; rope alone is that count minus left's
-            wins_left |= left_form - difference <= 1
-            n_first += n_left
-            n_middle += np.count_nonzero(wins_left, axis=1) - n_left
+            first_wins = (values[:, :b] >= 1) & (values[:, b : 2 * b] >= 0)
+            n_first += first_wins.sum(axis=0)
+            middle = values[:, :b] - values[:, b:] <= 1
+            n_middle += (~first_wins & middle).sum(axis=0)
         wins[first : first + b, 0] = n_first
         wins[first : first + b, 1] = n_middle
         wins[first : first + b, 2] = nsamples - n_first - n_middle
