@@ -257,3 +257,24 @@ def test_default_falls_back_to_mover_score_with_a_note(monkeypatch):
         rtol=0,
         atol=1e-15,
     )
+
+
+def test_equal_tables_are_solved_once_with_the_same_numbers():
+    """Issue 22.6c: equal pair tables are solved once and copied; the result is
+    that of the solver on every row (rows are independent), in any order."""
+    from scipy import stats as st
+
+    from fmtest.within.paired_score import _interval_rows
+
+    base = np.array([TABLES[k] for k in ("moderate", "sparse", "high correlation")])
+    order = np.array([2, 0, 1, 0, 2, 2, 1, 0])
+    d, lo, hi, p = paired_score_interval(base[order])
+    for k in range(3):  # equal tables, equal numbers (bit for bit)
+        same = order == k
+        for v in (d, lo, hi, p):
+            assert (v[same] == v[same][0]).all()
+    every = _interval_rows(
+        paired_cells(base[order]).astype(float), 1.0, float(st.norm.isf(0.025))
+    )
+    for got, want in zip((d, lo, hi, p), every, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-10)

@@ -562,13 +562,19 @@ def paired_score_interval(table, *, beta=1.0, alpha=0.05):
     diff, lower, upper, pvalue = (np.full(n, np.nan) for _ in range(4))
     rows = np.flatnonzero(_defined(x, beta))
     z = float(stats.norm.isf(alpha / 2))
+    # Each row's solution depends on its own seven counts only, so equal
+    # tables (frequent with many algorithms on small data sets, where many
+    # pairs agree on every instance) are solved once and the results copied.
+    unique, inverse = np.unique(x[rows], axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    solved = np.full((4, len(unique)), np.nan)
     # chunks of rows keep the solver's memory bounded; each row's solution
     # does not depend on the other rows of its chunk
-    for start in range(0, len(rows), CHUNK_TABLES):
-        idx = rows[start : start + CHUNK_TABLES]
-        out = _interval_rows(x[idx], beta, z)
-        for target, values in zip((diff, lower, upper, pvalue), out, strict=True):
-            target[idx] = values
+    for start in range(0, len(unique), CHUNK_TABLES):
+        part = slice(start, start + CHUNK_TABLES)
+        solved[:, part] = _interval_rows(unique[part], beta, z)
+    for target, values in zip((diff, lower, upper, pvalue), solved, strict=True):
+        target[rows] = values[inverse]
     return tuple(v.reshape(shape) for v in (diff, lower, upper, pvalue))
 
 
