@@ -47,7 +47,14 @@ Hartung–Knapp–Sidik–Jonkman t), the fixed-effect z-test, the unweighted
 mean z-test and the exact Wilcoxon signed-rank test, for M = 5, 10, 20 and
 τ = 0, 0.01, 0.03. The R replicates are the R "pairs" of one call.
 
-Run ``python validation/one_sided.py [--quick]``; the full run writes
+The corrected t
+---------------
+``--cv-sims SIMS`` runs :func:`run_cv` instead: the one-sided corrected
+repeated k-fold t of ``estimand="algorithms"`` on the 10 × 5 CV replicates
+of ``validation/cv_simulate.py``, for two copies of one learner (Δ = 0).
+
+Run ``python validation/one_sided.py [--quick] [--resume]``; the full run
+(81 cells × R = 1500, across data sets R = 4000) writes
 ``docs/_static/one_sided/``, a quick one a temporary folder.
 """
 
