@@ -392,8 +392,9 @@ def test_one_sided_quick_run(tmp_path):
     tables = one_sided.run(quick=True, out=tmp_path, verbose=False, grid=grid)
     page = (REPO_ROOT / "docs" / "baselines.rst").read_text(encoding="utf-8")
     names = re.findall(r"_static/one_sided/([\w.]+)", page)
-    # cv.csv needs the replicates of validation/cv_simulate.py (--cv-sims)
-    names = [n for n in names if not n.startswith("cv")]
+    # cv.csv needs the replicates of validation/cv_simulate.py (--cv-sims),
+    # confirm.csv a full run (--confirm)
+    names = [n for n in names if not n.startswith(("cv", "confirm"))]
     assert len(names) >= 4 and all((tmp_path / n).is_file() for n in names)
     across = tables["across_cells"]
     wil = across[(across["test"] == "Wilcoxon signed-rank") & (across["M"] == 5)]
