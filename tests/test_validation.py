@@ -16,7 +16,7 @@ pytest.importorskip("sklearn", reason="Table 1 trains scikit-learn classifiers")
 pytest.importorskip("matplotlib", reason="the studies draw their figures")
 
 from fmtest import DeltaMethodVariance, WongLinearVariance
-from validation import calibration, run_all, table1
+from validation import calibration, one_sided, run_all, table1
 from validation._common import own_tables, pair_stats
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -336,3 +336,66 @@ def test_calibration_beta_two_score_interval_holds(quick_calibration):
     assert row["min coverage (E[TP] >= 10)"] == pytest.approx(
         100 * score["coverage"].min(), abs=0.01
     )
+
+
+# -- one-sided and non-inferiority tests at the boundary ----------------------------
+
+
+def test_one_sided_designs_sit_on_the_boundary():
+    """F_b − F_a is exactly the margin, computed from the 8 cells."""
+    for design, (margin, _) in one_sided.DESIGNS.items():
+        for f, rho in ((0.1, 0.0), (0.5, 0.6), (0.9, 0.9)):
+            p8, truth = one_sided.design_distribution(design, 0.05, f, rho)
+            assert p8.sum() == pytest.approx(1) and (p8 >= 0).all()
+            assert truth[0] == pytest.approx(f, abs=1e-12)
+            assert truth[1] - truth[0] == pytest.approx(margin, abs=1e-12)
+    with pytest.raises(ValueError, match="no such algorithm"):
+        one_sided.design_distribution("margin 0.05", 0.05, 0.95, 0.0)
+
+
+def test_one_sided_stacked_replicates_equal_from_arrays():
+    """Replicates stacked as the data sets of one fit give each replicate the
+    p-value that FMeasureComparison.from_arrays gives on its instances."""
+    from fmtest import FMeasureComparison
+
+    p8, _ = one_sided.design_distribution("margin 0.02", 0.2, 0.5, 0.6)
+    rng = np.random.default_rng(3)
+    t8 = rng.multinomial(60, p8.ravel(), size=6).reshape(6, 2, 2, 2)
+    codes = np.arange(8).reshape(2, 2, 2)
+    rows = np.concatenate(
+        [
+            np.repeat([(r, c) for c in range(8)], t.ravel(), axis=0)
+            for r, t in enumerate(t8)
+        ]
+    )
+    cells = np.array([np.argwhere(codes == c)[0] for c in rows[:, 1]])
+    arrays = FMeasureComparison.from_arrays(
+        cells[:, 0],
+        {"a": cells[:, 1], "b": cells[:, 2]},
+        dataset=rows[:, 0],
+        positive=1,
+    )
+    stacked = one_sided.stacked_model(t8)
+    for ci_method in one_sided.METHODS:
+        for alternative, margin in (("greater", 0.02), ("less", 0.0)):
+            p_stacked, _ = one_sided.pvalues(stacked, ci_method, alternative, margin)
+            p_arrays, _ = one_sided.pvalues(arrays, ci_method, alternative, margin)
+            np.testing.assert_allclose(p_stacked, p_arrays, rtol=1e-10)
+    assert np.isfinite(p_stacked).all()
+
+
+def test_one_sided_quick_run(tmp_path):
+    """A small grid writes every table the docs include; Wilcoxon at M = 5
+    cannot reject more often than 1/32 plus 3 binomial SEs."""
+    grid = dict(one_sided.QUICK, n=(5000,), prevalence=(0.2,), reps=200)
+    grid["across"] = dict(grid["across"], reps=1000)
+    tables = one_sided.run(quick=True, out=tmp_path, verbose=False, grid=grid)
+    page = (REPO_ROOT / "docs" / "baselines.rst").read_text(encoding="utf-8")
+    names = re.findall(r"_static/one_sided/([\w.]+)", page)
+    # cv.csv needs the replicates of validation/cv_simulate.py (--cv-sims),
+    # confirm.csv a full run (--confirm)
+    names = [n for n in names if not n.startswith(("cv", "confirm"))]
+    assert len(names) >= 4 and all((tmp_path / n).is_file() for n in names)
+    across = tables["across_cells"]
+    wil = across[(across["test"] == "Wilcoxon signed-rank") & (across["M"] == 5)]
+    assert (wil["rejection"] < 1 / 32 + 3 * np.sqrt(0.05 * 0.95 / wil["reps"])).all()
