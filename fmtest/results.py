@@ -385,6 +385,10 @@ class MetricComparisonResults:
             at = np.full(shape, np.nan)
             at[:, keep] = null_pairs
             p_two = self._orient(self._pvalue_at(at), False).ravel()
+            # identical predictions (difference exactly 0) are evidence against
+            # a null at -margin: tested, not a pair without a test
+            identical = out["reason"] == REASON_IDENTICAL
+            out["reason"] = np.where(identical, "", out["reason"])
             p_two = np.where(out["reason"] != "", np.nan, p_two)
         out["pvalue"] = one_sided_pvalue(p_two, diff, null, h.alternative)
         return out, index

@@ -433,3 +433,21 @@ def test_rank_posthoc_and_cd_diagram_follow_the_control(model):
     matplotlib.pyplot.close("all")
     text = res.summary().as_text()
     assert "ranks against the control" in text and "vs control" in text
+
+
+def test_identical_predictions_are_tested_against_a_margin():
+    """Two copies of one classifier: no test of a difference of 0, but the
+    non-inferiority null (−margin) is testable and rejected with enough data
+    (the paired score test at δ0 = −margin, halved)."""
+    truth = np.r_[np.zeros(4500, int), np.ones(500, int)]
+    pred = truth.copy()
+    pred[4500:4550] = 0
+    pred[:50] = 1
+    mod = FMeasureComparison.from_arrays(truth, {"a": pred, "b": pred}, positive=1)
+    plain = mod.fit(alternative="greater").pairwise.iloc[0]
+    assert np.isnan(plain["pvalue"]) and plain["reason"] != ""
+    row = mod.fit(alternative="greater", margin=MARGIN).pairwise.iloc[0]
+    _, p_two = paired_score_test(mod.counts.joint[0, 0, 1], -MARGIN)
+    assert row["reason"] == ""
+    assert row["pvalue"] == pytest.approx(float(p_two) / 2, rel=1e-8)
+    assert row["ci_lower"] > -MARGIN and row["pvalue"] < 0.05
