@@ -593,7 +593,9 @@ class MetricComparisonResults:
         equivalence ``rope`` of :meth:`fit`
         (:func:`fmtest.across.estimand.algorithm_pairwise`).
         Available whenever the data have folds that the algorithms share,
-        whatever the estimand of the fit.
+        whatever the estimand of the fit. It is the detailed table of every
+        pair a < b, two-sided, whatever ``control``, ``alternative`` and
+        ``margin`` say; ``pairwise`` holds the fit's hypothesis.
 
         Returns
         -------
