@@ -451,3 +451,23 @@ def test_identical_predictions_are_tested_against_a_margin():
     assert row["reason"] == ""
     assert row["pvalue"] == pytest.approx(float(p_two) / 2, rel=1e-8)
     assert row["ci_lower"] > -MARGIN and row["pvalue"] < 0.05
+
+
+def test_summary_tables_of_every_pair_follow_the_control(model):
+    """paired_errors / the randomization test keep every pair; the summary shows
+    the pairs with the control (the randomization test oriented and one-sided)."""
+    res = model.fit(estimand="models", control=CONTROL, alternative="greater")
+    smry = res.summary(misclassification=True, randomization=True)
+    text = smry.as_text()
+    assert "knn1 − rf" in text  # paired errors in the table's own order
+    rand = res.randomization_test("less")  # rf is second in (knn1, rf)
+    expected = rand.loc[("synth_medium", "knn1", "rf"), "pvalue"]
+    from fmtest.report.summary import _randomization_frame
+
+    shown = np.ones(len(res.pairwise), bool)
+    frame = _randomization_frame(res, shown)
+    row = frame.loc[("synth_medium", CONTROL, "knn1")]
+    assert row["pvalue"] == expected
+    assert row["diff"] == pytest.approx(
+        res.pairwise.loc[("synth_medium", CONTROL, "knn1"), "diff"]
+    )

@@ -19,6 +19,7 @@ import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
@@ -854,7 +855,8 @@ def _misclassification_sections(res, names, shown, level):
             )
         )
     if res.counts.paired:
-        frame = res.paired_errors[shown]
+        frame = res.paired_errors
+        frame = frame[_all_pairs_shown(res, frame.index, shown)]
         cells = format_table(frame, PAIRED_ERROR_COLUMNS)
         sections.append(
             _grouped_section(
@@ -890,9 +892,42 @@ def _misclassification_sections(res, names, shown, level):
     return sections
 
 
+def _all_pairs_shown(res, index, shown):
+    """Rows of a table of every pair a < b (``paired_errors``) to show: those of
+    ``shown`` or, with a control, the pairs that contain it (in the table's
+    own order)."""
+    control = _hypothesis(res).control
+    if control is None:
+        return shown
+    first = index.get_level_values(1).to_numpy(dtype=object)
+    second = index.get_level_values(2).to_numpy(dtype=object)
+    return (first == control) | (second == control)
+
+
+def _randomization_frame(res, shown):
+    """The randomization test of the shown rows of ``pairwise``, in their
+    orientation and for the fit's alternative (a flipped pair uses the
+    mirror alternative)."""
+    alternative = _hypothesis(res).alternative
+    keys = res.pairwise.index[shown]
+    if _hypothesis(res).is_default:
+        return res.randomization_test().loc[keys].copy()
+    mirror = {"greater": "less", "less": "greater"}.get(alternative, alternative)
+    same, flipped = res.randomization_test(alternative), res.randomization_test(mirror)
+    rows = []
+    for ds, a, b in keys:
+        if (ds, a, b) in same.index:
+            rows.append(same.loc[(ds, a, b)])
+        else:
+            row = flipped.loc[(ds, b, a)].copy()
+            row["diff"] = -row["diff"]
+            rows.append(row)
+    return pd.DataFrame(rows, index=keys)
+
+
 def _randomization_section(res, names, shown):
     """The exact randomization test of each shown pair, beside the reported p."""
-    frame = res.randomization_test()[shown].copy()
+    frame = _randomization_frame(res, shown)
     frame["p_score"] = res.pairwise.loc[shown, "pvalue"].to_numpy()
     cells = format_table(frame, RANDOMIZATION_COLUMNS)
     name = "F"
