@@ -1604,7 +1604,8 @@ class FMeasureComparisonResults(MetricComparisonResults):
         Returns
         -------
         pandas.DataFrame
-            Indexed like :attr:`pairwise`. Columns ``diff`` (observed
+            Indexed like :attr:`pairwise` of a plain fit (every pair a < b,
+            whatever ``control``). Columns ``diff`` (observed
             F_1 − F_2), ``nobs`` (instances in the pair's table; with
             repeated cross-validation each instance once per repeat),
             ``discordant`` (share of instances the two algorithms predict
@@ -1671,7 +1672,8 @@ class FMeasureComparisonResults(MetricComparisonResults):
         Returns
         -------
         pandas.DataFrame
-            Indexed like :attr:`pairwise`. Columns ``diff``, ``pvalue``,
+            Indexed like :attr:`pairwise` of a plain fit (every pair a < b,
+            whatever ``control``). Columns ``diff``, ``pvalue``,
             ``n_discordant_pos``, ``n_discordant_neg`` (instances the two
             algorithms predict differently among the positives and the
             negatives) and ``reason`` (why ``pvalue`` is NaN).
