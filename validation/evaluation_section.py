@@ -36,9 +36,10 @@ published files):
 * ``key_numbers.json`` — every number the page quotes, and the wall time.
 
 Run: ``python -m validation.evaluation_section [--data FOLDER] [--out FOLDER]
-[--quick] [--n-jobs 2]``. The full run takes about three minutes of wall
-time on two cores; ``--quick`` (three small data sets, two repeats) a few
-seconds. The data themselves are never written.
+[--quick] [--n-jobs 2]``. The full run is about 3.5 minutes of CPU, almost
+all of it training (400 s of wall time on a busy shared two-core machine,
+``key_numbers.json``); ``--quick`` (three small data sets, two repeats) a
+few seconds. The data themselves are never written.
 """
 
 from __future__ import annotations
