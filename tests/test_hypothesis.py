@@ -322,12 +322,14 @@ def test_summary_states_the_hypothesis_and_the_control(model):
     assert "Hypothesis:" in text and "non-inferiority, margin 0.02" in text
     assert "vs control rf" in text
     assert "H0 diff <= -0.02" in text
-    assert "one-sided corrected t interval" in text
+    assert "CI lower: 95% one-sided corrected t bound" in text
+    assert "CI upper" not in text.split("Pairwise differences")[1].split("Across")[0]
     lines = res.summary().conclusions
     assert len(lines) == 3 * 5 + 3  # A - 1 per data set, A - 1 across
     frame = res.pairwise
     for line, ((ds, a, b), row) in zip(lines, frame.iterrows(), strict=False):
         assert line.startswith(f"{ds}: {a} − {b}")
+        assert f"(lower bound {row['ci_lower']:.3f})" in line
         if row["p_adjusted"] < res.alpha:
             assert line.endswith(f"{a} not worse than {b} by 0.02 or more")
         else:

@@ -57,6 +57,15 @@ def _verdict(p, diff, first, second, alpha, hypothesis):
     return hypothesis_verdict(hypothesis, p < alpha, diff, first, second)
 
 
+def _interval_text(low, high, hypothesis):
+    """``[low, high]``, or the one bound of a one-sided interval."""
+    if hypothesis.alternative == "greater":
+        return f"(lower bound {_fmt(low)})"
+    if hypothesis.alternative == "less":
+        return f"(upper bound {_fmt(high)})"
+    return f"[{_fmt(low)}, {_fmt(high)}]"
+
+
 def _fmt(value, spec=CONCLUSION_FORMAT):
     if spec == CONCLUSION_PVALUE:
         return format_pvalue(value, spec)
@@ -71,7 +80,7 @@ def _across_line(row, x, y, alpha, hypothesis):
     if test == RANDOM_EFFECTS:
         est = row["re_diff"]
         spread = (
-            f"[{_fmt(row['re_ci_lower'])}, {_fmt(row['re_ci_upper'])}]"
+            _interval_text(row["re_ci_lower"], row["re_ci_upper"], hypothesis)
             if "re_ci_lower" in row
             else f"(SE {_fmt(row['re_se'])})"
         )
@@ -144,7 +153,7 @@ def conclusions(res, names, shown_pairs, shown_across):
         strict=True,
     ):
         lines.append(
-            f"{d}: {x} {MINUS} {y} = {_fmt(diff)} [{_fmt(lo)}, {_fmt(hi)}], "
+            f"{d}: {x} {MINUS} {y} = {_fmt(diff)} {_interval_text(lo, hi, hypothesis)}, "
             f"p = {_fmt(p, CONCLUSION_PVALUE)} (adj. {_fmt(padj, CONCLUSION_PVALUE)}): "
             f"{_verdict(padj, diff, x, y, res.alpha, hypothesis)}"
         )

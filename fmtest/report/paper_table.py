@@ -377,6 +377,9 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     alpha = res.alpha if alpha is None else alpha
     check_alpha(alpha)
     values = metric_matrix(res)
+    control = getattr(getattr(res, "hypothesis", None), "control", None)
+    if control is not None:  # the control's column first, as papers print it
+        values = values[[control, *(a for a in values.columns if a != control)]]
     est = res.estimates
     algorithms = res.estimand == "algorithms"
     se_column = "se_algorithm" if algorithms else "se_delta"
@@ -401,7 +404,6 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     )
     row_max = values.max(axis=1, skipna=True)
     best = values.eq(row_max, axis=0) & values.notna()
-    control = getattr(getattr(res, "hypothesis", None), "control", None)
     better = None
     if not markers:
         worse = pd.DataFrame(False, index=values.index, columns=values.columns)

@@ -137,9 +137,10 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
     """Forest plot of the per-data-set differences F₁ − F₂ with their CIs.
 
     One row per data set with the difference of the two algorithms' F and its
-    interval from ``res.pairwise`` (``ci_lower``/``ci_upper``: by the fit's
-    ``ci_method``: the paired score interval by default, Wald with
-    ``ci_method="wald"``; the summary names it), then, with at least two data
+    interval from ``res.pairwise`` (``ci_lower``/``ci_upper``: the fit's
+    interval, which the summary names: the corrected t for data with folds,
+    the paired score interval for a fixed test set, Wald with
+    ``ci_method="wald"``), then, with at least two data
     sets, two pooled rows drawn as diamonds spanning their intervals: the
     inverse-variance fixed-effect mean (``fe_diff ± z·fe_se`` of
     ``res.across_datasets``, with ``method``'s variances) and the
@@ -172,7 +173,8 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
     -------
     matplotlib.axes.Axes
         The Axes drawn on. Rows run top to bottom in the order of the y tick
-        labels: the data sets, then ``"fixed effect (delta)"`` (or ``(Wong)``) and
+        labels: the data sets, then ``"fixed effect (delta)"`` (``(Wong)``, or
+        ``(corrected t)`` for data with folds) and
         ``"random effects"``.
 
     Raises
@@ -254,8 +256,14 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
     hypothesis = getattr(res, "hypothesis", None)
     if hypothesis is not None and hypothesis.margin:
         ax.axvline(
-            hypothesis.null, color="C3", linestyle=":", linewidth=1.2, gid="margin"
+            hypothesis.null,
+            color="C3",
+            linestyle=":",
+            linewidth=1.2,
+            gid="margin",
+            label=f"non-inferiority margin {hypothesis.null:g}",
         )
+        ax.legend(loc="best", fontsize="small", frameon=False)
     for row_y, color in separators:
         ax.axhline(row_y, color=color, linewidth=0.8, zorder=0)
 

@@ -549,6 +549,8 @@ def _header_section(res, mode, wong, width):
 
 
 PAIRS_SHOWN = {"all": "all", "control": "vs control"}
+#: the interval column that is the range's edge in a one-sided fit
+OPEN_SIDE = {"greater": "ci_upper", "less": "ci_lower"}
 
 
 def _hypothesis(res):
@@ -641,6 +643,9 @@ def _pairwise_section(res, names, shown, level, wong, full):
             cols[f"se_{other}"] = f"SE {other_label}"
             cols[f"p_{other}"] = f"p {other_label}"
     _, ci_diff = ci_names(res)
+    open_side = OPEN_SIDE.get(_hypothesis(res).alternative)
+    if open_side and not full:  # the range's edge on every row: not shown
+        cols.pop(open_side, None)
     cells = format_table(frame, cols)
     ds = names.map(frame.index.get_level_values(0))
     labels = _pair_labels(names, frame.index)
@@ -669,10 +674,11 @@ def _pairwise_section(res, names, shown, level, wong, full):
     ]
     hypothesis = _hypothesis(res)
     if hypothesis.one_sided:
+        bound = "lower" if hypothesis.alternative == "greater" else "upper"
         legend[2] = (
-            f"CI lower/upper: {level} one-sided {ci_diff} interval (the two-sided "
-            f"{100 * (1 - 2 * res.alpha):g}% bound; the open side reaches the "
-            "range of diff)"
+            f"CI {bound}: {level} one-sided {ci_diff} bound (the two-sided "
+            f"{100 * (1 - 2 * res.alpha):g}% bound; the interval's other end is "
+            "the edge of the range of diff)"
         )
     if hypothesis.control is not None:
         legend[4] += (
@@ -1155,7 +1161,8 @@ def build_summary(
     smry.add_section(_header_section(res, mode, wong, smry.width))
     smry.add_section(_first_section(res, names, level, wong, full))
     smry.add_section(_pairwise_section(res, names, shown, level, wong, full))
-    if len(res.counts.algorithms) > 2:
+    if len(res.counts.algorithms) > 2 and res.estimand != "algorithms":
+        # under the algorithm estimand there is no omnibus test (a note says so)
         smry.add_section(_omnibus_section(res, names))
     if across is not None:
         for section in _across_sections(res, names, across, level, full):
