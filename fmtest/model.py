@@ -692,7 +692,7 @@ class FMeasureComparison(MetricComparison):
         ci_method : {"score", "mover-score", "mover", "wald", "logit", "bootstrap"}, default="score"
             Confidence intervals in ``fmeasures`` and ``pairwise``, and the
             test in ``pairwise["pvalue"]`` that matches them (named in
-            ``config["test"]``; ``p_adjusted`` adjusts it). ``"score"``: the
+            ``config["test"]``; ``pvalue_adjusted`` adjusts it). ``"score"``: the
             F_β score interval for each F (conditional trinomial of TP, FP, FN;
             at β = 1 the Wilson interval on the Jaccard scale) and, for
             differences, the paired score interval from each pair's 8-cell

@@ -98,6 +98,11 @@ PAIRED_ERROR_COLUMNS = {  # paired_error_comparisons column -> paired_errors col
     "mcnemar_chi2_pvalue": "pvalue_mcnemar_chi2",
     "reason": "reason",
 }
+PAIRWISE_RENAMED = {  # old column -> new (issue 22; one release)
+    "p_delta": "pvalue_delta",
+    "p_wong": "pvalue_wong",
+    "p_adjusted": "pvalue_adjusted",
+}
 PAIRED_ERRORS_RENAMED = {  # old column -> new (issue 22; one release)
     "mcnemar_exact_p": "pvalue_mcnemar_exact",
     "mcnemar_chi2_p": "pvalue_mcnemar_chi2",
@@ -263,8 +268,8 @@ class MetricComparisonResults:
         pandas.DataFrame
             Index (``dataset``, ``algorithm_1``, ``algorithm_2``). Columns:
             ``diff``; ``se_delta``, ``corr_delta`` (delta-method correlation
-            of the two estimates), ``z_delta``, ``p_delta``; for F-measures
-            ``se_wong``, ``z_wong``, ``p_wong`` (independence assumed);
+            of the two estimates), ``z_delta``, ``pvalue_delta``; for F-measures
+            ``se_wong``, ``z_wong``, ``pvalue_wong`` (independence assumed);
             ``ci_lower``, ``ci_upper`` (Wald of ``method``; for F-measures as
             chosen by ``ci_method``). With ``estimand="algorithms"`` (the
             default for data with folds), ``se_algorithm`` is the standard
@@ -277,24 +282,26 @@ class MetricComparisonResults:
             the inverted interval for ``ci_method`` "score", "mover" and
             "bootstrap", the Wald z-test of ``method`` otherwise), so
             ``pvalue < alpha`` exactly when the interval excludes 0;
-            ``p_adjusted`` (``pvalue`` adjusted by ``multitest`` within each
+            ``pvalue_adjusted`` (``pvalue`` adjusted by ``multitest`` within each
             data set; a pair whose p is NaN is a test that does not exist and
             is not counted in the family); for F-measures ``large_sample``
             (both algorithms meet Wong's large-sample condition TP, FN,
             FP ≥ ``min_count``); ``reason``: why the pair has no test (an
             algorithm not run on the data set; identical predictions), empty
-            otherwise.
+            otherwise. The former names ``p_delta``, ``p_wong`` and
+            ``p_adjusted`` still select their columns for one release, with a
+            ``FutureWarning``.
         """
         pairs, diff, var_d, corr_d = self._contrasts(self.delta)
         index = self.counts.pair_index()[0]
         frame = {"diff": diff.ravel()}  # columns, one DataFrame call at the end
         frame["se_delta"] = safe_sqrt(var_d.ravel())
         frame["corr_delta"] = corr_d.ravel()
-        frame["z_delta"], frame["p_delta"] = z_test(diff.ravel(), var_d.ravel())
+        frame["z_delta"], frame["pvalue_delta"] = z_test(diff.ravel(), var_d.ravel())
         var_w = self._wong_pair_variances(var_d.shape)
         if self.has_wong:
             frame["se_wong"] = safe_sqrt(var_w.ravel())
-            frame["z_wong"], frame["p_wong"] = z_test(diff.ravel(), var_w.ravel())
+            frame["z_wong"], frame["pvalue_wong"] = z_test(diff.ravel(), var_w.ravel())
         reason = pair_reasons(self.counts, pairs).ravel()
         if self.estimand == "algorithms":  # the lead test of algorithm_tests
             tests = self.algorithm_tests
@@ -306,20 +313,20 @@ class MetricComparisonResults:
         else:
             low, high = self._difference_interval(self.alpha)
             frame["ci_lower"], frame["ci_upper"] = low, high
-            wald_p = frame["p_wong" if self.method == "wong" else "p_delta"]
+            wald_p = frame["pvalue_wong" if self.method == "wong" else "pvalue_delta"]
             matching_p = self._difference_pvalue(wald_p)
         # a pair with a reason has no test (identical predictions: no information)
         pvalue = np.where(reason != "", np.nan, matching_p)
         frame["pvalue"] = pvalue
-        frame["p_adjusted"] = pvalue  # placeholder: adjusted below, per family
+        frame["pvalue_adjusted"] = pvalue  # placeholder: adjusted below, per family
         if self.has_wong:
             frame["large_sample"] = self._pair_large_sample(pairs).ravel()
         frame["reason"] = reason
         if not self.hypothesis.is_default:
             frame, index = self._hypothesis_columns(frame, diff.shape)
         families = frame["pvalue"].astype(float).reshape(len(self.counts.datasets), -1)
-        frame["p_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
-        return pd.DataFrame(frame, index=index)
+        frame["pvalue_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
+        return _renamed(pd.DataFrame(frame, index=index), PAIRWISE_RENAMED)
 
     @cached_property
     def _pair_orientation(self):
@@ -377,7 +384,7 @@ class MetricComparisonResults:
             if f"z_{name}" in out:
                 z = out[f"z_{name}"] - divide(null, out[f"se_{name}"])
                 out[f"z_{name}"] = z
-                out[f"p_{name}"] = tail_pvalue(z, alternative=h.alternative)
+                out[f"pvalue_{name}"] = tail_pvalue(z, alternative=h.alternative)
         if null == 0.0:
             p_two = out["pvalue"]
         else:  # the test of the fit, inverted at δ0 on the a < b orientation

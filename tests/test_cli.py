@@ -188,7 +188,7 @@ def test_compare_csv_pairwise_full_precision(capsys, subset_csv, subset_res):
     ("table", "n_index", "column"),
     [
         ("fmeasures", 2, "f"),
-        ("pairwise", 3, "p_adjusted"),
+        ("pairwise", 3, "pvalue_adjusted"),
         ("omnibus", 1, "statistic"),
         ("across_datasets", 2, "mean_diff"),
     ],
@@ -283,7 +283,7 @@ def test_json_writes_nan_as_null(capsys, subset, tmp_path):
     assert "NaN" not in out
     got = json.loads(out)  # strict: the default would accept NaN
     assert all(r["se_wong"] is None for r in got["fmeasures"])
-    assert all(r["p_wong"] is None for r in got["pairwise"])
+    assert all(r["pvalue_wong"] is None for r in got["pairwise"])
     assert all(r["se_delta"] is not None for r in got["pairwise"])
 
 
@@ -470,8 +470,8 @@ def test_fit_options_reach_the_fit(capsys, subset_csv, subset):
     got = json.loads(out)
     assert got["config"] == expected.config and got["config"]["re_test"] == "z"
     assert_allclose(
-        [r["p_adjusted"] for r in got["pairwise"]],
-        expected.pairwise["p_adjusted"],
+        [r["pvalue_adjusted"] for r in got["pairwise"]],
+        expected.pairwise["pvalue_adjusted"],
         rtol=1e-12,
     )
     p_re = [r["p_re"] for r in got["across_datasets"]]

@@ -142,7 +142,9 @@ def test_control_two_sided_is_the_all_pairs_fit_oriented(model, plain, estimand)
     for ds in res.counts.datasets:  # Holm over the A - 1 comparisons only
         p = frame.loc[ds, "pvalue"].to_numpy()
         expected = multipletests(p, method="holm")[1]
-        np.testing.assert_allclose(frame.loc[ds, "p_adjusted"], expected, rtol=1e-12)
+        np.testing.assert_allclose(
+            frame.loc[ds, "pvalue_adjusted"], expected, rtol=1e-12
+        )
 
 
 @pytest.mark.parametrize("estimand", ["models", "algorithms"])
@@ -170,7 +172,7 @@ def test_wald_non_inferiority_is_the_normal_tail(model):
     frame = res.pairwise
     expected = stats.norm.sf((frame["diff"] + MARGIN) / frame["se_delta"])
     np.testing.assert_allclose(frame["pvalue"], expected, rtol=1e-9)
-    np.testing.assert_allclose(frame["p_delta"], expected, rtol=1e-9)
+    np.testing.assert_allclose(frame["pvalue_delta"], expected, rtol=1e-9)
     lower = frame["diff"] - stats.norm.isf(0.05) * frame["se_delta"]
     np.testing.assert_allclose(frame["ci_lower"], lower, rtol=1e-9)
 
@@ -328,7 +330,7 @@ def test_summary_states_the_hypothesis_and_the_control(model):
     frame = res.pairwise
     for line, ((ds, a, b), row) in zip(lines, frame.iterrows(), strict=False):
         assert line.startswith(f"{ds}: {a} − {b}")
-        if row["p_adjusted"] < res.alpha:
+        if row["pvalue_adjusted"] < res.alpha:
             assert line.endswith(f"{a} not worse than {b} by 0.02 or more")
         else:
             assert line.endswith(f"non-inferiority of {a} (margin 0.02) not shown")
@@ -343,7 +345,7 @@ def test_paper_table_marks_against_the_control(model):
     table = res.table()
     frame = res.pairwise
     for (ds, _, other), row in frame.iterrows():
-        significant = row["p_adjusted"] < res.alpha
+        significant = row["pvalue_adjusted"] < res.alpha
         assert table.worse.at[ds, other] == (significant and row["diff"] > 0)
         assert table.better.at[ds, other] == (significant and row["diff"] < 0)
     assert not table.worse[CONTROL].any() and not table.better[CONTROL].any()

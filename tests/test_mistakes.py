@@ -186,8 +186,8 @@ def test_other_names_decided_by_the_data(example, reference, formula):
     data = example.rename(columns={"algorithm": "clf", "dataset": "ds"})
     res = FMeasureComparison.from_formula(formula, data).fit()
     np.testing.assert_array_equal(
-        res.pairwise[["diff", "se_delta", "p_delta"]].to_numpy(),
-        reference.pairwise[["diff", "se_delta", "p_delta"]].to_numpy(),
+        res.pairwise[["diff", "se_delta", "pvalue_delta"]].to_numpy(),
+        reference.pairwise[["diff", "se_delta", "pvalue_delta"]].to_numpy(),
     )
     by_keyword = FMeasureComparison.from_formula(formula, data, dataset="ds").fit()
     np.testing.assert_array_equal(

@@ -87,7 +87,9 @@ def test_pairwise_is_consistent_with_the_covariance(res):
         assert row["corr_delta"] == pytest.approx(
             cov.loc[a, b] / np.sqrt(cov.loc[a, a] * cov.loc[b, b]), rel=1e-12
         )
-        assert row["p_delta"] == pytest.approx(2 * stats.norm.sf(abs(row["z_delta"])))
+        assert row["pvalue_delta"] == pytest.approx(
+            2 * stats.norm.sf(abs(row["z_delta"]))
+        )
         se_w = res.fmeasures.loc[[("synth_hard", a), ("synth_hard", b)], "se_wong"]
         assert row["se_wong"] ** 2 == pytest.approx((se_w**2).sum(), rel=1e-12)
 
@@ -95,7 +97,7 @@ def test_pairwise_is_consistent_with_the_covariance(res):
 def test_p_adjusted_is_holm_within_each_dataset(res):
     for _ds, group in res.pairwise.groupby(level="dataset"):
         expected = multipletests(group["pvalue"], method="holm")[1]
-        np.testing.assert_allclose(group["p_adjusted"], expected, rtol=1e-12)
+        np.testing.assert_allclose(group["pvalue_adjusted"], expected, rtol=1e-12)
 
 
 def test_other_multitest_method(example):
@@ -103,7 +105,7 @@ def test_other_multitest_method(example):
     res = mod.fit(estimand="models", multitest="fdr_bh")
     group = res.pairwise.loc["synth_noisy"]
     np.testing.assert_allclose(
-        group["p_adjusted"], multipletests(group["pvalue"], method="fdr_bh")[1]
+        group["pvalue_adjusted"], multipletests(group["pvalue"], method="fdr_bh")[1]
     )
     with pytest.raises(
         ValueError, match="`multitest` must be a statsmodels multipletests"
@@ -240,7 +242,7 @@ def test_from_arrays_equals_from_formula(example):
     b = FMeasureComparison.from_formula("correct ~ algorithm + dataset", sub).fit(
         estimand="models"
     )
-    cols = ["diff", "se_delta", "se_wong", "p_adjusted"]
+    cols = ["diff", "se_delta", "se_wong", "pvalue_adjusted"]
     np.testing.assert_allclose(
         a.pairwise[cols].to_numpy(), b.pairwise[cols].to_numpy(), rtol=1e-12
     )
@@ -291,8 +293,8 @@ def test_method_wong_leads(example):
     assert row["ci_upper"] == pytest.approx(row["f"] + z * row["se_wong"], rel=1e-12)
     pw = res.pairwise
     np.testing.assert_allclose(
-        pw["p_adjusted"].loc["synth_hard"],
-        multipletests(pw["p_wong"].loc["synth_hard"], method="holm")[1],
+        pw["pvalue_adjusted"].loc["synth_hard"],
+        multipletests(pw["pvalue_wong"].loc["synth_hard"], method="holm")[1],
     )
     text = str(res)
     assert "Test: z test, Wong SE" in re.sub(r"\s+", " ", text)
@@ -495,7 +497,7 @@ def test_nan_pairs_are_not_counted_in_the_holm_family():
         estimand="models", ci_method="wald"
     )
     pw = res.pairwise.loc["all"]
-    assert pw["p_delta"].isna().sum() == 2
+    assert pw["pvalue_delta"].isna().sum() == 2
     assert (
         FMeasureComparison.from_arrays(truth, preds)
         .fit(estimand="models")
@@ -503,9 +505,12 @@ def test_nan_pairs_are_not_counted_in_the_holm_family():
         .notna()
         .all()
     )
-    testable = pw["p_delta"].notna()
-    assert pw.loc[testable, "p_adjusted"].iloc[0] == pw.loc[testable, "p_delta"].iloc[0]
-    assert pw.loc[~testable, "p_adjusted"].isna().all()
+    testable = pw["pvalue_delta"].notna()
+    assert (
+        pw.loc[testable, "pvalue_adjusted"].iloc[0]
+        == pw.loc[testable, "pvalue_delta"].iloc[0]
+    )
+    assert pw.loc[~testable, "pvalue_adjusted"].isna().all()
 
 
 def test_large_sample_flags_per_comparison(res):

@@ -265,3 +265,26 @@ def test_paired_errors_old_columns_warn(res, old, new):
     with pytest.warns(FutureWarning, match=f"Column '{old}' is now '{new}'"):
         got = table[old]
     pd.testing.assert_series_equal(got, table[new])
+
+
+def _old_name_warns(table, old, new):
+    """``table[old]`` warns, naming ``new``, and is ``table[new]``."""
+    assert new in table.columns and old not in table.columns
+    with pytest.warns(FutureWarning, match=f"Column '{old}' is now '{new}'"):
+        got = table[old]
+    pd.testing.assert_series_equal(got, table[new])
+    with pytest.warns(FutureWarning, match=f"Column '{old}' is now '{new}'"):
+        both = table[[old, new]]
+    assert both.columns.tolist() == [new, new]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("p_delta", "pvalue_delta"),
+        ("p_wong", "pvalue_wong"),
+        ("p_adjusted", "pvalue_adjusted"),
+    ],
+)
+def test_pairwise_old_columns_warn(res, old, new):
+    _old_name_warns(res.pairwise, old, new)

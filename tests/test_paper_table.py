@@ -49,7 +49,9 @@ def test_cells_best_and_markers(res):
         for alg in values.columns:
             key = (ds, best, alg)
             key = key if key in res.pairwise.index else (ds, alg, best)
-            expected = alg != best and res.pairwise.loc[key, "p_adjusted"] < res.alpha
+            expected = (
+                alg != best and res.pairwise.loc[key, "pvalue_adjusted"] < res.alpha
+            )
             assert table.worse.at[ds, alg] == expected
     assert table.worse.to_numpy().any()
     assert_allclose(table.cells.loc[MEAN_RANK].astype(float), res.ranks.mean, atol=5e-3)

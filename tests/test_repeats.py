@@ -242,7 +242,7 @@ def test_algorithm_missing_from_a_data_set_with_repeats():
     assert np.isnan(fm.loc[("d2", "alg2"), "f"])
     assert fm.loc[("d2", "alg2"), "reason_delta"] == REASON_NOT_RUN
     # d2's other pair is tested as on d2 alone, d1 as with every algorithm
-    cols = ["diff", "se_delta", "p_delta", "ci_lower", "ci_upper"]
+    cols = ["diff", "se_delta", "pvalue_delta", "ci_lower", "ci_upper"]
     alone = fit(gap[gap.dataset == "d2"].drop(columns="dataset"))
     assert_allclose(
         res.pairwise.loc[("d2", "alg0", "alg1"), cols].to_numpy(float),
@@ -312,7 +312,9 @@ def test_algorithm_estimand_leads_the_pairwise_table_and_the_summary():
         np.testing.assert_array_equal(pairwise[col], tests[col])
     models = fit(repeated_cv(), estimand="models")
     np.testing.assert_allclose(pairwise["diff"], models.pairwise["diff"])
-    np.testing.assert_allclose(pairwise["p_delta"], models.pairwise["p_delta"])
+    np.testing.assert_allclose(
+        pairwise["pvalue_delta"], models.pairwise["pvalue_delta"]
+    )
     # the interval and the p-value of a row agree
     excludes = (pairwise["ci_lower"] > 0) | (pairwise["ci_upper"] < 0)
     assert ((pairwise["pvalue"] < 0.05) == excludes).all()

@@ -95,7 +95,7 @@ def test_printed_numbers_are_the_dataframe_numbers(res, text):
         numbers = [
             f"{row[c]:.4f}" for c in ("diff", "se_delta", "ci_lower", "ci_upper")
         ]
-        p = [format_pvalue(row[c]) for c in ("pvalue", "p_adjusted")]
+        p = [format_pvalue(row[c]) for c in ("pvalue", "pvalue_adjusted")]
         assert got == numbers + p, (ds, a, b)
     rows = table_rows(text, "Omnibus test of equal F", 3)
     for ds, row in res.omnibus.iterrows():
@@ -242,15 +242,17 @@ def test_one_conclusion_per_pair(res):
     for line, ((ds, a, b), row) in zip(lines, res.pairwise.iterrows(), strict=False):
         assert line.startswith(f"{ds}: {a} {MINUS} {b} = {row['diff']:.3f} ")
         assert f"[{row['ci_lower']:.3f}, {row['ci_upper']:.3f}]" in line
-        p, p_adj = (format_pvalue(row[c], "{:.2g}") for c in ("pvalue", "p_adjusted"))
+        p, p_adj = (
+            format_pvalue(row[c], "{:.2g}") for c in ("pvalue", "pvalue_adjusted")
+        )
         p = "< 1e-16" if p == "<1e-16" else f"= {p}"
         assert f"p {p} (adj. {p_adj})" in line
-        if row["p_adjusted"] < res.alpha:
+        if row["pvalue_adjusted"] < res.alpha:
             assert line.endswith(f"{a if row['diff'] > 0 else b} higher")
         else:
             assert line.endswith("no evidence of a difference")
     # the paired score interval covers 0, and the matching p says so (the z
-    # test's p_delta = 0.038 would not); numbers from the pair's own table
+    # test's pvalue_delta = 0.038 would not); numbers from the pair's own table
     table = res.counts.joint[res.counts.datasets.get_loc("synth_hard"), 0, 1]
     _, low, high, p = paired_score_interval(table)
     assert low < 0 < high and p > 0.05
@@ -482,7 +484,7 @@ def test_params_bse_pvalues_conf_int(res, example):
         estimand="models", method="wong", ci_method="wald"
     )
     np.testing.assert_allclose(wong.bse, wong.fmeasures["se_wong"], rtol=1e-14)
-    np.testing.assert_array_equal(wong.pvalues_pairwise, wong.pairwise["p_wong"])
+    np.testing.assert_array_equal(wong.pvalues_pairwise, wong.pairwise["pvalue_wong"])
     gmean = MetricComparison.from_formula(FORMULA, example).fit(
         estimand="models", metric="gmean"
     )

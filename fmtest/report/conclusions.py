@@ -140,7 +140,7 @@ def conclusions(res, names, shown_pairs, shown_across):
         frame["ci_lower"].to_numpy(float),
         frame["ci_upper"].to_numpy(float),
         frame[p_col].to_numpy(float),
-        frame["p_adjusted"].to_numpy(float),
+        frame["pvalue_adjusted"].to_numpy(float),
         strict=True,
     ):
         lines.append(

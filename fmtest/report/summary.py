@@ -113,21 +113,21 @@ PAIRWISE_COLUMNS = {
     "ci_lower": "CI lower",
     "ci_upper": "CI upper",
     "p": "p",
-    "p_adjusted": "p adj",
+    "pvalue_adjusted": "p adj",
 }
 PAIRWISE_FULL = {
     "diff": "diff",
     "se_delta": "SE delta",
     "corr_delta": "corr",
     "z_delta": "z delta",
-    "p_delta": "p delta",
+    "pvalue_delta": "p delta",
     "se_wong": "SE Wong",
     "z_wong": "z Wong",
-    "p_wong": "p Wong",
+    "pvalue_wong": "p Wong",
     "ci_lower": "CI lower",
     "ci_upper": "CI upper",
     "pvalue": "p",
-    "p_adjusted": "p adj",
+    "pvalue_adjusted": "p adj",
 }
 OMNIBUS_COLUMNS = {"statistic": "chi2", "df": "df", "pvalue": "p"}
 ACROSS_COLUMNS = {
@@ -206,7 +206,7 @@ def _full_columns(res, full_cols):
     """Every column, without Wong's where his method was not computed."""
     cols = dict(full_cols)
     if res.wong is None:
-        for key in ("se_wong", "recall_weight", "z_wong", "p_wong"):
+        for key in ("se_wong", "recall_weight", "z_wong", "pvalue_wong"):
             cols.pop(key, None)
     return cols
 
@@ -634,7 +634,7 @@ def _pairwise_section(res, names, shown, level, wong, full):
         cols = {(se_col if c == "se_delta" else c): h for c, h in cols.items()}
         if other is not None:
             cols[f"se_{other}"] = f"SE {other_label}"
-            cols[f"p_{other}"] = f"p {other_label}"
+            cols[f"pvalue_{other}"] = f"p {other_label}"
     _, ci_diff = ci_names(res)
     cells = format_table(frame, cols)
     ds = names.map(frame.index.get_level_values(0))
