@@ -674,8 +674,8 @@ class FMeasureComparison(MetricComparison):
         multitest : str, default="holm"
             Any ``statsmodels.stats.multitest.multipletests`` method, applied
             to the pairwise p-values within each data set and, across data
-            sets, over the pairs (``p_re_adjusted``,
-            ``p_wilcoxon_adjusted``). NaN p-values (tests that do not exist)
+            sets, over the pairs (``pvalue_re_adjusted``,
+            ``pvalue_wilcoxon_adjusted``). NaN p-values (tests that do not exist)
             are not counted in a family.
         wong_divisor : {"theorem", "printed"}, default="theorem"
             Across data sets, Wong's variance of the mean difference is

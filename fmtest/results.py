@@ -103,6 +103,29 @@ PAIRWISE_RENAMED = {  # old column -> new (issue 22; one release)
     "p_wong": "pvalue_wong",
     "p_adjusted": "pvalue_adjusted",
 }
+ACROSS_DATASETS_RENAMED = {  # old column -> new (issue 22; one release)
+    "mean_diff": "diff_mean",
+    "fe_diff": "diff_fe",
+    "fe_se": "se_fe",
+    "p_fe": "pvalue_fe",
+    "re_diff": "diff_re",
+    "re_se": "se_re",
+    "re_stat": "statistic_re",
+    "re_df": "df_re",
+    "p_re": "pvalue_re",
+    "re_ci_lower": "ci_lower_re",
+    "re_ci_upper": "ci_upper_re",
+    "p_re_adjusted": "pvalue_re_adjusted",
+    "p_q": "pvalue_q",
+    "p_exact": "pvalue_exact",
+    "p_normal": "pvalue_normal",
+    "p_wilcoxon": "pvalue_wilcoxon",
+    "p_wilcoxon_adjusted": "pvalue_wilcoxon_adjusted",
+    "p_recommended": "pvalue_recommended",
+    "p_recommended_adjusted": "pvalue_recommended_adjusted",
+    "p_delta": "pvalue_delta",
+    "p_wong": "pvalue_wong",
+}
 PAIRED_ERRORS_RENAMED = {  # old column -> new (issue 22; one release)
     "mcnemar_exact_p": "pvalue_mcnemar_exact",
     "mcnemar_chi2_p": "pvalue_mcnemar_chi2",
@@ -500,8 +523,8 @@ class MetricComparisonResults:
         """Per pair of algorithms, tests of the difference over data sets.
 
         Built by :func:`fmtest.across.pooling.across_datasets_table`; the leading
-        test across data sets is the random-effects HKSJ t-test (``p_re``,
-        adjusted over the pairs in ``p_re_adjusted``).
+        test across data sets is the random-effects HKSJ t-test (``pvalue_re``,
+        adjusted over the pairs in ``pvalue_re_adjusted``).
 
         Returns
         -------
@@ -510,23 +533,23 @@ class MetricComparisonResults:
 
             * ``n_datasets``; ``large_sample`` (F only: Wong's condition holds
               for both algorithms in every data set);
-            * unweighted mean: ``mean_diff`` (mean over data sets of the
-              differences); ``se_wong``, ``z_wong``, ``p_wong`` (F only: Wong's
+            * unweighted mean: ``diff_mean`` (mean over data sets of the
+              differences); ``se_wong``, ``z_wong``, ``pvalue_wong`` (F only: Wong's
               Theorem 2, or formula (7) as printed with
               ``wong_divisor="printed"``); ``se_delta``, ``z_delta``,
-              ``p_delta`` (the same mean with delta variances including the
+              ``pvalue_delta`` (the same mean with delta variances including the
               within-data-set covariance);
             * fixed effect (inverse-variance weighted mean of ``method``'s
-              variances): ``fe_diff``, ``fe_se``, ``z_fe``, ``p_fe``;
+              variances): ``diff_fe``, ``se_fe``, ``z_fe``, ``pvalue_fe``;
             * random effects (``re_method`` τ², ``re_test`` reference):
-              ``re_diff``, ``re_se``, ``re_stat`` (t or z), ``re_df``
-              (M − 1, or inf for z), ``p_re``, ``re_ci_lower``,
-              ``re_ci_upper``, ``p_re_adjusted`` (``multitest`` over the
-              pairs), ``tau2``, ``i2`` (in [0, 1]), ``q`` (≥ 0), ``p_q``;
+              ``diff_re``, ``se_re``, ``statistic_re`` (t or z), ``df_re``
+              (M − 1, or inf for z), ``pvalue_re``, ``ci_lower_re``,
+              ``ci_upper_re``, ``pvalue_re_adjusted`` (``multitest`` over the
+              pairs), ``tau2``, ``i2`` (in [0, 1]), ``q`` (≥ 0), ``pvalue_q``;
             * Wilcoxon signed-rank of the differences: ``t_plus``,
-              ``n_nonzero``, ``p_exact``, ``z_normal``, ``p_normal``,
-              ``p_wilcoxon`` (exact where it exists, else normal),
-              ``p_wilcoxon_adjusted`` (``multitest`` over the pairs);
+              ``n_nonzero``, ``pvalue_exact``, ``z_normal``, ``pvalue_normal``,
+              ``pvalue_wilcoxon`` (exact where it exists, else normal),
+              ``pvalue_wilcoxon_adjusted`` (``multitest`` over the pairs);
             * ``flags``: comma-separated ``high_i2`` (I² ≥
               :data:`fmtest.across.pooling.HIGH_I2` while a fixed-effect p is shown),
               ``wilcoxon_exact_floor`` (at most 5 non-zero differences: the
@@ -538,9 +561,17 @@ class MetricComparisonResults:
               difference was NaN or 0 and was taken from the width of the
               pairwise interval); ``reason`` (why values are NaN);
             * the one test to read (:func:`fmtest.across.recommend.recommend_across`):
-              ``recommended`` (its name), ``p_recommended`` (its p, copied),
-              ``p_recommended_adjusted`` (``multitest`` over the pairs),
+              ``recommended`` (its name), ``pvalue_recommended`` (its p, copied),
+              ``pvalue_recommended_adjusted`` (``multitest`` over the pairs),
               ``recommended_reason`` (the rule's words).
+
+            The former names (``mean_diff``, ``fe_diff``, ``fe_se``, ``p_fe``,
+            ``re_diff``, ``re_se``, ``re_stat``, ``re_df``, ``p_re``,
+            ``re_ci_lower``, ``re_ci_upper``, ``p_re_adjusted``, ``p_q``,
+            ``p_exact``, ``p_normal``, ``p_wilcoxon``, ``p_wilcoxon_adjusted``,
+            ``p_recommended``, ``p_recommended_adjusted``, ``p_delta``,
+            ``p_wong``) still select their columns for one release, with a
+            ``FutureWarning``.
         """
         pairs, diff, var_d, _ = self._contrasts(self.delta)
         shape = diff.shape
@@ -580,10 +611,11 @@ class MetricComparisonResults:
         )
         frame = frame.join(recommend_across(frame, self._multitest))
         if not self.has_wong:
-            return frame.drop(columns=["se_wong", "z_wong", "p_wong"])
-        large = self._pair_large_sample(pairs)[:, keep].all(axis=0)
-        frame.insert(1, "large_sample", large)
-        return frame
+            frame = frame.drop(columns=["se_wong", "z_wong", "pvalue_wong"])
+        else:
+            large = self._pair_large_sample(pairs)[:, keep].all(axis=0)
+            frame.insert(1, "large_sample", large)
+        return _renamed(frame, ACROSS_DATASETS_RENAMED)
 
     @cached_property
     def algorithm_tests(self) -> pd.DataFrame | None:

@@ -190,7 +190,7 @@ def test_compare_csv_pairwise_full_precision(capsys, subset_csv, subset_res):
         ("fmeasures", 2, "f"),
         ("pairwise", 3, "pvalue_adjusted"),
         ("omnibus", 1, "statistic"),
-        ("across_datasets", 2, "mean_diff"),
+        ("across_datasets", 2, "diff_mean"),
     ],
 )
 def test_compare_csv_each_table(capsys, subset_csv, subset_res, table, n_index, column):
@@ -474,9 +474,9 @@ def test_fit_options_reach_the_fit(capsys, subset_csv, subset):
         expected.pairwise["pvalue_adjusted"],
         rtol=1e-12,
     )
-    p_re = [r["p_re"] for r in got["across_datasets"]]
+    p_re = [r["pvalue_re"] for r in got["across_datasets"]]
     assert np.isfinite(p_re).all()
-    assert_allclose(p_re, expected.across_datasets["p_re"], rtol=1e-12)
+    assert_allclose(p_re, expected.across_datasets["pvalue_re"], rtol=1e-12)
 
 
 # -- errors ------------------------------------------------------------------
@@ -768,4 +768,4 @@ def test_re_test_reaches_other_metrics(capsys):
     got = json.loads(out)
     assert got["config"]["re_test"] == "z"
     # the z test's df is infinite: "inf" in JSON since issue 22.3 (was null)
-    assert all(row["re_df"] == "inf" for row in got["across_datasets"])
+    assert all(row["df_re"] == "inf" for row in got["across_datasets"])

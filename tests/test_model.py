@@ -139,36 +139,36 @@ def test_across_datasets_tests(res):
     row = res.across_datasets.loc[("knn1", "nbc")]
     diffs = res.pairwise.xs(("knn1", "nbc"), level=("algorithm_1", "algorithm_2"))
     m = len(diffs)
-    assert row["mean_diff"] == pytest.approx(diffs["diff"].mean(), rel=1e-13)
+    assert row["diff_mean"] == pytest.approx(diffs["diff"].mean(), rel=1e-13)
     se_delta = np.sqrt((diffs["se_delta"] ** 2).sum()) / m
-    assert row["z_delta"] == pytest.approx(row["mean_diff"] / se_delta, rel=1e-12)
+    assert row["z_delta"] == pytest.approx(row["diff_mean"] / se_delta, rel=1e-12)
     se_wong = np.sqrt((diffs["se_wong"] ** 2).sum()) / m  # Theorem 2: / M²
-    assert row["z_wong"] == pytest.approx(row["mean_diff"] / se_wong, rel=1e-12)
+    assert row["z_wong"] == pytest.approx(row["diff_mean"] / se_wong, rel=1e-12)
     # fixed effect: the inverse-variance weighted mean, by hand
     d, v = diffs["diff"].to_numpy(), (diffs["se_delta"] ** 2).to_numpy()
     w = 1 / v
-    assert row["fe_diff"] == pytest.approx((w * d).sum() / w.sum(), rel=1e-12)
-    assert row["fe_se"] == pytest.approx(w.sum() ** -0.5, rel=1e-12)
-    assert row["p_fe"] == pytest.approx(
-        2 * stats.norm.sf(abs(row["fe_diff"]) / row["fe_se"]), rel=1e-9
+    assert row["diff_fe"] == pytest.approx((w * d).sum() / w.sum(), rel=1e-12)
+    assert row["se_fe"] == pytest.approx(w.sum() ** -0.5, rel=1e-12)
+    assert row["pvalue_fe"] == pytest.approx(
+        2 * stats.norm.sf(abs(row["diff_fe"]) / row["se_fe"]), rel=1e-9
     )
     # random effects: statsmodels combine_effects on the same inputs, HKSJ t(M-1)
     ce = combine_effects(d, v, method_re="chi2")
     assert ce.tau2 > 0
-    assert row["re_diff"] == pytest.approx(ce.mean_effect_re, rel=1e-12)
-    assert row["re_se"] == pytest.approx(np.sqrt(ce.var_hksj_re), rel=1e-12)
-    assert row["re_df"] == m - 1
-    assert row["p_re"] == pytest.approx(
-        2 * stats.t.sf(abs(row["re_diff"]) / row["re_se"], m - 1), rel=1e-9
+    assert row["diff_re"] == pytest.approx(ce.mean_effect_re, rel=1e-12)
+    assert row["se_re"] == pytest.approx(np.sqrt(ce.var_hksj_re), rel=1e-12)
+    assert row["df_re"] == m - 1
+    assert row["pvalue_re"] == pytest.approx(
+        2 * stats.t.sf(abs(row["diff_re"]) / row["se_re"], m - 1), rel=1e-9
     )
-    assert (row["re_ci_lower"], row["re_ci_upper"]) == pytest.approx(
+    assert (row["ci_lower_re"], row["ci_upper_re"]) == pytest.approx(
         tuple(ce.conf_int(alpha=0.05, use_t=True)[3]), rel=1e-12
     )
     assert row["tau2"] == pytest.approx(ce.tau2, rel=1e-12)
     assert row["i2"] == pytest.approx(ce.i2, rel=1e-12)
     assert row["q"] == pytest.approx(ce.q, rel=1e-12)
     # Wilcoxon: scipy's exact two-sided p on the same differences
-    assert row["p_exact"] == pytest.approx(
+    assert row["pvalue_exact"] == pytest.approx(
         stats.wilcoxon(diffs["diff"], method="exact").pvalue, rel=1e-12
     )
     positive = stats.rankdata(np.abs(diffs["diff"]))[diffs["diff"].to_numpy() > 0]

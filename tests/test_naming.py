@@ -22,6 +22,7 @@ from fmtest.estimates.metric_studies import (
 )
 from fmtest.estimates.metrics import get_metric, panel
 from fmtest.report.frames import RenamedColumnsFrame, TestFrame
+from fmtest.results import ACROSS_DATASETS_RENAMED
 from fmtest.within.bootstrap import bootstrap_intervals
 from fmtest.within.power import simulated_power
 
@@ -288,3 +289,8 @@ def _old_name_warns(table, old, new):
 )
 def test_pairwise_old_columns_warn(res, old, new):
     _old_name_warns(res.pairwise, old, new)
+
+
+@pytest.mark.parametrize(("old", "new"), sorted(ACROSS_DATASETS_RENAMED.items()))
+def test_across_datasets_old_columns_warn(res, old, new):
+    _old_name_warns(res.across_datasets, old, new)

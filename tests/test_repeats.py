@@ -337,7 +337,7 @@ def test_algorithm_estimand_across_data_sets_pools_the_fold_tests():
     tests = res.algorithm_tests.xs(("alg0", "alg1"), level=(1, 2))
     weights = 1 / tests["se"] ** 2
     fixed = (weights * tests["diff"]).sum() / weights.sum()
-    assert res.across_datasets.loc[("alg0", "alg1"), "fe_diff"] == pytest.approx(fixed)
+    assert res.across_datasets.loc[("alg0", "alg1"), "diff_fe"] == pytest.approx(fixed)
 
 
 def test_five_by_two_designs_add_dietterich_and_alpaydin():

@@ -107,13 +107,13 @@ def test_printed_numbers_are_the_dataframe_numbers(res, text):
     rows = table_rows(text, "Across data sets (M = 5)", 7)
     for (a, b), row in res.across_datasets.iterrows():
         assert rows[f"{a} {MINUS} {b}"] == [
-            f"{row['re_diff']:.4f}",
-            f"{row['re_ci_lower']:.4f}",
-            f"{row['re_ci_upper']:.4f}",
-            format_pvalue(row["p_re"]),
-            format_pvalue(row["p_re_adjusted"]),
+            f"{row['diff_re']:.4f}",
+            f"{row['ci_lower_re']:.4f}",
+            f"{row['ci_upper_re']:.4f}",
+            format_pvalue(row["pvalue_re"]),
+            format_pvalue(row["pvalue_re_adjusted"]),
             f"{row['i2']:.4f}",
-            format_pvalue(row["p_wilcoxon"]),
+            format_pvalue(row["pvalue_wilcoxon"]),
         ]
 
 
@@ -265,7 +265,7 @@ def test_one_conclusion_per_pair(res):
     # across data sets only the recommended test, named (the random effects here)
     assert across[1].startswith(
         f"across 5 data sets (random effects, HKSJ t(4)): knn1 {MINUS} nbc = "
-        f"{row['re_diff']:.3f}"
+        f"{row['diff_re']:.3f}"
     )
     assert "Conclusions:" in smry.as_text()
 
@@ -280,9 +280,9 @@ def test_new_random_effects_columns_are_used(example, hostile):
         ).fit(estimand="models"),
     ):
         across = results.across_datasets
-        across["re_ci_lower"] = across["re_diff"] - 0.1234567
-        across["re_ci_upper"] = across["re_diff"] + 0.1234567
-        across["p_re_adjusted"] = np.minimum(3 * across["p_re"], 1)
+        across["ci_lower_re"] = across["diff_re"] - 0.1234567
+        across["ci_upper_re"] = across["diff_re"] + 0.1234567
+        across["pvalue_re_adjusted"] = np.minimum(3 * across["pvalue_re"], 1)
         text = results.summary().as_text()
         assert max(map(len, text.splitlines())) <= DEFAULT_WIDTH
     rows = table_rows(text, "Across data sets (M = 2)", 7)
@@ -290,16 +290,16 @@ def test_new_random_effects_columns_are_used(example, hostile):
     names = {n: n if len(n) <= NAME_LIMIT else None for n in (a, b)}
     label = next(k for k in rows if k.startswith(a[:9]))
     assert rows[label][:3] == [
-        f"{row['re_diff']:.4f}",
-        f"{row['re_ci_lower']:.4f}",
-        f"{row['re_ci_upper']:.4f}",
+        f"{row['diff_re']:.4f}",
+        f"{row['ci_lower_re']:.4f}",
+        f"{row['ci_upper_re']:.4f}",
     ]
-    assert rows[label][4] == f"{row['p_re_adjusted']:.4g}"
+    assert rows[label][4] == f"{row['pvalue_re_adjusted']:.4g}"
     line = next(c for c in results.summary().conclusions if c.startswith("across"))
-    assert f"[{row['re_ci_lower']:.3f}, {row['re_ci_upper']:.3f}]" in line
+    assert f"[{row['ci_lower_re']:.3f}, {row['ci_upper_re']:.3f}]" in line
     # the conclusions read the recommended test (the random effects here)
     assert row["recommended"] == "random effects"
-    assert f"(adj. {row['p_recommended_adjusted']:.2g})" in line
+    assert f"(adj. {row['pvalue_recommended_adjusted']:.2g})" in line
     assert names  # the names were long enough to be shortened in the label
 
 

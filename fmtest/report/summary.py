@@ -132,45 +132,45 @@ PAIRWISE_FULL = {
 OMNIBUS_COLUMNS = {"statistic": "chi2", "df": "df", "pvalue": "p"}
 ACROSS_COLUMNS = {
     "n_datasets": "M",
-    "mean_diff": "mean diff",
-    "re_diff": "RE diff",
-    "re_se": "RE SE",
-    "re_ci_lower": "CI lower",
-    "re_ci_upper": "CI upper",
-    "p_re": "p RE",
-    "p_re_adjusted": "p adj",
+    "diff_mean": "mean diff",
+    "diff_re": "RE diff",
+    "se_re": "RE SE",
+    "ci_lower_re": "CI lower",
+    "ci_upper_re": "CI upper",
+    "pvalue_re": "p RE",
+    "pvalue_re_adjusted": "p adj",
     "i2": "I2",
-    "p_exact": "p WSR",
+    "pvalue_exact": "p WSR",
 }
 FIXED_COLUMNS = {
     "n_datasets": "M",
-    "mean_diff": "mean diff",
+    "diff_mean": "mean diff",
     "z_delta": "z delta",
-    "p_delta": "p delta",
+    "pvalue_delta": "p delta",
     "z_wong": "z Wong",
-    "p_wong": "p Wong",
-    "fe_diff": "FE diff",
-    "p_fe": "p FE",
+    "pvalue_wong": "p Wong",
+    "diff_fe": "FE diff",
+    "pvalue_fe": "p FE",
 }
 RE_TEST_NAMES = {"hksj": "HKSJ t(M-1)", "z": "z"}
 RANDOM_COLUMNS = {
-    "re_diff": "RE diff",
-    "re_se": "RE SE",
-    "re_ci_lower": "CI lower",
-    "re_ci_upper": "CI upper",
-    "p_re": "p RE",
-    "p_re_adjusted": "p RE adj",
+    "diff_re": "RE diff",
+    "se_re": "RE SE",
+    "ci_lower_re": "CI lower",
+    "ci_upper_re": "CI upper",
+    "pvalue_re": "p RE",
+    "pvalue_re_adjusted": "p RE adj",
     "tau2": "tau2",
     "i2": "I2",
     "q": "Q",
-    "p_q": "p Q",
+    "pvalue_q": "p Q",
 }
 WILCOXON_COLUMNS = {
     "t_plus": "T+",
     "n_nonzero": "M used",
-    "p_exact": "p exact",
+    "pvalue_exact": "p exact",
     "z_normal": "z normal",
-    "p_normal": "p normal",
+    "pvalue_normal": "p normal",
 }
 TANGO_COLUMNS = {
     "fn": "FN",
@@ -733,9 +733,12 @@ def _across_sections(res, names, shown, level, full):
     sided = "" if alternative == "two-sided" else " one-sided"
     if not full:
         cols = dict(ACROSS_COLUMNS)
-        if "p_wilcoxon" in frame.columns:
-            cols = {("p_wilcoxon" if c == "p_exact" else c): h for c, h in cols.items()}
-        has_ci = "re_ci_lower" in frame.columns
+        if "pvalue_wilcoxon" in frame.columns:
+            cols = {
+                ("pvalue_wilcoxon" if c == "pvalue_exact" else c): h
+                for c, h in cols.items()
+            }
+        has_ci = "ci_lower_re" in frame.columns
         m_values = frame["n_datasets"].unique()
         title = "Across data sets"
         legend = ["M: data sets"]
@@ -744,15 +747,15 @@ def _across_sections(res, names, shown, level, full):
             title += f" (M = {int(m_values[0])})"
             legend = []
         if has_ci:  # the interval takes the place of the SE and the plain mean
-            cols.pop("re_se")
-            cols.pop("mean_diff")
+            cols.pop("se_re")
+            cols.pop("diff_mean")
         else:
             legend.append("mean diff: mean of the per-data-set differences")
         cells = format_table(frame, cols)
         wilcoxon = (
             "p WSR: Wilcoxon signed-rank p of the differences (exact where it "
             "exists, else the normal approximation)"
-            if "p_wilcoxon" in frame.columns
+            if "pvalue_wilcoxon" in frame.columns
             else "p WSR: exact Wilcoxon signed-rank p of the differences "
             "(NaN with zeros or ties)"
         )
@@ -765,7 +768,7 @@ def _across_sections(res, names, shown, level, full):
             f"p RE: its{sided} p-value"
             + (
                 f", p adj: adjusted by {res.config['multitest']} over the pairs"
-                if "p_re_adjusted" in frame
+                if "pvalue_re_adjusted" in frame
                 else ""
             ),
             "I2: share of the variation due to heterogeneity",
@@ -784,7 +787,7 @@ def _across_sections(res, names, shown, level, full):
         ]
     fixed = dict(FIXED_COLUMNS)
     if res.wong is None:
-        fixed.pop("z_wong"), fixed.pop("p_wong")
+        fixed.pop("z_wong"), fixed.pop("pvalue_wong")
     out = []
     for title, cols, legend in (
         (
