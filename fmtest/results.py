@@ -126,6 +126,11 @@ ACROSS_DATASETS_RENAMED = {  # old column -> new (issue 22; one release)
     "p_delta": "pvalue_delta",
     "p_wong": "pvalue_wong",
 }
+ALGORITHM_TESTS_RENAMED = {  # old column -> new (issue 22; one release)
+    "p_corrected": "pvalue_corrected",
+    "p_5x2cv_t": "pvalue_5x2cv_t",
+    "p_5x2cv_f": "pvalue_5x2cv_f",
+}
 PAIRED_ERRORS_RENAMED = {  # old column -> new (issue 22; one release)
     "mcnemar_exact_p": "pvalue_mcnemar_exact",
     "mcnemar_chi2_p": "pvalue_mcnemar_chi2",
@@ -637,9 +642,14 @@ class MetricComparisonResults:
             ``test``, ``diff``, ``se``, ``statistic``, ``df``, ``pvalue``,
             ``ci_lower``, ``ci_upper``, ``se_instance``, ``se_retraining``,
             ``n_repeats``, ``diff_folds``, ``se_corrected``,
-            ``df_corrected``, ``p_corrected``, ``ci_lower_corrected``,
+            ``df_corrected``, ``pvalue_corrected``, ``ci_lower_corrected``,
             ``ci_upper_corrected``, ``p_1_better``, ``p_rope``,
-            ``p_2_better``, ``n_folds``, ``n_dropped``, ``reason``.
+            ``p_2_better``, ``n_folds``, ``n_dropped``, ``reason``; on 5×2
+            designs also ``pvalue_5x2cv_t`` and ``pvalue_5x2cv_f``. The
+            ``p_*`` columns are the Bayesian test's posterior probabilities,
+            not p-values. The former names ``p_corrected``, ``p_5x2cv_t`` and
+            ``p_5x2cv_f`` still select their columns for one release, with a
+            ``FutureWarning``.
 
         Examples
         --------
@@ -654,13 +664,14 @@ class MetricComparisonResults:
         'corrected repeated k-fold t'
         """
         resolve_estimand("algorithms", self.counts)
-        return algorithm_pairwise(
+        table = algorithm_pairwise(
             self.counts,
             self.metric,
             self.delta,
             alpha=self.alpha,
             rope=self.config["rope"],
         )
+        return _renamed(table, ALGORITHM_TESTS_RENAMED)
 
     # -- misclassification balance (Tango) --------------------------------
 

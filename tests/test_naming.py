@@ -22,7 +22,7 @@ from fmtest.estimates.metric_studies import (
 )
 from fmtest.estimates.metrics import get_metric, panel
 from fmtest.report.frames import RenamedColumnsFrame, TestFrame
-from fmtest.results import ACROSS_DATASETS_RENAMED
+from fmtest.results import ACROSS_DATASETS_RENAMED, ALGORITHM_TESTS_RENAMED
 from fmtest.within.bootstrap import bootstrap_intervals
 from fmtest.within.power import simulated_power
 
@@ -294,3 +294,38 @@ def test_pairwise_old_columns_warn(res, old, new):
 @pytest.mark.parametrize(("old", "new"), sorted(ACROSS_DATASETS_RENAMED.items()))
 def test_across_datasets_old_columns_warn(res, old, new):
     _old_name_warns(res.across_datasets, old, new)
+
+
+def _five_by_two():
+    """Two algorithms under five repeats of 2-fold cross-validation."""
+    rng = np.random.default_rng(4)
+    n = 200
+    truth = (rng.random(n) < 0.3).astype(int)
+    frames = []
+    for r in range(5):
+        folds = rng.permutation(n) % 2
+        for a in range(2):
+            p = np.where(truth == 1, 0.6 + 0.1 * a, 0.15)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "repeat": r,
+                        "fold": folds,
+                        "instance": np.arange(n),
+                        "algorithm": f"alg{a}",
+                        "truth": truth,
+                        "predicted": (rng.random(n) < p).astype(int),
+                    }
+                )
+            )
+    data = pd.concat(frames, ignore_index=True)
+    model = FMeasureComparison.from_formula(
+        "predicted ~ algorithm", data, response="predicted"
+    )
+    return model.fit(estimand="algorithms")
+
+
+@pytest.mark.parametrize(("old", "new"), sorted(ALGORITHM_TESTS_RENAMED.items()))
+def test_algorithm_tests_old_columns_warn(res, old, new):
+    fit = _five_by_two() if new.startswith("pvalue_5x2cv") else res
+    _old_name_warns(fit.algorithm_tests, old, new)

@@ -372,6 +372,11 @@ def test_five_by_two_designs_add_dietterich_and_alpaydin():
     )
     sums = cells.groupby(["algorithm", "repeat", "fold"])[["tp", "fp", "fn"]].sum()
     f = (2 * sums.tp / (2 * sums.tp + sums.fp + sums.fn)).to_numpy().reshape(2, 5, 2)
-    assert row["p_5x2cv_t"] == pytest.approx(paired_ttest_5x2cv(f[0], f[1]).pvalue)
-    assert row["p_5x2cv_f"] == pytest.approx(combined_ftest_5x2cv(f[0], f[1]).pvalue)
-    assert "p_5x2cv_t" not in fit(repeated_cv(), estimand="algorithms").algorithm_tests
+    assert row["pvalue_5x2cv_t"] == pytest.approx(paired_ttest_5x2cv(f[0], f[1]).pvalue)
+    assert row["pvalue_5x2cv_f"] == pytest.approx(
+        combined_ftest_5x2cv(f[0], f[1]).pvalue
+    )
+    assert (
+        "pvalue_5x2cv_t"
+        not in fit(repeated_cv(), estimand="algorithms").algorithm_tests
+    )
