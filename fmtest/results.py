@@ -131,6 +131,7 @@ ALGORITHM_TESTS_RENAMED = {  # old column -> new (issue 22; one release)
     "p_5x2cv_t": "pvalue_5x2cv_t",
     "p_5x2cv_f": "pvalue_5x2cv_f",
 }
+POSTHOC_RENAMED = {"p_adjusted": "pvalue_adjusted"}  # (issue 22; one release)
 PAIRED_ERRORS_RENAMED = {  # old column -> new (issue 22; one release)
     "mcnemar_exact_p": "pvalue_mcnemar_exact",
     "mcnemar_chi2_p": "pvalue_mcnemar_chi2",
@@ -863,8 +864,9 @@ class MetricComparisonResults:
         -------
         pandas.DataFrame
             Index (``algorithm_1``, ``algorithm_2``); ``rank_diff``, ``z``,
-            ``pvalue``, ``p_adjusted``, ``critical_difference``, ``reject``,
-            ``alternative``.
+            ``pvalue``, ``pvalue_adjusted``, ``critical_difference``, ``reject``,
+            ``alternative``. The former name ``p_adjusted`` still selects
+            ``pvalue_adjusted`` for one release, with a ``FutureWarning``.
 
         Examples
         --------
@@ -896,6 +898,7 @@ class MetricComparisonResults:
             title=f"Post-hoc test on mean ranks: {POSTHOC_NAMES[method]}, "
             f"{against}{sided}, alpha = {alpha:g}",
             legend=posthoc_legend(control, alternative),
+            renamed=POSTHOC_RENAMED,
         )
 
     def _rank_hypothesis(self, control=None, alternative=None):

@@ -424,7 +424,7 @@ def test_rank_posthoc_and_cd_diagram_follow_the_control(model):
     np.testing.assert_allclose(post["z"], z.to_numpy(), rtol=1e-12)
     p = stats.norm.sf(z.to_numpy())
     np.testing.assert_allclose(
-        post["p_adjusted"], multipletests(p, method="holm")[1], rtol=1e-12
+        post["pvalue_adjusted"], multipletests(p, method="holm")[1], rtol=1e-12
     )
     every = res.posthoc(control=False, alternative="two-sided")
     assert len(every) == 6 and (every["method"] == "Nemenyi").all()

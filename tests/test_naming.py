@@ -329,3 +329,9 @@ def _five_by_two():
 def test_algorithm_tests_old_columns_warn(res, old, new):
     fit = _five_by_two() if new.startswith("pvalue_5x2cv") else res
     _old_name_warns(fit.algorithm_tests, old, new)
+
+
+def test_posthoc_old_column_warns(res):
+    post = res.posthoc()
+    _old_name_warns(post, "p_adjusted", "pvalue_adjusted")
+    assert "p adj" not in repr(post) and "pvalue_adjusted" in repr(post)

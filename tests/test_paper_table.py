@@ -134,7 +134,7 @@ def test_summary_rank_block(res):
     for r in rows[1:]:
         key = (mean.index[0], r[0])
         key = key if key in post.index else key[::-1]
-        assert_allclose(float(r[3]), post.loc[key, "p_adjusted"], rtol=1e-3)
+        assert_allclose(float(r[3]), post.loc[key, "pvalue_adjusted"], rtol=1e-3)
         assert r[4] == ("worse" if post.loc[key, "reject"] else "n.s.")
     fr = res.friedman
     joined = " ".join(notes)
