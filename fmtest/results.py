@@ -131,6 +131,7 @@ ALGORITHM_TESTS_RENAMED = {  # old column -> new (issue 22; one release)
     "p_5x2cv_t": "pvalue_5x2cv_t",
     "p_5x2cv_f": "pvalue_5x2cv_f",
 }
+FMEASURES_RENAMED = {"f": "estimate"}  # (issue 22; one release)
 POSTHOC_RENAMED = {"p_adjusted": "pvalue_adjusted"}  # (issue 22; one release)
 PAIRED_ERRORS_RENAMED = {  # old column -> new (issue 22; one release)
     "mcnemar_exact_p": "pvalue_mcnemar_exact",
@@ -1291,8 +1292,8 @@ class FMeasureComparisonResults(MetricComparisonResults):
     ... ).fit(estimand="models")
     >>> type(res).__name__, res.beta
     ('FMeasureComparisonResults', 1.0)
-    >>> res.fmeasures.loc[("synth_easy", "rf"), ["f", "ci_lower", "ci_upper"]].round(4)
-    f           0.8511
+    >>> res.fmeasures.loc[("synth_easy", "rf"), ["estimate", "ci_lower", "ci_upper"]].round(4)
+    estimate    0.8511
     ci_lower    0.7123
     ci_upper    0.9295
     Name: (synth_easy, rf), dtype: float64
@@ -1512,7 +1513,8 @@ class FMeasureComparisonResults(MetricComparisonResults):
         Returns
         -------
         pandas.DataFrame
-            Index (``dataset``, ``algorithm``). Columns: ``f``, ``recall``,
+            Index (``dataset``, ``algorithm``). Columns: ``estimate`` (F_β),
+            ``recall``,
             ``precision``, ``recall_weight`` (Wong's w̄), ``tp``, ``fn``,
             ``fp``, ``tn``, ``se_delta``, ``se_algorithm`` (algorithm
             estimand only), ``se_wong``, ``rho_wong`` (fold
@@ -1523,13 +1525,15 @@ class FMeasureComparisonResults(MetricComparisonResults):
             ``ci_logit_upper`` (the Wald interval of ``method`` on the logit
             scale: stays inside [0, 1]), ``large_sample`` (Wong's
             TP, FN, FP ≥ ``min_count``), ``small_counts``, ``rho_status``,
-            ``reason_delta``, ``reason_wong`` (why a value is NaN).
+            ``reason_delta``, ``reason_wong`` (why a value is NaN). The former
+            name ``f`` still selects ``estimate`` for one release, with a
+            ``FutureWarning``.
         """
         est = self.estimates
         tot = self.counts.totals
         tp, fn, fp = tot[..., 1, 1], tot[..., 1, 0], tot[..., 0, 1]
         # columns (arrays: no alignment), built into one DataFrame at the end
-        frame = {"f": est["estimate"].array}
+        frame = {"estimate": est["estimate"].array}
         frame["recall"] = divide(tp, tp + fn).ravel()
         frame["precision"] = divide(tp, tp + fp).ravel()
         frame["recall_weight"] = recall_weight(tp, fn, fp, self.beta).ravel()
@@ -1554,7 +1558,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
                 frame[col] = wong[col]
             frame["reason_delta"] = est["reason_delta"].array
             frame["reason_wong"] = wong["reason"]
-        return pd.DataFrame(frame, index=est.index)
+        return _renamed(pd.DataFrame(frame, index=est.index), FMEASURES_RENAMED)
 
     # -- planning and the randomization test (issue 23) --------------------
 

@@ -93,7 +93,7 @@ def test_example_prints_full_summary(capsys, example_res):
     ):
         assert title in out
     assert out == example_res.summary().as_text() + "\n"
-    f = example_res.fmeasures.loc[("synth_medium", "logit"), "f"]
+    f = example_res.fmeasures.loc[("synth_medium", "logit"), "estimate"]
     se = example_res.fmeasures.loc[
         ("synth_medium", "logit"), "se_algorithm"
     ]  # the default: algorithms
@@ -157,7 +157,7 @@ def test_compare_text(capsys, subset_csv, subset_res):
     status, out, err = run(capsys, "compare", subset_csv, "--formula", FORMULA)
     assert (status, err) == (0, "")
     assert out == subset_res.summary().as_text() + "\n"
-    f = subset_res.fmeasures.loc[("synth_easy", "rf"), "f"]
+    f = subset_res.fmeasures.loc[("synth_easy", "rf"), "estimate"]
     assert table_rows(out, "F-measures", 6)["synth_easy / rf"][0] == f"{f:.4f}"
 
 
@@ -187,7 +187,7 @@ def test_compare_csv_pairwise_full_precision(capsys, subset_csv, subset_res):
 @pytest.mark.parametrize(
     ("table", "n_index", "column"),
     [
-        ("fmeasures", 2, "f"),
+        ("fmeasures", 2, "estimate"),
         ("pairwise", 3, "pvalue_adjusted"),
         ("omnibus", 1, "statistic"),
         ("across_datasets", 2, "diff_mean"),

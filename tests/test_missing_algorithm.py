@@ -49,7 +49,7 @@ def test_missing_algorithm_is_marked_not_run(data, instance):
     assert model.counts.present.tolist() == [[True, True, True], [True, True, False]]
     res = model.fit(estimand="models")
     fm = res.fmeasures
-    assert np.isnan(fm.loc[("d2", "c"), "f"])
+    assert np.isnan(fm.loc[("d2", "c"), "estimate"])
     assert fm.loc[("d2", "c"), "reason_delta"] == REASON_NOT_RUN
     assert fm.loc[("d2", "c"), "reason_wong"] == REASON_NOT_RUN
     assert (fm.drop(("d2", "c"))["reason_delta"] == "").all()

@@ -64,21 +64,25 @@ def test_fmeasure_table_against_direct_counts(res_wald, example):
     fp = int(((sub["truth"] == 0) & (sub["predicted"] == 1)).sum())
     row = res.fmeasures.loc[("digits_8", "nbc")]
     assert (row["tp"], row["fn"], row["fp"]) == (tp, fn, fp)
-    assert row["f"] == pytest.approx(2 * tp / (2 * tp + fn + fp), rel=1e-14)
+    assert row["estimate"] == pytest.approx(2 * tp / (2 * tp + fn + fp), rel=1e-14)
     assert row["recall"] == pytest.approx(tp / (tp + fn), rel=1e-14)
     assert row["precision"] == pytest.approx(tp / (tp + fp), rel=1e-14)
     z = stats.norm.isf(0.025)
-    assert row["ci_lower"] == pytest.approx(row["f"] - z * row["se_delta"], rel=1e-12)
-    assert row["ci_upper"] == pytest.approx(row["f"] + z * row["se_delta"], rel=1e-12)
-    logit = np.log(row["f"] / (1 - row["f"]))
-    half = z * row["se_delta"] / (row["f"] * (1 - row["f"]))
+    assert row["ci_lower"] == pytest.approx(
+        row["estimate"] - z * row["se_delta"], rel=1e-12
+    )
+    assert row["ci_upper"] == pytest.approx(
+        row["estimate"] + z * row["se_delta"], rel=1e-12
+    )
+    logit = np.log(row["estimate"] / (1 - row["estimate"]))
+    half = z * row["se_delta"] / (row["estimate"] * (1 - row["estimate"]))
     assert row["ci_logit_lower"] == pytest.approx(1 / (1 + np.exp(-(logit - half))))
     assert row["ci_logit_upper"] == pytest.approx(1 / (1 + np.exp(-(logit + half))))
 
 
 def test_pairwise_is_consistent_with_the_covariance(res):
     cov = res.cov_params("synth_hard")
-    f = res.fmeasures.loc["synth_hard", "f"]
+    f = res.fmeasures.loc["synth_hard", "estimate"]
     for a, b in itertools.combinations(cov.index, 2):
         row = res.pairwise.loc[("synth_hard", a, b)]
         var = cov.loc[a, a] + cov.loc[b, b] - 2 * cov.loc[a, b]
@@ -115,7 +119,7 @@ def test_other_multitest_method(example):
 
 def test_omnibus_is_the_wald_statistic(res):
     cov = res.cov_params("synth_medium").to_numpy()
-    f = res.fmeasures.loc["synth_medium", "f"].to_numpy()
+    f = res.fmeasures.loc["synth_medium", "estimate"].to_numpy()
     # contrasts against the last algorithm this time: the statistic must not change
     c = np.hstack([np.eye(3), -np.ones((3, 1))])
     d = c @ f
@@ -207,7 +211,7 @@ def test_from_counts_reproduces_wong_through_the_public_api():
     for col, key in (
         ("recall", "recall"),
         ("precision", "precision"),
-        ("f", "f"),
+        ("estimate", "f"),
         ("recall_weight", "recall_weight"),
         ("rho_wong", "rho"),
     ):
@@ -217,7 +221,7 @@ def test_from_counts_reproduces_wong_through_the_public_api():
     for col, key in (
         ("recall", "recall"),
         ("precision", "precision"),
-        ("f", "f"),
+        ("estimate", "f"),
         ("recall_weight", "recall_weight"),
     ):
         assert nbc_row[col] == pytest.approx(ref.ABALONE_NBC[key], abs=5e-5)
@@ -290,7 +294,9 @@ def test_method_wong_leads(example):
     res = mod.fit(estimand="models", method="wong", ci_method="wald")
     row = res.fmeasures.loc[("synth_hard", "rf")]
     z = stats.norm.isf(0.025)
-    assert row["ci_upper"] == pytest.approx(row["f"] + z * row["se_wong"], rel=1e-12)
+    assert row["ci_upper"] == pytest.approx(
+        row["estimate"] + z * row["se_wong"], rel=1e-12
+    )
     pw = res.pairwise
     np.testing.assert_allclose(
         pw["pvalue_adjusted"].loc["synth_hard"],
@@ -356,7 +362,9 @@ def test_degenerate_data_give_nan_and_notes():
     ).fit(estimand="models")
     never = res.fmeasures.loc[("all", "never")]
     assert (
-        never["f"] == 0 and np.isnan(never["se_delta"]) and np.isnan(never["se_wong"])
+        never["estimate"] == 0
+        and np.isnan(never["se_delta"])
+        and np.isnan(never["se_wong"])
     )
     assert np.isnan(never["ci_logit_lower"])
     assert np.isnan(res.pairwise["z_delta"].iloc[0])

@@ -335,3 +335,8 @@ def test_posthoc_old_column_warns(res):
     post = res.posthoc()
     _old_name_warns(post, "p_adjusted", "pvalue_adjusted")
     assert "p adj" not in repr(post) and "pvalue_adjusted" in repr(post)
+
+
+def test_fmeasures_old_column_warns(res):
+    _old_name_warns(res.fmeasures, "f", "estimate")
+    np.testing.assert_array_equal(res.fmeasures["estimate"], res.params)

@@ -86,7 +86,7 @@ def test_printed_numbers_are_the_dataframe_numbers(res, text):
     assert len(rows) == len(res.fmeasures)
     for (ds, alg), row in res.fmeasures.iterrows():
         got = rows[f"{ds} / {alg}"]
-        cols = ["f", "se_delta", "ci_lower", "ci_upper", "recall", "precision"]
+        cols = ["estimate", "se_delta", "ci_lower", "ci_upper", "recall", "precision"]
         assert got == [f"{row[c]:.4f}" for c in cols], (ds, alg)
     rows = table_rows(text, PAIRWISE_TITLE, 6)
     assert len(rows) == len(res.pairwise)
@@ -159,7 +159,7 @@ def test_width_at_most_100_on_the_example_and_long_names(text, hostile):
     assert f"{short} = {HOSTILE_ALGORITHMS[2]}" in note
     # a line break in a name does not break a row of the table
     rows = table_rows(long_text, "F-measures", 6)
-    f = hostile.fmeasures.loc[(HOSTILE_DATASETS[0], HOSTILE_ALGORITHMS[3]), "f"]
+    f = hostile.fmeasures.loc[(HOSTILE_DATASETS[0], HOSTILE_ALGORITHMS[3]), "estimate"]
     assert rows[f"{HOSTILE_DATASETS[0]} / tab\\tand\\nnewline"][0] == f"{f:.4f}"
 
 
@@ -331,7 +331,7 @@ def many():
 def test_many_algorithms_show_the_pairs_against_the_best(many):
     shown, across, mode = select_pairs(many)
     assert mode == "best"
-    f = many.fmeasures["f"]
+    f = many.fmeasures["estimate"]
     for ds in ("x", "y"):
         best = f.loc[ds].idxmax()
         rows = many.pairwise.loc[ds][
@@ -472,7 +472,7 @@ def _latex_has(name):
 
 
 def test_params_bse_pvalues_conf_int(res, example):
-    np.testing.assert_array_equal(res.params, res.fmeasures["f"])
+    np.testing.assert_array_equal(res.params, res.fmeasures["estimate"])
     assert res.params.index.equals(res.fmeasures.index)
     np.testing.assert_allclose(res.bse, res.fmeasures["se_delta"], rtol=1e-14)
     np.testing.assert_array_equal(res.pvalues_pairwise, res.pairwise["pvalue"])

@@ -39,7 +39,7 @@ def params(res):
     -------
     pandas.Series
         Index (``dataset``, ``algorithm``); for F-measures equal to
-        ``fmeasures["f"]``.
+        ``fmeasures["estimate"]``.
     """
     return pd.Series(res.lead.estimates.ravel(), index=res._index(), name="estimate")
 

@@ -74,7 +74,7 @@ LATEX_PACKAGES = ("booktabs", "longtable", "array", "amsmath", "graphicx")
 # column -> printed header; "first"/"pairwise" hold the default columns, the
 # WONG_* ones are added with wong=True and FULL_* replace them with full=True.
 FMEASURE_COLUMNS = {
-    "f": "F",
+    "estimate": "F",
     "se_delta": "SE",
     "ci_lower": "CI lower",
     "ci_upper": "CI upper",
@@ -82,7 +82,7 @@ FMEASURE_COLUMNS = {
     "precision": "precision",
 }
 FMEASURE_FULL = {
-    "f": "F",
+    "estimate": "F",
     "se_delta": "SE delta",
     "se_wong": "SE Wong",
     "ci_lower": "CI lower",
