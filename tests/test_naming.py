@@ -340,3 +340,58 @@ def test_posthoc_old_column_warns(res):
 def test_fmeasures_old_column_warns(res):
     _old_name_warns(res.fmeasures, "f", "estimate")
     np.testing.assert_array_equal(res.fmeasures["estimate"], res.params)
+
+
+#: Columns named ``p_*`` that are not p-values: the Bayesian tests' posterior
+#: probabilities (docs/contributing.rst). Every other probability of a test is
+#: ``pvalue`` or ``pvalue_<qualifier>``.
+POSTERIOR_PROBABILITIES = {"p_1_better", "p_rope", "p_2_better"}
+
+
+def _public_tables(res):
+    """name -> DataFrame, for every public table of ``res`` the data allow."""
+    tables = {
+        "estimates": lambda: res.estimates,
+        "fmeasures": lambda: res.fmeasures,
+        "pairwise": lambda: res.pairwise,
+        "omnibus": lambda: res.omnibus,
+        "across_datasets": lambda: res.across_datasets,
+        "algorithm_tests": lambda: res.algorithm_tests,
+        "tango": lambda: res.tango,
+        "paired_errors": lambda: res.paired_errors,
+        "roc": lambda: res.roc,
+        "friedman": lambda: res.friedman,
+        "posthoc": res.posthoc,
+        "posthoc_holm": lambda: res.posthoc("holm", control="rf"),
+        "bayesian_signed_rank": lambda: res.bayesian_signed_rank(nsamples=2000),
+        "sample_size": res.sample_size,
+        "randomization_test": res.randomization_test,
+        "ranks": lambda: res.ranks.per_dataset,
+        "conf_int": res.conf_int,
+        "pvalues": lambda: res.pvalues.to_frame(),
+    }
+    out = {}
+    for name, get in tables.items():
+        try:
+            out[name] = get()
+        except ValueError:  # not available for these data (e.g. no score column)
+            continue
+    return out
+
+
+@pytest.mark.parametrize("estimand", ["models", "algorithms"])
+def test_every_column_follows_the_convention(example, estimand):
+    res = FMeasureComparison.from_formula(FORMULA, example).fit(estimand=estimand)
+    tables = _public_tables(res)
+    assert {"fmeasures", "pairwise", "across_datasets", "posthoc"} <= set(tables)
+    bad = {}
+    for name, table in tables.items():
+        for column in map(str, table.columns):
+            if (
+                (column.startswith("p_") and column not in POSTERIOR_PROBABILITIES)
+                or column.endswith("_p")
+                or column.startswith(("re_", "fe_"))
+                or column == "f"
+            ):
+                bad.setdefault(name, []).append(column)
+    assert bad == {}
