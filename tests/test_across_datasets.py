@@ -142,7 +142,7 @@ def test_degenerate_learner_does_not_sink_the_omnibus(degenerate):
     on the three other algorithms."""
     for ds, out in (("d0", "weak"), ("d1", "copy")):
         cov = degenerate.cov_params(ds).drop(index=out, columns=out).to_numpy()
-        f = degenerate.fmeasures.loc[ds, "f"].drop(out).to_numpy()
+        f = degenerate.fmeasures.loc[ds, "estimate"].drop(out).to_numpy()
         c = np.hstack([np.ones((2, 1)), -np.eye(2)])
         stat = (c @ f) @ np.linalg.solve(c @ cov @ c.T, c @ f)
         row = degenerate.omnibus.loc[ds]

@@ -58,7 +58,7 @@ def test_tpr_uses_wilson_and_f1_the_score_interval(model):
 def test_fmeasure_wald_option_is_unchanged():
     fm = FMeasureComparison.from_formula(FORMULA, load_example())
     res = fm.fit(ci_method="wald", estimand="models")
-    f, se = res.fmeasures["f"], res.fmeasures["se_delta"]
+    f, se = res.fmeasures["estimate"], res.fmeasures["se_delta"]
     np.testing.assert_allclose(res.fmeasures["ci_upper"], f + 1.959963984540054 * se)
 
 

@@ -138,7 +138,7 @@ def test_results_are_sane_and_order_free(case):
         pe["pvalue_mcnemar_exact"],
     ):
         assert p.dropna().between(0, 1).all()
-    for table, est in ((fm, "f"), (pw, "diff"), (pe, "diff")):
+    for table, est in ((fm, "estimate"), (pw, "diff"), (pe, "diff")):
         ok = table[[est, "ci_lower", "ci_upper"]].notna().all(axis=1)
         sub = table[ok]
         assert (sub["ci_lower"] <= sub[est] + 1e-12).all()

@@ -239,7 +239,7 @@ def test_algorithm_missing_from_a_data_set_with_repeats():
     inst = counts.instance_joint()
     assert inst[1, 2].sum() == 0 and inst[1, :, 2].sum() == 0
     fm = res.fmeasures
-    assert np.isnan(fm.loc[("d2", "alg2"), "f"])
+    assert np.isnan(fm.loc[("d2", "alg2"), "estimate"])
     assert fm.loc[("d2", "alg2"), "reason_delta"] == REASON_NOT_RUN
     # d2's other pair is tested as on d2 alone, d1 as with every algorithm
     cols = ["diff", "se_delta", "pvalue_delta", "ci_lower", "ci_upper"]
