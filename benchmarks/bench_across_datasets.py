@@ -41,7 +41,7 @@ POSITIVE_RATE = 0.3
 
 
 def per_pair(diff, var, pairs, options):
-    """The per-pair route on the given pairs: seconds and (p_re, p_wilcoxon)."""
+    """The per-pair route on the given pairs: seconds and (pvalue_re, pvalue_wilcoxon)."""
     start = time.perf_counter()
     out = []
     for p in pairs:
@@ -96,7 +96,7 @@ def main(argv=None):
     rng = np.random.default_rng(0)
     subset = rng.choice(n_pairs, min(args.subset, n_pairs), replace=False)
     subset_seconds, slow = per_pair(diff, var, subset, options)
-    fast = table[["p_re", "p_wilcoxon"]].to_numpy()[subset]
+    fast = table[["pvalue_re", "pvalue_wilcoxon"]].to_numpy()[subset]
     np.testing.assert_allclose(fast, slow, rtol=1e-10, atol=1e-14)
     per_pair_total = subset_seconds / subset.size * n_pairs
     verdict = "PASS" if array_seconds <= GOAL_SECONDS else "MISS"
@@ -115,7 +115,7 @@ def main(argv=None):
     )
     print(
         f"  per-pair / arrays            {per_pair_total / array_seconds:8.1f} x "
-        "(same p_re and p_wilcoxon on the subset to 1e-10)"
+        "(same pvalue_re and pvalue_wilcoxon on the subset to 1e-10)"
     )
     return {
         "through_results": through_results,

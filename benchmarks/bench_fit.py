@@ -80,7 +80,7 @@ def fmtest_route(df):
     ``fmeasures`` and ``pairwise`` (covariance, tests, adjusted p-values).
     """
     res = fit_tables(FMeasureComparison.from_formula(FORMULA, df))
-    f = res.fmeasures["f"]
+    f = res.fmeasures["estimate"]
     shape = (len(f.index.levels[0]), len(f.index.levels[1]))
     return f.to_numpy().reshape(shape)
 

@@ -676,8 +676,8 @@ class FMeasureComparison(MetricComparison):
         multitest : str, default="holm"
             Any ``statsmodels.stats.multitest.multipletests`` method, applied
             to the pairwise p-values within each data set and, across data
-            sets, over the pairs (``p_re_adjusted``,
-            ``p_wilcoxon_adjusted``). NaN p-values (tests that do not exist)
+            sets, over the pairs (``pvalue_re_adjusted``,
+            ``pvalue_wilcoxon_adjusted``). NaN p-values (tests that do not exist)
             are not counted in a family.
         wong_divisor : {"theorem", "printed"}, default="theorem"
             Across data sets, Wong's variance of the mean difference is
@@ -697,7 +697,7 @@ class FMeasureComparison(MetricComparison):
         ci_method : {"score", "mover-score", "mover", "wald", "logit", "bootstrap"}, default="score"
             Confidence intervals in ``fmeasures`` and ``pairwise``, and the
             test in ``pairwise["pvalue"]`` that matches them (named in
-            ``config["test"]``; ``p_adjusted`` adjusts it). ``"score"``: the
+            ``config["test"]``; ``pvalue_adjusted`` adjusts it). ``"score"``: the
             F_β score interval for each F (conditional trinomial of TP, FP, FN;
             at β = 1 the Wilson interval on the Jaccard scale) and, for
             differences, the paired score interval from each pair's 8-cell

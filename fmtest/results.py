@@ -98,6 +98,41 @@ PAIRED_ERROR_COLUMNS = {  # paired_error_comparisons column -> paired_errors col
     "mcnemar_chi2_pvalue": "pvalue_mcnemar_chi2",
     "reason": "reason",
 }
+PAIRWISE_RENAMED = {  # old column -> new (issue 22; one release)
+    "p_delta": "pvalue_delta",
+    "p_wong": "pvalue_wong",
+    "p_adjusted": "pvalue_adjusted",
+}
+ACROSS_DATASETS_RENAMED = {  # old column -> new (issue 22; one release)
+    "mean_diff": "diff_mean",
+    "fe_diff": "diff_fe",
+    "fe_se": "se_fe",
+    "p_fe": "pvalue_fe",
+    "re_diff": "diff_re",
+    "re_se": "se_re",
+    "re_stat": "statistic_re",
+    "re_df": "df_re",
+    "p_re": "pvalue_re",
+    "re_ci_lower": "ci_lower_re",
+    "re_ci_upper": "ci_upper_re",
+    "p_re_adjusted": "pvalue_re_adjusted",
+    "p_q": "pvalue_q",
+    "p_exact": "pvalue_exact",
+    "p_normal": "pvalue_normal",
+    "p_wilcoxon": "pvalue_wilcoxon",
+    "p_wilcoxon_adjusted": "pvalue_wilcoxon_adjusted",
+    "p_recommended": "pvalue_recommended",
+    "p_recommended_adjusted": "pvalue_recommended_adjusted",
+    "p_delta": "pvalue_delta",
+    "p_wong": "pvalue_wong",
+}
+ALGORITHM_TESTS_RENAMED = {  # old column -> new (issue 22; one release)
+    "p_corrected": "pvalue_corrected",
+    "p_5x2cv_t": "pvalue_5x2cv_t",
+    "p_5x2cv_f": "pvalue_5x2cv_f",
+}
+FMEASURES_RENAMED = {"f": "estimate"}  # (issue 22; one release)
+POSTHOC_RENAMED = {"p_adjusted": "pvalue_adjusted"}  # (issue 22; one release)
 PAIRED_ERRORS_RENAMED = {  # old column -> new (issue 22; one release)
     "mcnemar_exact_p": "pvalue_mcnemar_exact",
     "mcnemar_chi2_p": "pvalue_mcnemar_chi2",
@@ -263,8 +298,8 @@ class MetricComparisonResults:
         pandas.DataFrame
             Index (``dataset``, ``algorithm_1``, ``algorithm_2``). Columns:
             ``diff``; ``se_delta``, ``corr_delta`` (delta-method correlation
-            of the two estimates), ``z_delta``, ``p_delta``; for F-measures
-            ``se_wong``, ``z_wong``, ``p_wong`` (independence assumed);
+            of the two estimates), ``z_delta``, ``pvalue_delta``; for F-measures
+            ``se_wong``, ``z_wong``, ``pvalue_wong`` (independence assumed);
             ``ci_lower``, ``ci_upper`` (Wald of ``method``; for F-measures as
             chosen by ``ci_method``). With ``estimand="algorithms"`` (the
             default for data with folds), ``se_algorithm`` is the standard
@@ -277,24 +312,26 @@ class MetricComparisonResults:
             the inverted interval for ``ci_method`` "score", "mover" and
             "bootstrap", the Wald z-test of ``method`` otherwise), so
             ``pvalue < alpha`` exactly when the interval excludes 0;
-            ``p_adjusted`` (``pvalue`` adjusted by ``multitest`` within each
+            ``pvalue_adjusted`` (``pvalue`` adjusted by ``multitest`` within each
             data set; a pair whose p is NaN is a test that does not exist and
             is not counted in the family); for F-measures ``large_sample``
             (both algorithms meet Wong's large-sample condition TP, FN,
             FP ≥ ``min_count``); ``reason``: why the pair has no test (an
             algorithm not run on the data set; identical predictions), empty
-            otherwise.
+            otherwise. The former names ``p_delta``, ``p_wong`` and
+            ``p_adjusted`` still select their columns for one release, with a
+            ``FutureWarning``.
         """
         pairs, diff, var_d, corr_d = self._contrasts(self.delta)
         index = self.counts.pair_index()[0]
         frame = {"diff": diff.ravel()}  # columns, one DataFrame call at the end
         frame["se_delta"] = safe_sqrt(var_d.ravel())
         frame["corr_delta"] = corr_d.ravel()
-        frame["z_delta"], frame["p_delta"] = z_test(diff.ravel(), var_d.ravel())
+        frame["z_delta"], frame["pvalue_delta"] = z_test(diff.ravel(), var_d.ravel())
         var_w = self._wong_pair_variances(var_d.shape)
         if self.has_wong:
             frame["se_wong"] = safe_sqrt(var_w.ravel())
-            frame["z_wong"], frame["p_wong"] = z_test(diff.ravel(), var_w.ravel())
+            frame["z_wong"], frame["pvalue_wong"] = z_test(diff.ravel(), var_w.ravel())
         reason = pair_reasons(self.counts, pairs).ravel()
         if self.estimand == "algorithms":  # the lead test of algorithm_tests
             tests = self.algorithm_tests
@@ -306,20 +343,20 @@ class MetricComparisonResults:
         else:
             low, high = self._difference_interval(self.alpha)
             frame["ci_lower"], frame["ci_upper"] = low, high
-            wald_p = frame["p_wong" if self.method == "wong" else "p_delta"]
+            wald_p = frame["pvalue_wong" if self.method == "wong" else "pvalue_delta"]
             matching_p = self._difference_pvalue(wald_p)
         # a pair with a reason has no test (identical predictions: no information)
         pvalue = np.where(reason != "", np.nan, matching_p)
         frame["pvalue"] = pvalue
-        frame["p_adjusted"] = pvalue  # placeholder: adjusted below, per family
+        frame["pvalue_adjusted"] = pvalue  # placeholder: adjusted below, per family
         if self.has_wong:
             frame["large_sample"] = self._pair_large_sample(pairs).ravel()
         frame["reason"] = reason
         if not self.hypothesis.is_default:
             frame, index = self._hypothesis_columns(frame, diff.shape)
         families = frame["pvalue"].astype(float).reshape(len(self.counts.datasets), -1)
-        frame["p_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
-        return pd.DataFrame(frame, index=index)
+        frame["pvalue_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
+        return _renamed(pd.DataFrame(frame, index=index), PAIRWISE_RENAMED)
 
     @cached_property
     def _pair_orientation(self):
@@ -377,7 +414,7 @@ class MetricComparisonResults:
             if f"z_{name}" in out:
                 z = out[f"z_{name}"] - divide(null, out[f"se_{name}"])
                 out[f"z_{name}"] = z
-                out[f"p_{name}"] = tail_pvalue(z, alternative=h.alternative)
+                out[f"pvalue_{name}"] = tail_pvalue(z, alternative=h.alternative)
         if null == 0.0:
             p_two = out["pvalue"]
         else:  # the test of the fit, inverted at δ0 on the a < b orientation
@@ -497,8 +534,8 @@ class MetricComparisonResults:
         """Per pair of algorithms, tests of the difference over data sets.
 
         Built by :func:`fmtest.across.pooling.across_datasets_table`; the leading
-        test across data sets is the random-effects HKSJ t-test (``p_re``,
-        adjusted over the pairs in ``p_re_adjusted``).
+        test across data sets is the random-effects HKSJ t-test (``pvalue_re``,
+        adjusted over the pairs in ``pvalue_re_adjusted``).
 
         Returns
         -------
@@ -507,23 +544,23 @@ class MetricComparisonResults:
 
             * ``n_datasets``; ``large_sample`` (F only: Wong's condition holds
               for both algorithms in every data set);
-            * unweighted mean: ``mean_diff`` (mean over data sets of the
-              differences); ``se_wong``, ``z_wong``, ``p_wong`` (F only: Wong's
+            * unweighted mean: ``diff_mean`` (mean over data sets of the
+              differences); ``se_wong``, ``z_wong``, ``pvalue_wong`` (F only: Wong's
               Theorem 2, or formula (7) as printed with
               ``wong_divisor="printed"``); ``se_delta``, ``z_delta``,
-              ``p_delta`` (the same mean with delta variances including the
+              ``pvalue_delta`` (the same mean with delta variances including the
               within-data-set covariance);
             * fixed effect (inverse-variance weighted mean of ``method``'s
-              variances): ``fe_diff``, ``fe_se``, ``z_fe``, ``p_fe``;
+              variances): ``diff_fe``, ``se_fe``, ``z_fe``, ``pvalue_fe``;
             * random effects (``re_method`` τ², ``re_test`` reference):
-              ``re_diff``, ``re_se``, ``re_stat`` (t or z), ``re_df``
-              (M − 1, or inf for z), ``p_re``, ``re_ci_lower``,
-              ``re_ci_upper``, ``p_re_adjusted`` (``multitest`` over the
-              pairs), ``tau2``, ``i2`` (in [0, 1]), ``q`` (≥ 0), ``p_q``;
+              ``diff_re``, ``se_re``, ``statistic_re`` (t or z), ``df_re``
+              (M − 1, or inf for z), ``pvalue_re``, ``ci_lower_re``,
+              ``ci_upper_re``, ``pvalue_re_adjusted`` (``multitest`` over the
+              pairs), ``tau2``, ``i2`` (in [0, 1]), ``q`` (≥ 0), ``pvalue_q``;
             * Wilcoxon signed-rank of the differences: ``t_plus``,
-              ``n_nonzero``, ``p_exact``, ``z_normal``, ``p_normal``,
-              ``p_wilcoxon`` (exact where it exists, else normal),
-              ``p_wilcoxon_adjusted`` (``multitest`` over the pairs);
+              ``n_nonzero``, ``pvalue_exact``, ``z_normal``, ``pvalue_normal``,
+              ``pvalue_wilcoxon`` (exact where it exists, else normal),
+              ``pvalue_wilcoxon_adjusted`` (``multitest`` over the pairs);
             * ``flags``: comma-separated ``high_i2`` (I² ≥
               :data:`fmtest.across.pooling.HIGH_I2` while a fixed-effect p is shown),
               ``wilcoxon_exact_floor`` (at most 5 non-zero differences: the
@@ -535,9 +572,17 @@ class MetricComparisonResults:
               difference was NaN or 0 and was taken from the width of the
               pairwise interval); ``reason`` (why values are NaN);
             * the one test to read (:func:`fmtest.across.recommend.recommend_across`):
-              ``recommended`` (its name), ``p_recommended`` (its p, copied),
-              ``p_recommended_adjusted`` (``multitest`` over the pairs),
+              ``recommended`` (its name), ``pvalue_recommended`` (its p, copied),
+              ``pvalue_recommended_adjusted`` (``multitest`` over the pairs),
               ``recommended_reason`` (the rule's words).
+
+            The former names (``mean_diff``, ``fe_diff``, ``fe_se``, ``p_fe``,
+            ``re_diff``, ``re_se``, ``re_stat``, ``re_df``, ``p_re``,
+            ``re_ci_lower``, ``re_ci_upper``, ``p_re_adjusted``, ``p_q``,
+            ``p_exact``, ``p_normal``, ``p_wilcoxon``, ``p_wilcoxon_adjusted``,
+            ``p_recommended``, ``p_recommended_adjusted``, ``p_delta``,
+            ``p_wong``) still select their columns for one release, with a
+            ``FutureWarning``.
         """
         pairs, diff, var_d, _ = self._contrasts(self.delta)
         shape = diff.shape
@@ -577,10 +622,11 @@ class MetricComparisonResults:
         )
         frame = frame.join(recommend_across(frame, self._multitest))
         if not self.has_wong:
-            return frame.drop(columns=["se_wong", "z_wong", "p_wong"])
-        large = self._pair_large_sample(pairs)[:, keep].all(axis=0)
-        frame.insert(1, "large_sample", large)
-        return frame
+            frame = frame.drop(columns=["se_wong", "z_wong", "pvalue_wong"])
+        else:
+            large = self._pair_large_sample(pairs)[:, keep].all(axis=0)
+            frame.insert(1, "large_sample", large)
+        return _renamed(frame, ACROSS_DATASETS_RENAMED)
 
     @cached_property
     def algorithm_tests(self) -> pd.DataFrame | None:
@@ -604,9 +650,14 @@ class MetricComparisonResults:
             ``test``, ``diff``, ``se``, ``statistic``, ``df``, ``pvalue``,
             ``ci_lower``, ``ci_upper``, ``se_instance``, ``se_retraining``,
             ``n_repeats``, ``diff_folds``, ``se_corrected``,
-            ``df_corrected``, ``p_corrected``, ``ci_lower_corrected``,
+            ``df_corrected``, ``pvalue_corrected``, ``ci_lower_corrected``,
             ``ci_upper_corrected``, ``p_1_better``, ``p_rope``,
-            ``p_2_better``, ``n_folds``, ``n_dropped``, ``reason``.
+            ``p_2_better``, ``n_folds``, ``n_dropped``, ``reason``; on 5×2
+            designs also ``pvalue_5x2cv_t`` and ``pvalue_5x2cv_f``. The
+            ``p_*`` columns are the Bayesian test's posterior probabilities,
+            not p-values. The former names ``p_corrected``, ``p_5x2cv_t`` and
+            ``p_5x2cv_f`` still select their columns for one release, with a
+            ``FutureWarning``.
 
         Examples
         --------
@@ -621,13 +672,14 @@ class MetricComparisonResults:
         'corrected repeated k-fold t'
         """
         resolve_estimand("algorithms", self.counts)
-        return algorithm_pairwise(
+        table = algorithm_pairwise(
             self.counts,
             self.metric,
             self.delta,
             alpha=self.alpha,
             rope=self.config["rope"],
         )
+        return _renamed(table, ALGORITHM_TESTS_RENAMED)
 
     # -- misclassification balance (Tango) --------------------------------
 
@@ -819,8 +871,9 @@ class MetricComparisonResults:
         -------
         pandas.DataFrame
             Index (``algorithm_1``, ``algorithm_2``); ``rank_diff``, ``z``,
-            ``pvalue``, ``p_adjusted``, ``critical_difference``, ``reject``,
-            ``alternative``.
+            ``pvalue``, ``pvalue_adjusted``, ``critical_difference``, ``reject``,
+            ``alternative``. The former name ``p_adjusted`` still selects
+            ``pvalue_adjusted`` for one release, with a ``FutureWarning``.
 
         Examples
         --------
@@ -852,6 +905,7 @@ class MetricComparisonResults:
             title=f"Post-hoc test on mean ranks: {POSTHOC_NAMES[method]}, "
             f"{against}{sided}, alpha = {alpha:g}",
             legend=posthoc_legend(control, alternative),
+            renamed=POSTHOC_RENAMED,
         )
 
     def _rank_hypothesis(self, control=None, alternative=None):
@@ -1244,8 +1298,8 @@ class FMeasureComparisonResults(MetricComparisonResults):
     ... ).fit(estimand="models")
     >>> type(res).__name__, res.beta
     ('FMeasureComparisonResults', 1.0)
-    >>> res.fmeasures.loc[("synth_easy", "rf"), ["f", "ci_lower", "ci_upper"]].round(4)
-    f           0.8511
+    >>> res.fmeasures.loc[("synth_easy", "rf"), ["estimate", "ci_lower", "ci_upper"]].round(4)
+    estimate    0.8511
     ci_lower    0.7123
     ci_upper    0.9295
     Name: (synth_easy, rf), dtype: float64
@@ -1465,7 +1519,8 @@ class FMeasureComparisonResults(MetricComparisonResults):
         Returns
         -------
         pandas.DataFrame
-            Index (``dataset``, ``algorithm``). Columns: ``f``, ``recall``,
+            Index (``dataset``, ``algorithm``). Columns: ``estimate`` (F_β),
+            ``recall``,
             ``precision``, ``recall_weight`` (Wong's w̄), ``tp``, ``fn``,
             ``fp``, ``tn``, ``se_delta``, ``se_algorithm`` (algorithm
             estimand only), ``se_wong``, ``rho_wong`` (fold
@@ -1476,13 +1531,15 @@ class FMeasureComparisonResults(MetricComparisonResults):
             ``ci_logit_upper`` (the Wald interval of ``method`` on the logit
             scale: stays inside [0, 1]), ``large_sample`` (Wong's
             TP, FN, FP ≥ ``min_count``), ``small_counts``, ``rho_status``,
-            ``reason_delta``, ``reason_wong`` (why a value is NaN).
+            ``reason_delta``, ``reason_wong`` (why a value is NaN). The former
+            name ``f`` still selects ``estimate`` for one release, with a
+            ``FutureWarning``.
         """
         est = self.estimates
         tot = self.counts.totals
         tp, fn, fp = tot[..., 1, 1], tot[..., 1, 0], tot[..., 0, 1]
         # columns (arrays: no alignment), built into one DataFrame at the end
-        frame = {"f": est["estimate"].array}
+        frame = {"estimate": est["estimate"].array}
         frame["recall"] = divide(tp, tp + fn).ravel()
         frame["precision"] = divide(tp, tp + fp).ravel()
         frame["recall_weight"] = recall_weight(tp, fn, fp, self.beta).ravel()
@@ -1507,7 +1564,7 @@ class FMeasureComparisonResults(MetricComparisonResults):
                 frame[col] = wong[col]
             frame["reason_delta"] = est["reason_delta"].array
             frame["reason_wong"] = wong["reason"]
-        return pd.DataFrame(frame, index=est.index)
+        return _renamed(pd.DataFrame(frame, index=est.index), FMEASURES_RENAMED)
 
     # -- planning and the randomization test (issue 23) --------------------
 

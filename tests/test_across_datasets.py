@@ -69,12 +69,16 @@ def degenerate():
 
 def test_across_pairs_are_holm_adjusted(res):
     across = res.across_datasets
-    expected = multipletests(across["p_re"], method="holm")[1]
-    np.testing.assert_allclose(across["p_re_adjusted"], expected, rtol=1e-12)
-    best = np.where(across["p_exact"].notna(), across["p_exact"], across["p_normal"])
-    np.testing.assert_allclose(across["p_wilcoxon"], best, rtol=0)
+    expected = multipletests(across["pvalue_re"], method="holm")[1]
+    np.testing.assert_allclose(across["pvalue_re_adjusted"], expected, rtol=1e-12)
+    best = np.where(
+        across["pvalue_exact"].notna(), across["pvalue_exact"], across["pvalue_normal"]
+    )
+    np.testing.assert_allclose(across["pvalue_wilcoxon"], best, rtol=0)
     np.testing.assert_allclose(
-        across["p_wilcoxon_adjusted"], multipletests(best, method="holm")[1], rtol=1e-12
+        across["pvalue_wilcoxon_adjusted"],
+        multipletests(best, method="holm")[1],
+        rtol=1e-12,
     )
 
 
@@ -82,8 +86,8 @@ def test_high_i2_and_wilcoxon_floor_are_flagged(res):
     """The review's case: knn1 vs nbc, I² 0.994, FE-type p tiny, RE p large."""
     row = res.across_datasets.loc[("knn1", "nbc")]
     assert row["i2"] == pytest.approx(0.994, abs=5e-4)
-    assert row["p_delta"] == pytest.approx(7.1e-4, rel=0.01)  # unweighted mean
-    assert row["p_re"] > 0.5
+    assert row["pvalue_delta"] == pytest.approx(7.1e-4, rel=0.01)  # unweighted mean
+    assert row["pvalue_re"] > 0.5
     assert row["flags"].split(", ") == ["high_i2", "wilcoxon_exact_floor"]
     notes = " ".join(res.notes)
     assert "I2 >= 0.5: the difference varies between data sets" in notes
@@ -99,9 +103,9 @@ def test_re_test_z_is_dersimonian_laird(example_model, res):
     diffs = res.pairwise.xs(("logit", "rf"), level=("algorithm_1", "algorithm_2"))
     d, v = diffs["diff"].to_numpy(), (diffs["se_delta"] ** 2).to_numpy()
     ce = combine_effects(d, v, method_re="chi2")
-    assert row["re_df"] == np.inf
-    assert row["re_se"] == pytest.approx(ce.sd_eff_w_re, rel=1e-12)
-    assert row["p_re"] == pytest.approx(
+    assert row["df_re"] == np.inf
+    assert row["se_re"] == pytest.approx(ce.sd_eff_w_re, rel=1e-12)
+    assert row["pvalue_re"] == pytest.approx(
         2 * stats.norm.sf(abs(ce.mean_effect_re) / ce.sd_eff_w_re), rel=1e-10
     )
     assert "random effects (dl, z," in str(z_res.summary(full=True))
@@ -127,8 +131,8 @@ def test_equal_differences_show_i2_zero():
     )
     row = res.across_datasets.iloc[0]
     assert row["q"] == 0 and row["i2"] == 0 and row["tau2"] == 0
-    assert row["fe_diff"] == pytest.approx(row["mean_diff"], rel=1e-12)
-    assert "HKSJ variance is 0" in row["reason"] and np.isnan(row["p_re"])
+    assert row["diff_fe"] == pytest.approx(row["diff_mean"], rel=1e-12)
+    assert "HKSJ variance is 0" in row["reason"] and np.isnan(row["pvalue_re"])
     assert "e+" not in str(res)
 
 
@@ -138,7 +142,7 @@ def test_degenerate_learner_does_not_sink_the_omnibus(degenerate):
     on the three other algorithms."""
     for ds, out in (("d0", "weak"), ("d1", "copy")):
         cov = degenerate.cov_params(ds).drop(index=out, columns=out).to_numpy()
-        f = degenerate.fmeasures.loc[ds, "f"].drop(out).to_numpy()
+        f = degenerate.fmeasures.loc[ds, "estimate"].drop(out).to_numpy()
         c = np.hstack([np.ones((2, 1)), -np.eye(2)])
         stat = (c @ f) @ np.linalg.solve(c @ cov @ c.T, c @ f)
         row = degenerate.omnibus.loc[ds]
@@ -165,9 +169,9 @@ def test_degenerate_learner_variance_from_interval(degenerate):
     v = (diffs["se_delta"] ** 2).to_numpy().copy()
     v[0] = ((ci.loc["d0", 1] - ci.loc["d0", 0]) / (2 * stats.norm.isf(0.025))) ** 2
     w, d = 1 / v, diffs["diff"].to_numpy()
-    assert row["fe_diff"] == pytest.approx((w * d).sum() / w.sum(), rel=1e-12)
+    assert row["diff_fe"] == pytest.approx((w * d).sum() / w.sum(), rel=1e-12)
     assert row["se_delta"] == pytest.approx(np.sqrt(v.sum()) / 4, rel=1e-12)
-    assert np.isfinite(row["p_re"]) and np.isnan(row["p_wong"])
+    assert np.isfinite(row["pvalue_re"]) and np.isnan(row["pvalue_wong"])
     assert "variance_from_interval" in row["flags"]
     assert row["variance_from_interval"] == "d0"
     notes = " ".join(degenerate.notes)
@@ -178,13 +182,13 @@ def test_degenerate_learner_variance_from_interval(degenerate):
 def test_identical_predictions_are_not_pooled_and_not_counted(degenerate):
     across = degenerate.across_datasets
     same = across.loc[("copy", "fair")]
-    assert np.isnan(same["p_re"]) and np.isnan(same["p_re_adjusted"])
+    assert np.isnan(same["pvalue_re"]) and np.isnan(same["pvalue_re_adjusted"])
     assert "identical predictions in d1" in same["reason"]
-    others = across["p_re"].notna()
+    others = across["pvalue_re"].notna()
     assert others.sum() == 5
     np.testing.assert_allclose(
-        across.loc[others, "p_re_adjusted"],
-        multipletests(across.loc[others, "p_re"], method="holm")[1],
+        across.loc[others, "pvalue_re_adjusted"],
+        multipletests(across.loc[others, "pvalue_re"], method="holm")[1],
         rtol=1e-12,
     )
 

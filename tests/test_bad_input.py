@@ -253,7 +253,7 @@ def test_whole_float_options_equal_integers(example_model):
 
 def test_largest_beta_is_close_to_recall(example_model):
     fm = example_model.fit(beta=MAX_BETA).fmeasures
-    np.testing.assert_allclose(fm["f"], fm["recall"], rtol=1e-9)
+    np.testing.assert_allclose(fm["estimate"], fm["recall"], rtol=1e-9)
 
 
 # -- the CLI names the string label "1" -----------------------------------------------

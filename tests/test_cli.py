@@ -93,7 +93,7 @@ def test_example_prints_full_summary(capsys, example_res):
     ):
         assert title in out
     assert out == example_res.summary().as_text() + "\n"
-    f = example_res.fmeasures.loc[("synth_medium", "logit"), "f"]
+    f = example_res.fmeasures.loc[("synth_medium", "logit"), "estimate"]
     se = example_res.fmeasures.loc[
         ("synth_medium", "logit"), "se_algorithm"
     ]  # the default: algorithms
@@ -157,7 +157,7 @@ def test_compare_text(capsys, subset_csv, subset_res):
     status, out, err = run(capsys, "compare", subset_csv, "--formula", FORMULA)
     assert (status, err) == (0, "")
     assert out == subset_res.summary().as_text() + "\n"
-    f = subset_res.fmeasures.loc[("synth_easy", "rf"), "f"]
+    f = subset_res.fmeasures.loc[("synth_easy", "rf"), "estimate"]
     assert table_rows(out, "F-measures", 6)["synth_easy / rf"][0] == f"{f:.4f}"
 
 
@@ -187,10 +187,10 @@ def test_compare_csv_pairwise_full_precision(capsys, subset_csv, subset_res):
 @pytest.mark.parametrize(
     ("table", "n_index", "column"),
     [
-        ("fmeasures", 2, "f"),
-        ("pairwise", 3, "p_adjusted"),
+        ("fmeasures", 2, "estimate"),
+        ("pairwise", 3, "pvalue_adjusted"),
         ("omnibus", 1, "statistic"),
-        ("across_datasets", 2, "mean_diff"),
+        ("across_datasets", 2, "diff_mean"),
     ],
 )
 def test_compare_csv_each_table(capsys, subset_csv, subset_res, table, n_index, column):
@@ -283,7 +283,7 @@ def test_json_writes_nan_as_null(capsys, subset, tmp_path):
     assert "NaN" not in out
     got = json.loads(out)  # strict: the default would accept NaN
     assert all(r["se_wong"] is None for r in got["fmeasures"])
-    assert all(r["p_wong"] is None for r in got["pairwise"])
+    assert all(r["pvalue_wong"] is None for r in got["pairwise"])
     assert all(r["se_delta"] is not None for r in got["pairwise"])
 
 
@@ -470,13 +470,13 @@ def test_fit_options_reach_the_fit(capsys, subset_csv, subset):
     got = json.loads(out)
     assert got["config"] == expected.config and got["config"]["re_test"] == "z"
     assert_allclose(
-        [r["p_adjusted"] for r in got["pairwise"]],
-        expected.pairwise["p_adjusted"],
+        [r["pvalue_adjusted"] for r in got["pairwise"]],
+        expected.pairwise["pvalue_adjusted"],
         rtol=1e-12,
     )
-    p_re = [r["p_re"] for r in got["across_datasets"]]
+    p_re = [r["pvalue_re"] for r in got["across_datasets"]]
     assert np.isfinite(p_re).all()
-    assert_allclose(p_re, expected.across_datasets["p_re"], rtol=1e-12)
+    assert_allclose(p_re, expected.across_datasets["pvalue_re"], rtol=1e-12)
 
 
 # -- errors ------------------------------------------------------------------
@@ -768,4 +768,4 @@ def test_re_test_reaches_other_metrics(capsys):
     got = json.loads(out)
     assert got["config"]["re_test"] == "z"
     # the z test's df is infinite: "inf" in JSON since issue 22.3 (was null)
-    assert all(row["re_df"] == "inf" for row in got["across_datasets"])
+    assert all(row["df_re"] == "inf" for row in got["across_datasets"])

@@ -70,7 +70,7 @@ def test_ready_for_from_formula_and_fold_scores():
     res = FMeasureComparison.from_formula(
         "predicted ~ algorithm", data[data.repeat == 0], response="predicted"
     ).fit()
-    f = res.fmeasures["f"].to_numpy()
+    f = res.fmeasures["estimate"].to_numpy()
     np.testing.assert_allclose(f, fs.pooled[:, 0], rtol=1e-12)
 
 

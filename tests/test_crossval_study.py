@@ -148,7 +148,8 @@ def test_from_estimators_builds_the_dataset_term():
         progress=False,
     ).fit()
     np.testing.assert_allclose(
-        res.fmeasures.loc["beta", "f"].to_numpy(), single.fmeasures["f"].to_numpy()
+        res.fmeasures.loc["beta", "estimate"].to_numpy(),
+        single.fmeasures["estimate"].to_numpy(),
     )
 
 

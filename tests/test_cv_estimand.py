@@ -169,7 +169,7 @@ def test_vectorised_fold_tests_equal_the_one_pair_functions():
         bayes = bayesian_correlated_ttest(sa, sb, rope=0.01)
         row = res.algorithm_tests.loc[("all", a, b)]
         assert row["diff_folds"] == pytest.approx(freq.estimate, rel=1e-12)
-        assert row["p_corrected"] == pytest.approx(freq.pvalue, rel=1e-9)
+        assert row["pvalue_corrected"] == pytest.approx(freq.pvalue, rel=1e-9)
         assert row["ci_lower_corrected"] == pytest.approx(freq.conf_int[0], rel=1e-9)
         assert row["p_1_better"] == pytest.approx(bayes.p_a_better, rel=1e-9)
         assert row["p_rope"] == pytest.approx(bayes.p_rope, rel=1e-9)
@@ -195,7 +195,7 @@ def test_five_by_two_designs_lead_with_dietterichs_t():
     row = res.algorithm_tests.loc[("all", "alg0", "alg2")]
     assert row["diff"] == pytest.approx(expected.estimate, rel=1e-12)
     assert row["pvalue"] == pytest.approx(expected.pvalue, rel=1e-9)
-    assert row["p_5x2cv_t"] == row["pvalue"]
+    assert row["pvalue_5x2cv_t"] == row["pvalue"]
 
 
 def test_algorithm_intervals_of_each_f():
@@ -278,7 +278,7 @@ def test_from_counts_declares_repeats():
         fold["alg0"].to_numpy().reshape(2, 5), fold["alg1"].to_numpy().reshape(2, 5)
     )  # n_test / n_train = 1/4, not 1/9
     row = res.algorithm_tests.loc[("all", "alg0", "alg1")]
-    assert row["p_corrected"] == pytest.approx(expected.pvalue, rel=1e-9)
+    assert row["pvalue_corrected"] == pytest.approx(expected.pvalue, rel=1e-9)
     per_repeat = repeat_metric(counts, get_metric("f1"))
     assert per_repeat.shape == (1, 3, 2)
     with pytest.raises(ValueError, match="needs `fold=`"):
@@ -299,7 +299,7 @@ def test_one_fold_per_repeat_in_one_data_set_spares_the_others():
     ).fit()
     tests = res.algorithm_tests
     assert np.isfinite(tests.loc["d1", "pvalue"]).all()
-    assert tests.loc["d2", "p_corrected"].isna().all()
+    assert tests.loc["d2", "pvalue_corrected"].isna().all()
 
 
 def test_folds_that_differ_between_algorithms_cannot_be_paired():

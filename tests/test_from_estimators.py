@@ -49,7 +49,7 @@ def test_algorithm_estimand_equals_the_fold_scores_route(model):
     )
     row = model.fit(estimand="algorithms").algorithm_tests.loc[("all", "logit", "tree")]
     assert row["diff_folds"] == pytest.approx(expected.estimate, rel=1e-12)
-    assert row["p_corrected"] == pytest.approx(expected.pvalue, rel=1e-10)
+    assert row["pvalue_corrected"] == pytest.approx(expected.pvalue, rel=1e-10)
     np.testing.assert_allclose(
         [row["ci_lower_corrected"], row["ci_upper_corrected"]],
         expected.conf_int,

@@ -99,7 +99,7 @@ def test_table_estimates_is_accepted_for_f1(capsys):
     status, out, err = run(capsys, "example", "--format", "csv", "--table", "estimates")
     assert status == 0, err
     first = out.splitlines()[0].split(",")
-    assert first[:3] == ["dataset", "algorithm", "f"]
+    assert first[:3] == ["dataset", "algorithm", "estimate"]
 
 
 def test_roc_table_from_parquet_as_from_csv(capsys, tmp_path, small):

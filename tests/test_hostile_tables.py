@@ -28,7 +28,7 @@ def test_dataset_named_mean_rank_keeps_its_row(example):
     # the data set's own row is the metric, the last row the mean ranks
     assert cells.index.tolist().count(MEAN_RANK) == 1
     own = cells.loc[MEAN_RANK]
-    want = res.fmeasures.loc[MEAN_RANK, "f"]
+    want = res.fmeasures.loc[MEAN_RANK, "estimate"]
     assert [float(text.split(" ")[0]) for text in own] == pytest.approx(
         want.round(3).tolist()
     )

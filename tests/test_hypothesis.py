@@ -142,7 +142,9 @@ def test_control_two_sided_is_the_all_pairs_fit_oriented(model, plain, estimand)
     for ds in res.counts.datasets:  # Holm over the A - 1 comparisons only
         p = frame.loc[ds, "pvalue"].to_numpy()
         expected = multipletests(p, method="holm")[1]
-        np.testing.assert_allclose(frame.loc[ds, "p_adjusted"], expected, rtol=1e-12)
+        np.testing.assert_allclose(
+            frame.loc[ds, "pvalue_adjusted"], expected, rtol=1e-12
+        )
 
 
 @pytest.mark.parametrize("estimand", ["models", "algorithms"])
@@ -170,7 +172,7 @@ def test_wald_non_inferiority_is_the_normal_tail(model):
     frame = res.pairwise
     expected = stats.norm.sf((frame["diff"] + MARGIN) / frame["se_delta"])
     np.testing.assert_allclose(frame["pvalue"], expected, rtol=1e-9)
-    np.testing.assert_allclose(frame["p_delta"], expected, rtol=1e-9)
+    np.testing.assert_allclose(frame["pvalue_delta"], expected, rtol=1e-9)
     lower = frame["diff"] - stats.norm.isf(0.05) * frame["se_delta"]
     np.testing.assert_allclose(frame["ci_lower"], lower, rtol=1e-9)
 
@@ -275,31 +277,31 @@ def test_across_data_sets_one_sided_with_margin(model, estimand):
     assert across.index.tolist() == [(CONTROL, a) for a in ("knn1", "logit", "nbc")]
     two = model.fit(estimand=estimand, control=CONTROL).across_datasets
     # estimates do not move with the hypothesis
-    for col in ("mean_diff", "fe_diff", "re_diff", "re_se", "tau2", "i2"):
+    for col in ("diff_mean", "diff_fe", "diff_re", "se_re", "tau2", "i2"):
         np.testing.assert_allclose(across[col], two[col], rtol=1e-12)
     np.testing.assert_allclose(
-        across["p_re"],
-        stats.t.sf((across["re_diff"] + MARGIN) / across["re_se"], across["re_df"]),
+        across["pvalue_re"],
+        stats.t.sf((across["diff_re"] + MARGIN) / across["se_re"], across["df_re"]),
         rtol=1e-10,
     )
     np.testing.assert_allclose(
-        across["p_fe"],
-        stats.norm.sf((across["fe_diff"] + MARGIN) / across["fe_se"]),
+        across["pvalue_fe"],
+        stats.norm.sf((across["diff_fe"] + MARGIN) / across["se_fe"]),
         rtol=1e-10,
     )
-    lower = across["re_diff"] - stats.t.isf(0.05, across["re_df"]) * across["re_se"]
-    np.testing.assert_allclose(across["re_ci_lower"], lower, rtol=1e-10)
-    assert (across["re_ci_upper"] == 1.0).all()
+    lower = across["diff_re"] - stats.t.isf(0.05, across["df_re"]) * across["se_re"]
+    np.testing.assert_allclose(across["ci_lower_re"], lower, rtol=1e-10)
+    assert (across["ci_upper_re"] == 1.0).all()
     # Wilcoxon on the shifted differences, scipy's exact one-sided test
     diffs = res.pairwise["diff"].unstack(["algorithm_1", "algorithm_2"])
     for pair in across.index:
         expected = stats.wilcoxon(
             diffs[pair].to_numpy() + MARGIN, alternative="greater", method="exact"
         ).pvalue
-        assert across.loc[pair, "p_wilcoxon"] == pytest.approx(expected, rel=1e-12)
+        assert across.loc[pair, "pvalue_wilcoxon"] == pytest.approx(expected, rel=1e-12)
     np.testing.assert_allclose(
-        across["p_re_adjusted"],
-        multipletests(across["p_re"], method="holm")[1],
+        across["pvalue_re_adjusted"],
+        multipletests(across["pvalue_re"], method="holm")[1],
         rtol=1e-12,
     )
 
@@ -308,7 +310,7 @@ def test_one_sided_wilcoxon_floor_is_two_to_the_minus_m(model):
     res = model.fit(estimand="models", control=CONTROL, alternative="greater")
     across = res.across_datasets  # M = 5: one-sided floor 1/32 < 0.05, no flag
     assert not across["flags"].str.contains("wilcoxon_exact_floor").any()
-    assert across["p_wilcoxon"].min() >= 2.0**-5 - 1e-15
+    assert across["pvalue_wilcoxon"].min() >= 2.0**-5 - 1e-15
 
 
 # -- the report -------------------------------------------------------------
@@ -330,7 +332,7 @@ def test_summary_states_the_hypothesis_and_the_control(model):
     for line, ((ds, a, b), row) in zip(lines, frame.iterrows(), strict=False):
         assert line.startswith(f"{ds}: {a} − {b}")
         assert f"(lower bound {row['ci_lower']:.3f})" in line
-        if row["p_adjusted"] < res.alpha:
+        if row["pvalue_adjusted"] < res.alpha:
             assert line.endswith(f"{a} not worse than {b} by 0.02 or more")
         else:
             assert line.endswith(f"non-inferiority of {a} (margin 0.02) not shown")
@@ -345,7 +347,7 @@ def test_paper_table_marks_against_the_control(model):
     table = res.table()
     frame = res.pairwise
     for (ds, _, other), row in frame.iterrows():
-        significant = row["p_adjusted"] < res.alpha
+        significant = row["pvalue_adjusted"] < res.alpha
         assert table.worse.at[ds, other] == (significant and row["diff"] > 0)
         assert table.better.at[ds, other] == (significant and row["diff"] < 0)
     assert not table.worse[CONTROL].any() and not table.better[CONTROL].any()
@@ -424,7 +426,7 @@ def test_rank_posthoc_and_cd_diagram_follow_the_control(model):
     np.testing.assert_allclose(post["z"], z.to_numpy(), rtol=1e-12)
     p = stats.norm.sf(z.to_numpy())
     np.testing.assert_allclose(
-        post["p_adjusted"], multipletests(p, method="holm")[1], rtol=1e-12
+        post["pvalue_adjusted"], multipletests(p, method="holm")[1], rtol=1e-12
     )
     every = res.posthoc(control=False, alternative="two-sided")
     assert len(every) == 6 and (every["method"] == "Nemenyi").all()

@@ -499,20 +499,20 @@ def test_pairwise_pvalue_matches_the_interval(model, ci_method):
         assert (below == excluded).all()
     for _, group in pw.groupby(level="dataset"):
         np.testing.assert_allclose(
-            group["p_adjusted"], multipletests(group["pvalue"], method="holm")[1]
+            group["pvalue_adjusted"], multipletests(group["pvalue"], method="holm")[1]
         )
     assert "inverted interval" in res.config["test"] or ci_method in ("wald", "logit")
     if ci_method in ("wald", "logit"):
-        np.testing.assert_array_equal(pw["pvalue"], pw["p_delta"])
+        np.testing.assert_array_equal(pw["pvalue"], pw["pvalue_delta"])
         assert res.config["test"] == "z test, delta method SE"
 
 
 def test_issue_example_row_agrees(model):
-    """synth_hard knn1 vs logit: before, p_delta 0.038 stood beside a MOVER
+    """synth_hard knn1 vs logit: before, pvalue_delta 0.038 stood beside a MOVER
     interval covering 0. The row's pvalue now belongs to its interval."""
     res = model.fit(estimand="models")
     row = res.pairwise.loc[("synth_hard", "knn1", "logit")]
-    assert row["p_delta"] < 0.05  # the Wald test, still shown
+    assert row["pvalue_delta"] < 0.05  # the Wald test, still shown
     assert (row["pvalue"] < 0.05) == (row["ci_lower"] > 0 or row["ci_upper"] < 0)
     assert res.config["ci_method"] == "score"
     assert res.config["test"] == "paired score (inverted interval)"
@@ -561,5 +561,5 @@ def test_identical_predictions_have_no_test_and_leave_the_family():
     rest = pw["pvalue"].dropna()
     assert len(rest) == 2
     np.testing.assert_allclose(
-        pw.loc[rest.index, "p_adjusted"], multipletests(rest, method="holm")[1]
+        pw.loc[rest.index, "pvalue_adjusted"], multipletests(rest, method="holm")[1]
     )

@@ -58,7 +58,7 @@ def test_tpr_uses_wilson_and_f1_the_score_interval(model):
 def test_fmeasure_wald_option_is_unchanged():
     fm = FMeasureComparison.from_formula(FORMULA, load_example())
     res = fm.fit(ci_method="wald", estimand="models")
-    f, se = res.fmeasures["f"], res.fmeasures["se_delta"]
+    f, se = res.fmeasures["estimate"], res.fmeasures["se_delta"]
     np.testing.assert_allclose(res.fmeasures["ci_upper"], f + 1.959963984540054 * se)
 
 
@@ -101,14 +101,14 @@ def test_pooled_random_effects_interval_is_clipped_with_a_flag():
         d, v, np.full(d.shape, np.nan), index=pd.Index(["p"]),
         datasets=["a", "b", "c"], with_wong=False,
     )  # fmt: skip
-    assert frame["re_ci_upper"].iloc[0] == 1.0
+    assert frame["ci_upper_re"].iloc[0] == 1.0
     assert "re_ci_clipped" in frame["flags"].iloc[0]
     wide = across_datasets_table(
         d, v, np.full(d.shape, np.nan), index=pd.Index(["p"]),
         datasets=["a", "b", "c"], with_wong=False, diff_range=(-2, 2),
     )  # fmt: skip
     assert (
-        wide["re_ci_upper"].iloc[0] > 1 and "re_ci_clipped" not in wide["flags"].iloc[0]
+        wide["ci_upper_re"].iloc[0] > 1 and "re_ci_clipped" not in wide["flags"].iloc[0]
     )
 
 
@@ -139,7 +139,7 @@ def test_clipped_pooled_interval_is_noted_in_the_summary():
              & df["algorithm"].isin(["knn1", "logit", "rf"])]  # fmt: skip
     res = FMeasureComparison.from_formula(FORMULA, sub).fit(estimand="models")
     across = res.across_datasets
-    assert (across["re_ci_lower"] >= -1).all() and (across["re_ci_upper"] <= 1).all()
+    assert (across["ci_lower_re"] >= -1).all() and (across["ci_upper_re"] <= 1).all()
     clipped = across["flags"].str.contains("re_ci_clipped")
     assert clipped.sum() == 2
     assert "was clipped to it" in res.summary().as_text()

@@ -49,7 +49,7 @@ def test_missing_algorithm_is_marked_not_run(data, instance):
     assert model.counts.present.tolist() == [[True, True, True], [True, True, False]]
     res = model.fit(estimand="models")
     fm = res.fmeasures
-    assert np.isnan(fm.loc[("d2", "c"), "f"])
+    assert np.isnan(fm.loc[("d2", "c"), "estimate"])
     assert fm.loc[("d2", "c"), "reason_delta"] == REASON_NOT_RUN
     assert fm.loc[("d2", "c"), "reason_wong"] == REASON_NOT_RUN
     assert (fm.drop(("d2", "c"))["reason_delta"] == "").all()
@@ -58,7 +58,10 @@ def test_missing_algorithm_is_marked_not_run(data, instance):
     assert pw.loc[("d2", "a", "c"), "reason"] == not_run
     assert pw.loc[("d2", "b", "c"), "reason"] == not_run
     assert (
-        pw.loc[[("d2", "a", "c"), ("d2", "b", "c")], ["diff", "p_delta", "p_wong"]]
+        pw.loc[
+            [("d2", "a", "c"), ("d2", "b", "c")],
+            ["diff", "pvalue_delta", "pvalue_wong"],
+        ]
         .isna()
         .all()
         .all()
@@ -77,7 +80,15 @@ def test_present_pair_is_tested_as_without_the_missing_algorithm(data):
     alone = FMeasureComparison.from_formula(
         "correct ~ algorithm", data[data["dataset"] == "d2"]
     ).fit(estimand="models")
-    cols = ["diff", "se_delta", "p_delta", "se_wong", "p_wong", "ci_lower", "ci_upper"]
+    cols = [
+        "diff",
+        "se_delta",
+        "pvalue_delta",
+        "se_wong",
+        "pvalue_wong",
+        "ci_lower",
+        "ci_upper",
+    ]
     assert_allclose(
         res.pairwise.loc[("d2", "a", "b"), cols].to_numpy(float),
         alone.pairwise.loc[("all", "a", "b"), cols].to_numpy(float),
@@ -176,7 +187,7 @@ def test_identical_predictions_get_a_note():
     pw = res.pairwise
     assert pw.loc[("all", "a", "a2"), "reason"] == REASON_IDENTICAL
     assert pw.loc[("all", "a", "a2"), "diff"] == 0
-    assert np.isnan(pw.loc[("all", "a", "a2"), "p_delta"])
+    assert np.isnan(pw.loc[("all", "a", "a2"), "pvalue_delta"])
     assert pw.loc[("all", "a", "b"), "reason"] == ""
 
 

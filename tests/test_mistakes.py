@@ -54,7 +54,7 @@ def assert_same_fit(res, reference):
 
 def test_reference_f_equals_sklearn(reference, example):
     want = sklearn_f1(example)
-    got = reference.fmeasures["f"]
+    got = reference.fmeasures["estimate"]
     np.testing.assert_allclose([got[k] for k in want], list(want.values()), rtol=1e-12)
 
 
@@ -153,7 +153,7 @@ def test_majority_positive_warns_and_positive_fixes_it(example, reference):
         wrong = FMeasureComparison.from_formula(FORMULA, coded).fit()
     want = sklearn_f1(coded, positive=1)  # what the default silently computed
     np.testing.assert_allclose(
-        [wrong.fmeasures["f"][k] for k in want], list(want.values()), rtol=1e-12
+        [wrong.fmeasures["estimate"][k] for k in want], list(want.values()), rtol=1e-12
     )
     with warnings.catch_warnings():
         warnings.simplefilter("error", FmtestWarning)
@@ -186,8 +186,8 @@ def test_other_names_decided_by_the_data(example, reference, formula):
     data = example.rename(columns={"algorithm": "clf", "dataset": "ds"})
     res = FMeasureComparison.from_formula(formula, data).fit()
     np.testing.assert_array_equal(
-        res.pairwise[["diff", "se_delta", "p_delta"]].to_numpy(),
-        reference.pairwise[["diff", "se_delta", "p_delta"]].to_numpy(),
+        res.pairwise[["diff", "se_delta", "pvalue_delta"]].to_numpy(),
+        reference.pairwise[["diff", "se_delta", "pvalue_delta"]].to_numpy(),
     )
     by_keyword = FMeasureComparison.from_formula(formula, data, dataset="ds").fit()
     np.testing.assert_array_equal(

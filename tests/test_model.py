@@ -64,21 +64,25 @@ def test_fmeasure_table_against_direct_counts(res_wald, example):
     fp = int(((sub["truth"] == 0) & (sub["predicted"] == 1)).sum())
     row = res.fmeasures.loc[("digits_8", "nbc")]
     assert (row["tp"], row["fn"], row["fp"]) == (tp, fn, fp)
-    assert row["f"] == pytest.approx(2 * tp / (2 * tp + fn + fp), rel=1e-14)
+    assert row["estimate"] == pytest.approx(2 * tp / (2 * tp + fn + fp), rel=1e-14)
     assert row["recall"] == pytest.approx(tp / (tp + fn), rel=1e-14)
     assert row["precision"] == pytest.approx(tp / (tp + fp), rel=1e-14)
     z = stats.norm.isf(0.025)
-    assert row["ci_lower"] == pytest.approx(row["f"] - z * row["se_delta"], rel=1e-12)
-    assert row["ci_upper"] == pytest.approx(row["f"] + z * row["se_delta"], rel=1e-12)
-    logit = np.log(row["f"] / (1 - row["f"]))
-    half = z * row["se_delta"] / (row["f"] * (1 - row["f"]))
+    assert row["ci_lower"] == pytest.approx(
+        row["estimate"] - z * row["se_delta"], rel=1e-12
+    )
+    assert row["ci_upper"] == pytest.approx(
+        row["estimate"] + z * row["se_delta"], rel=1e-12
+    )
+    logit = np.log(row["estimate"] / (1 - row["estimate"]))
+    half = z * row["se_delta"] / (row["estimate"] * (1 - row["estimate"]))
     assert row["ci_logit_lower"] == pytest.approx(1 / (1 + np.exp(-(logit - half))))
     assert row["ci_logit_upper"] == pytest.approx(1 / (1 + np.exp(-(logit + half))))
 
 
 def test_pairwise_is_consistent_with_the_covariance(res):
     cov = res.cov_params("synth_hard")
-    f = res.fmeasures.loc["synth_hard", "f"]
+    f = res.fmeasures.loc["synth_hard", "estimate"]
     for a, b in itertools.combinations(cov.index, 2):
         row = res.pairwise.loc[("synth_hard", a, b)]
         var = cov.loc[a, a] + cov.loc[b, b] - 2 * cov.loc[a, b]
@@ -87,7 +91,9 @@ def test_pairwise_is_consistent_with_the_covariance(res):
         assert row["corr_delta"] == pytest.approx(
             cov.loc[a, b] / np.sqrt(cov.loc[a, a] * cov.loc[b, b]), rel=1e-12
         )
-        assert row["p_delta"] == pytest.approx(2 * stats.norm.sf(abs(row["z_delta"])))
+        assert row["pvalue_delta"] == pytest.approx(
+            2 * stats.norm.sf(abs(row["z_delta"]))
+        )
         se_w = res.fmeasures.loc[[("synth_hard", a), ("synth_hard", b)], "se_wong"]
         assert row["se_wong"] ** 2 == pytest.approx((se_w**2).sum(), rel=1e-12)
 
@@ -95,7 +101,7 @@ def test_pairwise_is_consistent_with_the_covariance(res):
 def test_p_adjusted_is_holm_within_each_dataset(res):
     for _ds, group in res.pairwise.groupby(level="dataset"):
         expected = multipletests(group["pvalue"], method="holm")[1]
-        np.testing.assert_allclose(group["p_adjusted"], expected, rtol=1e-12)
+        np.testing.assert_allclose(group["pvalue_adjusted"], expected, rtol=1e-12)
 
 
 def test_other_multitest_method(example):
@@ -103,7 +109,7 @@ def test_other_multitest_method(example):
     res = mod.fit(estimand="models", multitest="fdr_bh")
     group = res.pairwise.loc["synth_noisy"]
     np.testing.assert_allclose(
-        group["p_adjusted"], multipletests(group["pvalue"], method="fdr_bh")[1]
+        group["pvalue_adjusted"], multipletests(group["pvalue"], method="fdr_bh")[1]
     )
     with pytest.raises(
         ValueError, match="`multitest` must be a statsmodels multipletests"
@@ -113,7 +119,7 @@ def test_other_multitest_method(example):
 
 def test_omnibus_is_the_wald_statistic(res):
     cov = res.cov_params("synth_medium").to_numpy()
-    f = res.fmeasures.loc["synth_medium", "f"].to_numpy()
+    f = res.fmeasures.loc["synth_medium", "estimate"].to_numpy()
     # contrasts against the last algorithm this time: the statistic must not change
     c = np.hstack([np.eye(3), -np.ones((3, 1))])
     d = c @ f
@@ -137,36 +143,36 @@ def test_across_datasets_tests(res):
     row = res.across_datasets.loc[("knn1", "nbc")]
     diffs = res.pairwise.xs(("knn1", "nbc"), level=("algorithm_1", "algorithm_2"))
     m = len(diffs)
-    assert row["mean_diff"] == pytest.approx(diffs["diff"].mean(), rel=1e-13)
+    assert row["diff_mean"] == pytest.approx(diffs["diff"].mean(), rel=1e-13)
     se_delta = np.sqrt((diffs["se_delta"] ** 2).sum()) / m
-    assert row["z_delta"] == pytest.approx(row["mean_diff"] / se_delta, rel=1e-12)
+    assert row["z_delta"] == pytest.approx(row["diff_mean"] / se_delta, rel=1e-12)
     se_wong = np.sqrt((diffs["se_wong"] ** 2).sum()) / m  # Theorem 2: / M²
-    assert row["z_wong"] == pytest.approx(row["mean_diff"] / se_wong, rel=1e-12)
+    assert row["z_wong"] == pytest.approx(row["diff_mean"] / se_wong, rel=1e-12)
     # fixed effect: the inverse-variance weighted mean, by hand
     d, v = diffs["diff"].to_numpy(), (diffs["se_delta"] ** 2).to_numpy()
     w = 1 / v
-    assert row["fe_diff"] == pytest.approx((w * d).sum() / w.sum(), rel=1e-12)
-    assert row["fe_se"] == pytest.approx(w.sum() ** -0.5, rel=1e-12)
-    assert row["p_fe"] == pytest.approx(
-        2 * stats.norm.sf(abs(row["fe_diff"]) / row["fe_se"]), rel=1e-9
+    assert row["diff_fe"] == pytest.approx((w * d).sum() / w.sum(), rel=1e-12)
+    assert row["se_fe"] == pytest.approx(w.sum() ** -0.5, rel=1e-12)
+    assert row["pvalue_fe"] == pytest.approx(
+        2 * stats.norm.sf(abs(row["diff_fe"]) / row["se_fe"]), rel=1e-9
     )
     # random effects: statsmodels combine_effects on the same inputs, HKSJ t(M-1)
     ce = combine_effects(d, v, method_re="chi2")
     assert ce.tau2 > 0
-    assert row["re_diff"] == pytest.approx(ce.mean_effect_re, rel=1e-12)
-    assert row["re_se"] == pytest.approx(np.sqrt(ce.var_hksj_re), rel=1e-12)
-    assert row["re_df"] == m - 1
-    assert row["p_re"] == pytest.approx(
-        2 * stats.t.sf(abs(row["re_diff"]) / row["re_se"], m - 1), rel=1e-9
+    assert row["diff_re"] == pytest.approx(ce.mean_effect_re, rel=1e-12)
+    assert row["se_re"] == pytest.approx(np.sqrt(ce.var_hksj_re), rel=1e-12)
+    assert row["df_re"] == m - 1
+    assert row["pvalue_re"] == pytest.approx(
+        2 * stats.t.sf(abs(row["diff_re"]) / row["se_re"], m - 1), rel=1e-9
     )
-    assert (row["re_ci_lower"], row["re_ci_upper"]) == pytest.approx(
+    assert (row["ci_lower_re"], row["ci_upper_re"]) == pytest.approx(
         tuple(ce.conf_int(alpha=0.05, use_t=True)[3]), rel=1e-12
     )
     assert row["tau2"] == pytest.approx(ce.tau2, rel=1e-12)
     assert row["i2"] == pytest.approx(ce.i2, rel=1e-12)
     assert row["q"] == pytest.approx(ce.q, rel=1e-12)
     # Wilcoxon: scipy's exact two-sided p on the same differences
-    assert row["p_exact"] == pytest.approx(
+    assert row["pvalue_exact"] == pytest.approx(
         stats.wilcoxon(diffs["diff"], method="exact").pvalue, rel=1e-12
     )
     positive = stats.rankdata(np.abs(diffs["diff"]))[diffs["diff"].to_numpy() > 0]
@@ -205,7 +211,7 @@ def test_from_counts_reproduces_wong_through_the_public_api():
     for col, key in (
         ("recall", "recall"),
         ("precision", "precision"),
-        ("f", "f"),
+        ("estimate", "f"),
         ("recall_weight", "recall_weight"),
         ("rho_wong", "rho"),
     ):
@@ -215,7 +221,7 @@ def test_from_counts_reproduces_wong_through_the_public_api():
     for col, key in (
         ("recall", "recall"),
         ("precision", "precision"),
-        ("f", "f"),
+        ("estimate", "f"),
         ("recall_weight", "recall_weight"),
     ):
         assert nbc_row[col] == pytest.approx(ref.ABALONE_NBC[key], abs=5e-5)
@@ -240,7 +246,7 @@ def test_from_arrays_equals_from_formula(example):
     b = FMeasureComparison.from_formula("correct ~ algorithm + dataset", sub).fit(
         estimand="models"
     )
-    cols = ["diff", "se_delta", "se_wong", "p_adjusted"]
+    cols = ["diff", "se_delta", "se_wong", "pvalue_adjusted"]
     np.testing.assert_allclose(
         a.pairwise[cols].to_numpy(), b.pairwise[cols].to_numpy(), rtol=1e-12
     )
@@ -288,11 +294,13 @@ def test_method_wong_leads(example):
     res = mod.fit(estimand="models", method="wong", ci_method="wald")
     row = res.fmeasures.loc[("synth_hard", "rf")]
     z = stats.norm.isf(0.025)
-    assert row["ci_upper"] == pytest.approx(row["f"] + z * row["se_wong"], rel=1e-12)
+    assert row["ci_upper"] == pytest.approx(
+        row["estimate"] + z * row["se_wong"], rel=1e-12
+    )
     pw = res.pairwise
     np.testing.assert_allclose(
-        pw["p_adjusted"].loc["synth_hard"],
-        multipletests(pw["p_wong"].loc["synth_hard"], method="holm")[1],
+        pw["pvalue_adjusted"].loc["synth_hard"],
+        multipletests(pw["pvalue_wong"].loc["synth_hard"], method="holm")[1],
     )
     text = str(res)
     assert "Test: z test, Wong SE" in re.sub(r"\s+", " ", text)
@@ -354,7 +362,9 @@ def test_degenerate_data_give_nan_and_notes():
     ).fit(estimand="models")
     never = res.fmeasures.loc[("all", "never")]
     assert (
-        never["f"] == 0 and np.isnan(never["se_delta"]) and np.isnan(never["se_wong"])
+        never["estimate"] == 0
+        and np.isnan(never["se_delta"])
+        and np.isnan(never["se_wong"])
     )
     assert np.isnan(never["ci_logit_lower"])
     assert np.isnan(res.pairwise["z_delta"].iloc[0])
@@ -495,7 +505,7 @@ def test_nan_pairs_are_not_counted_in_the_holm_family():
         estimand="models", ci_method="wald"
     )
     pw = res.pairwise.loc["all"]
-    assert pw["p_delta"].isna().sum() == 2
+    assert pw["pvalue_delta"].isna().sum() == 2
     assert (
         FMeasureComparison.from_arrays(truth, preds)
         .fit(estimand="models")
@@ -503,9 +513,12 @@ def test_nan_pairs_are_not_counted_in_the_holm_family():
         .notna()
         .all()
     )
-    testable = pw["p_delta"].notna()
-    assert pw.loc[testable, "p_adjusted"].iloc[0] == pw.loc[testable, "p_delta"].iloc[0]
-    assert pw.loc[~testable, "p_adjusted"].isna().all()
+    testable = pw["pvalue_delta"].notna()
+    assert (
+        pw.loc[testable, "pvalue_adjusted"].iloc[0]
+        == pw.loc[testable, "pvalue_delta"].iloc[0]
+    )
+    assert pw.loc[~testable, "pvalue_adjusted"].isna().all()
 
 
 def test_large_sample_flags_per_comparison(res):

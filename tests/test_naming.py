@@ -22,6 +22,7 @@ from fmtest.estimates.metric_studies import (
 )
 from fmtest.estimates.metrics import get_metric, panel
 from fmtest.report.frames import RenamedColumnsFrame, TestFrame
+from fmtest.results import ACROSS_DATASETS_RENAMED, ALGORITHM_TESTS_RENAMED
 from fmtest.within.bootstrap import bootstrap_intervals
 from fmtest.within.power import simulated_power
 
@@ -265,3 +266,132 @@ def test_paired_errors_old_columns_warn(res, old, new):
     with pytest.warns(FutureWarning, match=f"Column '{old}' is now '{new}'"):
         got = table[old]
     pd.testing.assert_series_equal(got, table[new])
+
+
+def _old_name_warns(table, old, new):
+    """``table[old]`` warns, naming ``new``, and is ``table[new]``."""
+    assert new in table.columns and old not in table.columns
+    with pytest.warns(FutureWarning, match=f"Column '{old}' is now '{new}'"):
+        got = table[old]
+    pd.testing.assert_series_equal(got, table[new])
+    with pytest.warns(FutureWarning, match=f"Column '{old}' is now '{new}'"):
+        both = table[[old, new]]
+    assert both.columns.tolist() == [new, new]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("p_delta", "pvalue_delta"),
+        ("p_wong", "pvalue_wong"),
+        ("p_adjusted", "pvalue_adjusted"),
+    ],
+)
+def test_pairwise_old_columns_warn(res, old, new):
+    _old_name_warns(res.pairwise, old, new)
+
+
+@pytest.mark.parametrize(("old", "new"), sorted(ACROSS_DATASETS_RENAMED.items()))
+def test_across_datasets_old_columns_warn(res, old, new):
+    _old_name_warns(res.across_datasets, old, new)
+
+
+def _five_by_two():
+    """Two algorithms under five repeats of 2-fold cross-validation."""
+    rng = np.random.default_rng(4)
+    n = 200
+    truth = (rng.random(n) < 0.3).astype(int)
+    frames = []
+    for r in range(5):
+        folds = rng.permutation(n) % 2
+        for a in range(2):
+            p = np.where(truth == 1, 0.6 + 0.1 * a, 0.15)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "repeat": r,
+                        "fold": folds,
+                        "instance": np.arange(n),
+                        "algorithm": f"alg{a}",
+                        "truth": truth,
+                        "predicted": (rng.random(n) < p).astype(int),
+                    }
+                )
+            )
+    data = pd.concat(frames, ignore_index=True)
+    model = FMeasureComparison.from_formula(
+        "predicted ~ algorithm", data, response="predicted"
+    )
+    return model.fit(estimand="algorithms")
+
+
+@pytest.mark.parametrize(("old", "new"), sorted(ALGORITHM_TESTS_RENAMED.items()))
+def test_algorithm_tests_old_columns_warn(res, old, new):
+    fit = _five_by_two() if new.startswith("pvalue_5x2cv") else res
+    _old_name_warns(fit.algorithm_tests, old, new)
+
+
+def test_posthoc_old_column_warns(res):
+    post = res.posthoc()
+    _old_name_warns(post, "p_adjusted", "pvalue_adjusted")
+    assert "p adj" not in repr(post) and "pvalue_adjusted" in repr(post)
+
+
+def test_fmeasures_old_column_warns(res):
+    _old_name_warns(res.fmeasures, "f", "estimate")
+    np.testing.assert_array_equal(res.fmeasures["estimate"], res.params)
+
+
+#: Columns named ``p_*`` that are not p-values: the Bayesian tests' posterior
+#: probabilities (docs/contributing.rst). Every other probability of a test is
+#: ``pvalue`` or ``pvalue_<qualifier>``.
+POSTERIOR_PROBABILITIES = {"p_1_better", "p_rope", "p_2_better"}
+
+
+def _public_tables(res):
+    """name -> DataFrame, for every public table of ``res`` the data allow."""
+    tables = {
+        "estimates": lambda: res.estimates,
+        "fmeasures": lambda: res.fmeasures,
+        "pairwise": lambda: res.pairwise,
+        "omnibus": lambda: res.omnibus,
+        "across_datasets": lambda: res.across_datasets,
+        "algorithm_tests": lambda: res.algorithm_tests,
+        "tango": lambda: res.tango,
+        "paired_errors": lambda: res.paired_errors,
+        "roc": lambda: res.roc,
+        "friedman": lambda: res.friedman,
+        "posthoc": res.posthoc,
+        "posthoc_holm": lambda: res.posthoc("holm", control="rf"),
+        "bayesian_signed_rank": lambda: res.bayesian_signed_rank(nsamples=2000),
+        "sample_size": res.sample_size,
+        "randomization_test": res.randomization_test,
+        "ranks": lambda: res.ranks.per_dataset,
+        "conf_int": res.conf_int,
+        "pvalues": lambda: res.pvalues.to_frame(),
+    }
+    out = {}
+    for name, get in tables.items():
+        try:
+            out[name] = get()
+        except ValueError:  # not available for these data (e.g. no score column)
+            continue
+    return out
+
+
+@pytest.mark.parametrize("estimand", ["models", "algorithms"])
+def test_every_column_follows_the_convention(example, estimand):
+    res = FMeasureComparison.from_formula(FORMULA, example).fit(estimand=estimand)
+    tables = _public_tables(res)
+    assert {"fmeasures", "pairwise", "across_datasets", "posthoc"} <= set(tables)
+    bad = {}
+    for name, table in tables.items():
+        for column in map(str, table.columns):
+            if (
+                (column.startswith("p_") and column not in POSTERIOR_PROBABILITIES)
+                or column.endswith("_p")
+                or column.startswith(("re_", "fe_"))
+                or column == "f"
+            ):
+                bad.setdefault(name, []).append(column)
+    assert bad == {}

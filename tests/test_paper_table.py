@@ -49,7 +49,9 @@ def test_cells_best_and_markers(res):
         for alg in values.columns:
             key = (ds, best, alg)
             key = key if key in res.pairwise.index else (ds, alg, best)
-            expected = alg != best and res.pairwise.loc[key, "p_adjusted"] < res.alpha
+            expected = (
+                alg != best and res.pairwise.loc[key, "pvalue_adjusted"] < res.alpha
+            )
             assert table.worse.at[ds, alg] == expected
     assert table.worse.to_numpy().any()
     assert_allclose(table.cells.loc[MEAN_RANK].astype(float), res.ranks.mean, atol=5e-3)
@@ -132,7 +134,7 @@ def test_summary_rank_block(res):
     for r in rows[1:]:
         key = (mean.index[0], r[0])
         key = key if key in post.index else key[::-1]
-        assert_allclose(float(r[3]), post.loc[key, "p_adjusted"], rtol=1e-3)
+        assert_allclose(float(r[3]), post.loc[key, "pvalue_adjusted"], rtol=1e-3)
         assert r[4] == ("worse" if post.loc[key, "reject"] else "n.s.")
     fr = res.friedman
     joined = " ".join(notes)

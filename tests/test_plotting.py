@@ -104,9 +104,9 @@ def test_forest_pooled_rows_are_across_datasets(res):
     assert_allclose(fixed[:3], [mean - z * se, mean, mean + z * se])
     assert fixed[3] == m
     rand = drawn["random effects"]  # the HKSJ t(M - 1) interval of the table
-    assert_allclose(rand[:3], [row.re_ci_lower, row.re_diff, row.re_ci_upper])
+    assert_allclose(rand[:3], [row.ci_lower_re, row.diff_re, row.ci_upper_re])
     t = stats.t.isf(res.alpha / 2, m - 1)
-    assert_allclose(rand[2] - rand[0], 2 * t * row.re_se)
+    assert_allclose(rand[2] - rand[0], 2 * t * row.se_re)
     assert rand[3] == m + 1
 
 
@@ -118,7 +118,7 @@ def test_forest_reversed_pair_flips_signs(res):
     assert_allclose(low, -table["ci_upper"])
     assert_allclose(high, -table["ci_lower"])
     row = res.across_datasets.loc[("knn1", "rf")]
-    assert_allclose(diamonds(ax)["random effects"][1], -row.re_diff)
+    assert_allclose(diamonds(ax)["random effects"][1], -row.diff_re)
     assert ax.get_xlabel() == "F1 − F2 (rf − knn1)"
 
 
@@ -242,7 +242,7 @@ def test_forest_missing_values_are_marked(make_long_data):
     assert_allclose(low, table["ci_lower"])  # NaN where the table has NaN
     texts = [t.get_text().strip() for t in ax.texts]
     assert "no CI" in texts
-    if np.isnan(res.across_datasets.loc[("a", "b"), "re_diff"]):
+    if np.isnan(res.across_datasets.loc[("a", "b"), "diff_re"]):
         assert "not estimable" in texts
 
 

@@ -60,34 +60,34 @@ def _reference_row(d, var_fixed, var_lead, var_wong, *, options, with_wong):
         flags.append("wilcoxon_exact_floor")
     return {
         "n_datasets": len(d),
-        "mean_diff": float(np.mean(d)),
+        "diff_mean": float(np.mean(d)),
         "se_wong": wong.std_error,
         "z_wong": wong.statistic,
-        "p_wong": wong.pvalue,
+        "pvalue_wong": wong.pvalue,
         "se_delta": mean.std_error,
         "z_delta": mean.statistic,
-        "p_delta": mean.pvalue,
-        "fe_diff": fixed.estimate,
-        "fe_se": fixed.std_error,
+        "pvalue_delta": mean.pvalue,
+        "diff_fe": fixed.estimate,
+        "se_fe": fixed.std_error,
         "z_fe": fixed.statistic,
-        "p_fe": fixed.pvalue,
-        "re_diff": re.estimate,
-        "re_se": re.std_error,
-        "re_stat": re.statistic,
-        "re_df": re.df,
-        "p_re": re.pvalue,
-        "re_ci_lower": re.ci_lower,
-        "re_ci_upper": re.ci_upper,
+        "pvalue_fe": fixed.pvalue,
+        "diff_re": re.estimate,
+        "se_re": re.std_error,
+        "statistic_re": re.statistic,
+        "df_re": re.df,
+        "pvalue_re": re.pvalue,
+        "ci_lower_re": re.ci_lower,
+        "ci_upper_re": re.ci_upper,
         "tau2": re.tau2,
         "i2": re.i2,
         "q": re.q,
-        "p_q": re.q_pvalue,
+        "pvalue_q": re.q_pvalue,
         "t_plus": wil.t_plus,
         "n_nonzero": wil.n_used,
-        "p_exact": wil.p_exact,
+        "pvalue_exact": wil.p_exact,
         "z_normal": wil.z_normal,
-        "p_normal": wil.p_normal,
-        "p_wilcoxon": wil.p_exact if np.isfinite(wil.p_exact) else wil.p_normal,
+        "pvalue_normal": wil.p_normal,
+        "pvalue_wilcoxon": wil.p_exact if np.isfinite(wil.p_exact) else wil.p_normal,
         "flags": flags,
         "reason": "; ".join(reasons),
     }
@@ -160,9 +160,9 @@ def per_pair_table(
             row["flags"].append("variance_from_interval")
         row["variance_from_interval"] = ", ".join(names)
         low, high = diff_range
-        if row["re_ci_lower"] < low or row["re_ci_upper"] > high:
-            row["re_ci_lower"] = max(row["re_ci_lower"], low)
-            row["re_ci_upper"] = min(row["re_ci_upper"], high)
+        if row["ci_lower_re"] < low or row["ci_upper_re"] > high:
+            row["ci_lower_re"] = max(row["ci_lower_re"], low)
+            row["ci_upper_re"] = min(row["ci_upper_re"], high)
             row["flags"].append("re_ci_clipped")
         same = (diff[:, p] == 0) & (var_lead[:, p] == 0)
         if same.any():
@@ -177,13 +177,13 @@ def per_pair_table(
     frame = pd.DataFrame(rows, index=index)
     frame.insert(
         frame.columns.get_loc("tau2"),
-        "p_re_adjusted",
-        adjust_pvalues(frame["p_re"].to_numpy(), multitest),
+        "pvalue_re_adjusted",
+        adjust_pvalues(frame["pvalue_re"].to_numpy(), multitest),
     )
     frame.insert(
-        frame.columns.get_loc("p_wilcoxon") + 1,
-        "p_wilcoxon_adjusted",
-        adjust_pvalues(frame["p_wilcoxon"].to_numpy(), multitest),
+        frame.columns.get_loc("pvalue_wilcoxon") + 1,
+        "pvalue_wilcoxon_adjusted",
+        adjust_pvalues(frame["pvalue_wilcoxon"].to_numpy(), multitest),
     )
     frame["reason"] = frame.pop("reason")
     return frame
@@ -262,7 +262,7 @@ def test_array_table_equals_the_per_pair_table(m, re_method, re_test):
         if 2 <= m <= 5:
             assert slow["flags"].str.contains("wilcoxon_exact_floor").any()
         if m >= 5:
-            assert slow["p_exact"].notna().any()
+            assert slow["pvalue_exact"].notna().any()
         assert slow["flags"].str.contains("variance_from_interval").any()
 
 

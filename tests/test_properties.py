@@ -132,13 +132,13 @@ def test_results_are_sane_and_order_free(case):
     for se in (fm["se_delta"], pw["se_delta"]):
         assert (se.dropna() >= 0).all()
     for p in (
-        pw["p_delta"],
-        pw["p_adjusted"],
+        pw["pvalue_delta"],
+        pw["pvalue_adjusted"],
         pe["pvalue"],
         pe["pvalue_mcnemar_exact"],
     ):
         assert p.dropna().between(0, 1).all()
-    for table, est in ((fm, "f"), (pw, "diff"), (pe, "diff")):
+    for table, est in ((fm, "estimate"), (pw, "diff"), (pe, "diff")):
         ok = table[[est, "ci_lower", "ci_upper"]].notna().all(axis=1)
         sub = table[ok]
         assert (sub["ci_lower"] <= sub[est] + 1e-12).all()
@@ -160,7 +160,7 @@ def test_results_are_sane_and_order_free(case):
     back = back.reorder_levels(["dataset", "algorithm_1", "algorithm_2"]).loc[pw.index]
     assert_allclose(back["diff"], -pw["diff"], atol=1e-15)
     assert_allclose(back["se_delta"], pw["se_delta"], rtol=1e-12)
-    assert_allclose(back["p_delta"], pw["p_delta"], rtol=1e-12)
+    assert_allclose(back["pvalue_delta"], pw["pvalue_delta"], rtol=1e-12)
     # the paired score bounds come from an iterative fit (precision ~1e-7)
     assert_allclose(back["ci_lower"], -pw["ci_upper"], rtol=0, atol=1e-6)
     assert_array_equal(back["reason"].str.replace(r"'.*'", "", regex=True),

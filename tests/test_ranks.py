@@ -154,7 +154,7 @@ def test_one_dataset_gives_nan_with_reason():
     assert fr["pvalue"].isna().all()
     assert "at least 2 data sets" in fr["reason"].iloc[0]
     post = rank_posthoc(ranks, method="holm")
-    assert post["p_adjusted"].isna().all() and not post["reject"].any()
+    assert post["pvalue_adjusted"].isna().all() and not post["reject"].any()
     assert "at least 2 data sets" in post["reason"].iloc[0]
 
 
@@ -195,7 +195,7 @@ def test_nemenyi_equals_scikit_posthocs(values):
     ours = rank_posthoc(rank_datasets(values), method="nemenyi")
     ref = sp.posthoc_nemenyi_friedman(values)
     expected = [ref.loc[a, b] for a, b in ours.index]
-    assert_allclose(ours["p_adjusted"], expected, rtol=1e-10)
+    assert_allclose(ours["pvalue_adjusted"], expected, rtol=1e-10)
 
 
 def test_holm_equals_scikit_posthocs_siegel(values):
@@ -204,7 +204,7 @@ def test_holm_equals_scikit_posthocs_siegel(values):
     ours = rank_posthoc(rank_datasets(values), method="holm")
     ref = sp.posthoc_siegel_friedman(values, p_adjust="holm")
     expected = [ref.loc[a, b] for a, b in ours.index]
-    assert_allclose(ours["p_adjusted"], expected, rtol=1e-10)
+    assert_allclose(ours["pvalue_adjusted"], expected, rtol=1e-10)
     assert_allclose(ours["pvalue"], 2 * stats.norm.sf(np.abs(ours["z"])))
 
 
@@ -235,15 +235,15 @@ def test_control_comparisons(values):
     stepped = np.minimum(1, np.maximum.accumulate(p[order] * (4 - np.arange(4))))
     expected = np.empty(4)
     expected[order] = stepped
-    assert_allclose(holm["p_adjusted"], expected)
+    assert_allclose(holm["pvalue_adjusted"], expected)
     bd = rank_posthoc(ranks, method="bonferroni", control="e")
-    assert_allclose(bd["p_adjusted"], np.minimum(1, 4 * p))
+    assert_allclose(bd["pvalue_adjusted"], np.minimum(1, 4 * p))
     assert (bd["reject"] == (np.abs(bd["rank_diff"]) > bd["critical_difference"])).all()
     nem_all = rank_posthoc(ranks)
     nem_ctl = rank_posthoc(ranks, method="nemenyi", control="e")
     assert_allclose(
-        nem_ctl["p_adjusted"].to_numpy(),
-        [nem_all.loc[(x, "e"), "p_adjusted"] for x in "abcd"],
+        nem_ctl["pvalue_adjusted"].to_numpy(),
+        [nem_all.loc[(x, "e"), "pvalue_adjusted"] for x in "abcd"],
     )
 
 
@@ -283,8 +283,8 @@ def test_shaffer_published_multipliers_and_adjustment(values):
     stepped = np.minimum(1, np.maximum.accumulate(p[order] * t))
     expected = np.empty(10)
     expected[order] = stepped
-    assert_allclose(sh["p_adjusted"], expected)
-    assert (sh["p_adjusted"] <= holm["p_adjusted"] + 1e-15).all()
+    assert_allclose(sh["pvalue_adjusted"], expected)
+    assert (sh["pvalue_adjusted"] <= holm["pvalue_adjusted"] + 1e-15).all()
 
 
 @pytest.mark.parametrize(
@@ -377,7 +377,7 @@ def test_control_rows_are_control_minus_other(values):
     assert_allclose(post["z"], expected / se, rtol=1e-15)
     # e is the best-ranked column of the fixture: every difference is positive.
     assert ranks.mean.idxmin() == "e" and (post["rank_diff"] > 0).all()
-    assert_allclose(post["p_adjusted"], _holm_by_hand(post["pvalue"].to_numpy()))
+    assert_allclose(post["pvalue_adjusted"], _holm_by_hand(post["pvalue"].to_numpy()))
 
 
 def test_control_pvalues_equal_scikit_posthocs_siegel(values):
@@ -386,7 +386,7 @@ def test_control_pvalues_equal_scikit_posthocs_siegel(values):
     ref = sp.posthoc_siegel_friedman(values)  # unadjusted two-sided p, all pairs
     assert_allclose(ours["pvalue"], [ref.loc[a, b] for a, b in ours.index], rtol=1e-10)
     # Holm over the A - 1 = 4 comparisons with the control, not over all 10 pairs.
-    assert_allclose(ours["p_adjusted"], _holm_by_hand(ours["pvalue"].to_numpy()))
+    assert_allclose(ours["pvalue_adjusted"], _holm_by_hand(ours["pvalue"].to_numpy()))
 
 
 def test_demsar_example_against_c45():
@@ -443,8 +443,8 @@ def test_one_sided_against_a_control_by_hand(values, control, alternative):
     p = stats.norm.sf(toward)
     holm = rank_posthoc(ranks, control=control, alternative=alternative)
     assert_allclose(holm["pvalue"], p, rtol=1e-12)
-    assert_allclose(holm["p_adjusted"], _holm_by_hand(p), rtol=1e-12)
-    assert (holm["reject"] == (holm["p_adjusted"] < 0.05)).all()
+    assert_allclose(holm["pvalue_adjusted"], _holm_by_hand(p), rtol=1e-12)
+    assert (holm["reject"] == (holm["pvalue_adjusted"] < 0.05)).all()
     two = rank_posthoc(ranks, control=control)
     # A one-sided p in the observed direction is half the two-sided one.
     same = toward > 0
@@ -452,11 +452,11 @@ def test_one_sided_against_a_control_by_hand(values, control, alternative):
     bd = rank_posthoc(
         ranks, method="bonferroni", control=control, alternative=alternative
     )
-    assert_allclose(bd["p_adjusted"], np.minimum(1, 4 * p), rtol=1e-12)
+    assert_allclose(bd["pvalue_adjusted"], np.minimum(1, 4 * p), rtol=1e-12)
     cd = stats.norm.isf(0.05 / 4) * se
     assert_allclose(bd["critical_difference"], cd, rtol=1e-12)
     assert (bd["reject"] == (toward * se > cd)).all()
-    assert (bd["reject"] == (bd["p_adjusted"] < 0.05)).all()
+    assert (bd["reject"] == (bd["pvalue_adjusted"] < 0.05)).all()
 
 
 def test_one_sided_rejects_only_in_its_direction():
@@ -481,13 +481,13 @@ def test_one_sided_all_pairs_means_algorithm_1_better(values):
     )
     assert_allclose(post["rank_diff"], r1 - r2)  # all-pairs orientation kept
     assert_allclose(post["pvalue"], stats.norm.sf((r2 - r1) / se), rtol=1e-12)
-    assert_allclose(post["p_adjusted"], _holm_by_hand(post["pvalue"].to_numpy()))
+    assert_allclose(post["pvalue_adjusted"], _holm_by_hand(post["pvalue"].to_numpy()))
 
 
 def test_one_dataset_against_a_control_gives_nan():
     one = pd.DataFrame([[0.9, 0.5, 0.1]], columns=list("abc"), index=["only"])
     post = rank_posthoc(rank_datasets(one), control="a", alternative="greater")
-    assert post["p_adjusted"].isna().all() and not post["reject"].any()
+    assert post["pvalue_adjusted"].isna().all() and not post["reject"].any()
     assert "at least 2 data sets" in post["reason"].iloc[0]
 
 
@@ -541,7 +541,7 @@ def test_rank_block_against_a_control(dominated, alternative):
         row = post.loc[("mine", r[0])]
         assert_allclose(float(r[2]), res.ranks.mean[r[0]] - 1.0, atol=5e-4)
         assert_allclose(float(r[2]), row["rank_diff"], atol=5e-4)
-        assert_allclose(float(r[3]), row["p_adjusted"], rtol=1e-3)
+        assert_allclose(float(r[3]), row["pvalue_adjusted"], rtol=1e-3)
         assert r[4] == ("worse" if row["reject"] else "n.s.")
     verdicts = [r[4] for r in rows[2:]]
     if alternative == "less":

@@ -46,9 +46,9 @@ def constructed():
             "n_datasets": [8, 5, 4, 7, 3, 6],
             "n_nonzero": [8, 5, 4, 7, 0, 6],
             "i2": [0.6, 0.9, 0.0, NAN, 0.0, 0.0],
-            "p_re": [0.01, 0.2, NAN, NAN, NAN, 0.03],
-            "p_fe": [1e-9, 1e-5, 0.004, NAN, NAN, 0.02],
-            "p_wilcoxon": [0.02, 0.0625, 0.125, 0.0156, NAN, 0.5],
+            "pvalue_re": [0.01, 0.2, NAN, NAN, NAN, 0.03],
+            "pvalue_fe": [1e-9, 1e-5, 0.004, NAN, NAN, 0.02],
+            "pvalue_wilcoxon": [0.02, 0.0625, 0.125, 0.0156, NAN, 0.5],
         },
         index=["re", "re few", "fe", "wilcoxon", "none", "re low i2"],
     )
@@ -73,8 +73,8 @@ def test_rule_on_each_branch():
     assert "no usable variance" in reasons["wilcoxon"]
     assert reasons["wilcoxon"].startswith("Wilcoxon signed-rank test:")
     assert "no test" in reasons["none"]
-    assert np.isnan(rec.loc["none", "p_recommended"])
-    assert np.isnan(rec.loc["none", "p_recommended_adjusted"])
+    assert np.isnan(rec.loc["none", "pvalue_recommended"])
+    assert np.isnan(rec.loc["none", "pvalue_recommended_adjusted"])
 
 
 def test_p_recommended_is_the_chosen_column():
@@ -84,7 +84,7 @@ def test_p_recommended_is_the_chosen_column():
         if row["recommended"] == NO_TEST:
             continue
         column = RECOMMENDED_COLUMNS[row["recommended"]]
-        assert row["p_recommended"] == table.loc[label, column]
+        assert row["pvalue_recommended"] == table.loc[label, column]
 
 
 def test_the_rule_reads_whatever_the_p_columns_hold():
@@ -92,17 +92,17 @@ def test_the_rule_reads_whatever_the_p_columns_hold():
     chooses by existence, not by value."""
     table = constructed()
     one_sided = table.assign(
-        p_re=table["p_re"] / 2,
-        p_fe=table["p_fe"] / 2,
-        p_wilcoxon=table["p_wilcoxon"] / 2,
+        pvalue_re=table["pvalue_re"] / 2,
+        pvalue_fe=table["pvalue_fe"] / 2,
+        pvalue_wilcoxon=table["pvalue_wilcoxon"] / 2,
     )
     a, b = recommend_across(table), recommend_across(one_sided)
     assert a["recommended"].tolist() == b["recommended"].tolist()
-    np.testing.assert_array_equal(b["p_recommended"], a["p_recommended"] / 2)
+    np.testing.assert_array_equal(b["pvalue_recommended"], a["pvalue_recommended"] / 2)
 
 
 def test_missing_columns_count_as_nan():
-    rec = recommend_across(pd.DataFrame({"p_wilcoxon": [0.5, NAN]}))
+    rec = recommend_across(pd.DataFrame({"pvalue_wilcoxon": [0.5, NAN]}))
     assert rec["recommended"].tolist() == [WILCOXON, NO_TEST]
 
 
@@ -114,18 +114,22 @@ def test_adjusted_p_is_multipletests_over_the_pairs(method):
             "n_datasets": 10,
             "n_nonzero": 10,
             "i2": rng.random(12),
-            "p_re": np.where(rng.random(12) < 0.25, NAN, rng.random(12) ** 3),
-            "p_fe": rng.random(12),
-            "p_wilcoxon": rng.random(12),
+            "pvalue_re": np.where(rng.random(12) < 0.25, NAN, rng.random(12) ** 3),
+            "pvalue_fe": rng.random(12),
+            "pvalue_wilcoxon": rng.random(12),
         }
     )
-    table.loc[3, ["p_re", "p_fe", "p_wilcoxon"]] = NAN  # not a test: left out
+    table.loc[3, ["pvalue_re", "pvalue_fe", "pvalue_wilcoxon"]] = (
+        NAN  # not a test: left out
+    )
     rec = recommend_across(table, method)
-    p = rec["p_recommended"].to_numpy()
+    p = rec["pvalue_recommended"].to_numpy()
     has = np.isfinite(p)
     expected = multipletests(p[has], method=method)[1]
-    np.testing.assert_allclose(rec["p_recommended_adjusted"][has], expected, rtol=1e-12)
-    assert np.isnan(rec["p_recommended_adjusted"][~has]).all()
+    np.testing.assert_allclose(
+        rec["pvalue_recommended_adjusted"][has], expected, rtol=1e-12
+    )
+    assert np.isnan(rec["pvalue_recommended_adjusted"][~has]).all()
 
 
 def test_results_append_the_columns_and_keep_the_others(res, example):
@@ -133,15 +137,17 @@ def test_results_append_the_columns_and_keep_the_others(res, example):
     assert list(across.columns[-len(RECOMMEND_COLUMNS) :]) == list(RECOMMEND_COLUMNS)
     # every pair of the example has a random-effects test: it is the one read
     assert (across["recommended"] == RANDOM_EFFECTS).all()
-    np.testing.assert_array_equal(across["p_recommended"], across["p_re"])
+    np.testing.assert_array_equal(across["pvalue_recommended"], across["pvalue_re"])
     np.testing.assert_array_equal(
-        across["p_recommended_adjusted"], across["p_re_adjusted"]
+        across["pvalue_recommended_adjusted"], across["pvalue_re_adjusted"]
     )
     # the fit's multitest adjusts them
     bonf = FMeasureComparison.from_formula(FORMULA, example).fit(multitest="bonferroni")
-    expected = multipletests(bonf.across_datasets["p_recommended"], method="bonferroni")
+    expected = multipletests(
+        bonf.across_datasets["pvalue_recommended"], method="bonferroni"
+    )
     np.testing.assert_allclose(
-        bonf.across_datasets["p_recommended_adjusted"], expected[1], rtol=1e-12
+        bonf.across_datasets["pvalue_recommended_adjusted"], expected[1], rtol=1e-12
     )
 
 
@@ -156,9 +162,9 @@ def test_conclusions_name_the_recommended_test_and_no_other(res):
     for line, ((a, b), row) in zip(lines, across.iterrows(), strict=True):
         assert line.startswith(
             f"across 5 data sets (random effects, HKSJ t(4)): {a} {MINUS} {b} = "
-            f"{row['re_diff']:.3f} [{row['re_ci_lower']:.3f}, {row['re_ci_upper']:.3f}]"
+            f"{row['diff_re']:.3f} [{row['ci_lower_re']:.3f}, {row['ci_upper_re']:.3f}]"
         )
-        assert f"(adj. {row['p_recommended_adjusted']:.2g})" in line
+        assert f"(adj. {row['pvalue_recommended_adjusted']:.2g})" in line
         # one verdict, from the recommended test only
         assert len(re.findall(r": (?:no evidence|\S+ higher|not testable)", line)) == 1
         for other in ("Wilcoxon", "fixed effect", "Wong", "T+"):
@@ -172,19 +178,19 @@ def test_conclusions_follow_a_fallback(example):
     or the Wilcoxon test, named, with their own estimate."""
     results = FMeasureComparison.from_formula(FORMULA, example).fit()
     across = results.across_datasets  # the cached frame, changed in place
-    across.loc[("knn1", "logit"), ["p_re"]] = NAN
-    across.loc[("knn1", "nbc"), ["p_re", "p_fe"]] = NAN
+    across.loc[("knn1", "logit"), ["pvalue_re"]] = NAN
+    across.loc[("knn1", "nbc"), ["pvalue_re", "pvalue_fe"]] = NAN
     across[list(RECOMMEND_COLUMNS)] = recommend_across(across, "holm")
     lines = across_lines(results)
     fe = across.loc[("knn1", "logit")]
     assert fe["recommended"] == FIXED_EFFECT
     assert lines[0].startswith(
         f"across 5 data sets (fixed effect, z): knn1 {MINUS} logit = "
-        f"{fe['fe_diff']:.3f} (SE {fe['fe_se']:.3f})"
+        f"{fe['diff_fe']:.3f} (SE {fe['se_fe']:.3f})"
     )
     wil = across.loc[("knn1", "nbc")]
     assert wil["recommended"] == WILCOXON
-    name = "exact" if np.isfinite(wil["p_exact"]) else "normal approximation"
+    name = "exact" if np.isfinite(wil["pvalue_exact"]) else "normal approximation"
     assert lines[1].startswith(
         f"across 5 data sets (Wilcoxon signed-rank, {name}): knn1 {MINUS} nbc: "
         f"T+ = {wil['t_plus']:g} of 15"
@@ -198,14 +204,14 @@ def test_conclusions_follow_a_fallback(example):
 
 
 def test_test_names():
-    assert recommended_test_name({"recommended": RANDOM_EFFECTS, "re_df": 9.0}) == (
+    assert recommended_test_name({"recommended": RANDOM_EFFECTS, "df_re": 9.0}) == (
         "random effects, HKSJ t(9)"
     )
-    assert recommended_test_name({"recommended": RANDOM_EFFECTS, "re_df": np.inf}) == (
+    assert recommended_test_name({"recommended": RANDOM_EFFECTS, "df_re": np.inf}) == (
         "random effects, z"
     )
     assert recommended_test_name({"recommended": FIXED_EFFECT}) == "fixed effect, z"
-    assert recommended_test_name({"recommended": WILCOXON, "p_exact": NAN}) == (
+    assert recommended_test_name({"recommended": WILCOXON, "pvalue_exact": NAN}) == (
         "Wilcoxon signed-rank, normal approximation"
     )
     assert recommended_test_name({"recommended": NO_TEST}) == "no test"
@@ -258,7 +264,7 @@ def test_equal_differences_fall_back_to_the_fixed_effect():
         estimand="models"
     )
     row = results.across_datasets.iloc[0]
-    assert np.isnan(row["p_re"]) and row["recommended"] == FIXED_EFFECT
-    assert row["p_recommended"] == row["p_fe"]
+    assert np.isnan(row["pvalue_re"]) and row["recommended"] == FIXED_EFFECT
+    assert row["pvalue_recommended"] == row["pvalue_fe"]
     (line,) = across_lines(results)
     assert line.startswith(f"across 3 data sets (fixed effect, z): a {MINUS} b = ")

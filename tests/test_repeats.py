@@ -239,10 +239,10 @@ def test_algorithm_missing_from_a_data_set_with_repeats():
     inst = counts.instance_joint()
     assert inst[1, 2].sum() == 0 and inst[1, :, 2].sum() == 0
     fm = res.fmeasures
-    assert np.isnan(fm.loc[("d2", "alg2"), "f"])
+    assert np.isnan(fm.loc[("d2", "alg2"), "estimate"])
     assert fm.loc[("d2", "alg2"), "reason_delta"] == REASON_NOT_RUN
     # d2's other pair is tested as on d2 alone, d1 as with every algorithm
-    cols = ["diff", "se_delta", "p_delta", "ci_lower", "ci_upper"]
+    cols = ["diff", "se_delta", "pvalue_delta", "ci_lower", "ci_upper"]
     alone = fit(gap[gap.dataset == "d2"].drop(columns="dataset"))
     assert_allclose(
         res.pairwise.loc[("d2", "alg0", "alg1"), cols].to_numpy(float),
@@ -312,7 +312,9 @@ def test_algorithm_estimand_leads_the_pairwise_table_and_the_summary():
         np.testing.assert_array_equal(pairwise[col], tests[col])
     models = fit(repeated_cv(), estimand="models")
     np.testing.assert_allclose(pairwise["diff"], models.pairwise["diff"])
-    np.testing.assert_allclose(pairwise["p_delta"], models.pairwise["p_delta"])
+    np.testing.assert_allclose(
+        pairwise["pvalue_delta"], models.pairwise["pvalue_delta"]
+    )
     # the interval and the p-value of a row agree
     excludes = (pairwise["ci_lower"] > 0) | (pairwise["ci_upper"] < 0)
     assert ((pairwise["pvalue"] < 0.05) == excludes).all()
@@ -335,7 +337,7 @@ def test_algorithm_estimand_across_data_sets_pools_the_fold_tests():
     tests = res.algorithm_tests.xs(("alg0", "alg1"), level=(1, 2))
     weights = 1 / tests["se"] ** 2
     fixed = (weights * tests["diff"]).sum() / weights.sum()
-    assert res.across_datasets.loc[("alg0", "alg1"), "fe_diff"] == pytest.approx(fixed)
+    assert res.across_datasets.loc[("alg0", "alg1"), "diff_fe"] == pytest.approx(fixed)
 
 
 def test_five_by_two_designs_add_dietterich_and_alpaydin():
@@ -370,6 +372,11 @@ def test_five_by_two_designs_add_dietterich_and_alpaydin():
     )
     sums = cells.groupby(["algorithm", "repeat", "fold"])[["tp", "fp", "fn"]].sum()
     f = (2 * sums.tp / (2 * sums.tp + sums.fp + sums.fn)).to_numpy().reshape(2, 5, 2)
-    assert row["p_5x2cv_t"] == pytest.approx(paired_ttest_5x2cv(f[0], f[1]).pvalue)
-    assert row["p_5x2cv_f"] == pytest.approx(combined_ftest_5x2cv(f[0], f[1]).pvalue)
-    assert "p_5x2cv_t" not in fit(repeated_cv(), estimand="algorithms").algorithm_tests
+    assert row["pvalue_5x2cv_t"] == pytest.approx(paired_ttest_5x2cv(f[0], f[1]).pvalue)
+    assert row["pvalue_5x2cv_f"] == pytest.approx(
+        combined_ftest_5x2cv(f[0], f[1]).pvalue
+    )
+    assert (
+        "pvalue_5x2cv_t"
+        not in fit(repeated_cv(), estimand="algorithms").algorithm_tests
+    )

@@ -981,8 +981,8 @@ def test_spark_same_tables_and_results(spark, example_subset, random_data):
     ).fit()
     ref = FMeasureComparison.from_formula(FORMULA, example_subset).fit()
     np.testing.assert_allclose(
-        got.pairwise[["diff", "se_delta", "p_delta", "se_wong"]].to_numpy(float),
-        ref.pairwise[["diff", "se_delta", "p_delta", "se_wong"]].to_numpy(float),
+        got.pairwise[["diff", "se_delta", "pvalue_delta", "se_wong"]].to_numpy(float),
+        ref.pairwise[["diff", "se_delta", "pvalue_delta", "se_wong"]].to_numpy(float),
         rtol=1e-12,
     )
 

@@ -86,7 +86,7 @@ def test_printed_numbers_are_the_dataframe_numbers(res, text):
     assert len(rows) == len(res.fmeasures)
     for (ds, alg), row in res.fmeasures.iterrows():
         got = rows[f"{ds} / {alg}"]
-        cols = ["f", "se_delta", "ci_lower", "ci_upper", "recall", "precision"]
+        cols = ["estimate", "se_delta", "ci_lower", "ci_upper", "recall", "precision"]
         assert got == [f"{row[c]:.4f}" for c in cols], (ds, alg)
     rows = table_rows(text, PAIRWISE_TITLE, 6)
     assert len(rows) == len(res.pairwise)
@@ -95,7 +95,7 @@ def test_printed_numbers_are_the_dataframe_numbers(res, text):
         numbers = [
             f"{row[c]:.4f}" for c in ("diff", "se_delta", "ci_lower", "ci_upper")
         ]
-        p = [format_pvalue(row[c]) for c in ("pvalue", "p_adjusted")]
+        p = [format_pvalue(row[c]) for c in ("pvalue", "pvalue_adjusted")]
         assert got == numbers + p, (ds, a, b)
     rows = table_rows(text, "Omnibus test of equal F", 3)
     for ds, row in res.omnibus.iterrows():
@@ -107,13 +107,13 @@ def test_printed_numbers_are_the_dataframe_numbers(res, text):
     rows = table_rows(text, "Across data sets (M = 5)", 7)
     for (a, b), row in res.across_datasets.iterrows():
         assert rows[f"{a} {MINUS} {b}"] == [
-            f"{row['re_diff']:.4f}",
-            f"{row['re_ci_lower']:.4f}",
-            f"{row['re_ci_upper']:.4f}",
-            format_pvalue(row["p_re"]),
-            format_pvalue(row["p_re_adjusted"]),
+            f"{row['diff_re']:.4f}",
+            f"{row['ci_lower_re']:.4f}",
+            f"{row['ci_upper_re']:.4f}",
+            format_pvalue(row["pvalue_re"]),
+            format_pvalue(row["pvalue_re_adjusted"]),
             f"{row['i2']:.4f}",
-            format_pvalue(row["p_wilcoxon"]),
+            format_pvalue(row["pvalue_wilcoxon"]),
         ]
 
 
@@ -159,7 +159,7 @@ def test_width_at_most_100_on_the_example_and_long_names(text, hostile):
     assert f"{short} = {HOSTILE_ALGORITHMS[2]}" in note
     # a line break in a name does not break a row of the table
     rows = table_rows(long_text, "F-measures", 6)
-    f = hostile.fmeasures.loc[(HOSTILE_DATASETS[0], HOSTILE_ALGORITHMS[3]), "f"]
+    f = hostile.fmeasures.loc[(HOSTILE_DATASETS[0], HOSTILE_ALGORITHMS[3]), "estimate"]
     assert rows[f"{HOSTILE_DATASETS[0]} / tab\\tand\\nnewline"][0] == f"{f:.4f}"
 
 
@@ -242,15 +242,17 @@ def test_one_conclusion_per_pair(res):
     for line, ((ds, a, b), row) in zip(lines, res.pairwise.iterrows(), strict=False):
         assert line.startswith(f"{ds}: {a} {MINUS} {b} = {row['diff']:.3f} ")
         assert f"[{row['ci_lower']:.3f}, {row['ci_upper']:.3f}]" in line
-        p, p_adj = (format_pvalue(row[c], "{:.2g}") for c in ("pvalue", "p_adjusted"))
+        p, p_adj = (
+            format_pvalue(row[c], "{:.2g}") for c in ("pvalue", "pvalue_adjusted")
+        )
         p = "< 1e-16" if p == "<1e-16" else f"= {p}"
         assert f"p {p} (adj. {p_adj})" in line
-        if row["p_adjusted"] < res.alpha:
+        if row["pvalue_adjusted"] < res.alpha:
             assert line.endswith(f"{a if row['diff'] > 0 else b} higher")
         else:
             assert line.endswith("no evidence of a difference")
     # the paired score interval covers 0, and the matching p says so (the z
-    # test's p_delta = 0.038 would not); numbers from the pair's own table
+    # test's pvalue_delta = 0.038 would not); numbers from the pair's own table
     table = res.counts.joint[res.counts.datasets.get_loc("synth_hard"), 0, 1]
     _, low, high, p = paired_score_interval(table)
     assert low < 0 < high and p > 0.05
@@ -263,7 +265,7 @@ def test_one_conclusion_per_pair(res):
     # across data sets only the recommended test, named (the random effects here)
     assert across[1].startswith(
         f"across 5 data sets (random effects, HKSJ t(4)): knn1 {MINUS} nbc = "
-        f"{row['re_diff']:.3f}"
+        f"{row['diff_re']:.3f}"
     )
     assert "Conclusions:" in smry.as_text()
 
@@ -278,9 +280,9 @@ def test_new_random_effects_columns_are_used(example, hostile):
         ).fit(estimand="models"),
     ):
         across = results.across_datasets
-        across["re_ci_lower"] = across["re_diff"] - 0.1234567
-        across["re_ci_upper"] = across["re_diff"] + 0.1234567
-        across["p_re_adjusted"] = np.minimum(3 * across["p_re"], 1)
+        across["ci_lower_re"] = across["diff_re"] - 0.1234567
+        across["ci_upper_re"] = across["diff_re"] + 0.1234567
+        across["pvalue_re_adjusted"] = np.minimum(3 * across["pvalue_re"], 1)
         text = results.summary().as_text()
         assert max(map(len, text.splitlines())) <= DEFAULT_WIDTH
     rows = table_rows(text, "Across data sets (M = 2)", 7)
@@ -288,16 +290,16 @@ def test_new_random_effects_columns_are_used(example, hostile):
     names = {n: n if len(n) <= NAME_LIMIT else None for n in (a, b)}
     label = next(k for k in rows if k.startswith(a[:9]))
     assert rows[label][:3] == [
-        f"{row['re_diff']:.4f}",
-        f"{row['re_ci_lower']:.4f}",
-        f"{row['re_ci_upper']:.4f}",
+        f"{row['diff_re']:.4f}",
+        f"{row['ci_lower_re']:.4f}",
+        f"{row['ci_upper_re']:.4f}",
     ]
-    assert rows[label][4] == f"{row['p_re_adjusted']:.4g}"
+    assert rows[label][4] == f"{row['pvalue_re_adjusted']:.4g}"
     line = next(c for c in results.summary().conclusions if c.startswith("across"))
-    assert f"[{row['re_ci_lower']:.3f}, {row['re_ci_upper']:.3f}]" in line
+    assert f"[{row['ci_lower_re']:.3f}, {row['ci_upper_re']:.3f}]" in line
     # the conclusions read the recommended test (the random effects here)
     assert row["recommended"] == "random effects"
-    assert f"(adj. {row['p_recommended_adjusted']:.2g})" in line
+    assert f"(adj. {row['pvalue_recommended_adjusted']:.2g})" in line
     assert names  # the names were long enough to be shortened in the label
 
 
@@ -329,7 +331,7 @@ def many():
 def test_many_algorithms_show_the_pairs_against_the_best(many):
     shown, across, mode = select_pairs(many)
     assert mode == "best"
-    f = many.fmeasures["f"]
+    f = many.fmeasures["estimate"]
     for ds in ("x", "y"):
         best = f.loc[ds].idxmax()
         rows = many.pairwise.loc[ds][
@@ -470,7 +472,7 @@ def _latex_has(name):
 
 
 def test_params_bse_pvalues_conf_int(res, example):
-    np.testing.assert_array_equal(res.params, res.fmeasures["f"])
+    np.testing.assert_array_equal(res.params, res.fmeasures["estimate"])
     assert res.params.index.equals(res.fmeasures.index)
     np.testing.assert_allclose(res.bse, res.fmeasures["se_delta"], rtol=1e-14)
     np.testing.assert_array_equal(res.pvalues_pairwise, res.pairwise["pvalue"])
@@ -482,7 +484,7 @@ def test_params_bse_pvalues_conf_int(res, example):
         estimand="models", method="wong", ci_method="wald"
     )
     np.testing.assert_allclose(wong.bse, wong.fmeasures["se_wong"], rtol=1e-14)
-    np.testing.assert_array_equal(wong.pvalues_pairwise, wong.pairwise["p_wong"])
+    np.testing.assert_array_equal(wong.pvalues_pairwise, wong.pairwise["pvalue_wong"])
     gmean = MetricComparison.from_formula(FORMULA, example).fit(
         estimand="models", metric="gmean"
     )

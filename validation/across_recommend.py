@@ -1,8 +1,8 @@
 """Size and power of the across-data-set tests, and of the recommended one.
 
 The evidence behind :func:`fmtest.across.recommend.recommend_across` (issue
-20, item 2): which of the fixed-effect z-test (``p_fe``), the random-effects
-HKSJ t-test (``p_re``) and the Wilcoxon signed-rank test (``p_wilcoxon``,
+20, item 2): which of the fixed-effect z-test (``pvalue_fe``), the random-effects
+HKSJ t-test (``pvalue_re``) and the Wilcoxon signed-rank test (``pvalue_wilcoxon``,
 exact where it exists) to read across M data sets.
 
 Each replicate is one comparison of two algorithms over M data sets. Data set
@@ -68,19 +68,23 @@ OUT = Path(__file__).resolve().parents[1] / "docs" / "_static" / "across"
 
 
 def _switch(table, m, use_wilcoxon):
-    return np.where(use_wilcoxon, table["p_wilcoxon"], table["p_re"]).astype(float)
+    return np.where(use_wilcoxon, table["pvalue_wilcoxon"], table["pvalue_re"]).astype(
+        float
+    )
 
 
 #: The tests and rules scored, as (label, function of the table and M -> p).
 TESTS = {
-    "FE": lambda t, m: t["p_fe"].to_numpy(float),
-    "RE (HKSJ)": lambda t, m: t["p_re"].to_numpy(float),
-    "Wilcoxon": lambda t, m: t["p_wilcoxon"].to_numpy(float),
-    "recommended": lambda t, m: recommend_across(t)["p_recommended"].to_numpy(float),
-    # rules the docs reject
-    "pretest FE/RE": lambda t, m: np.where(t["i2"] < 0.25, t["p_fe"], t["p_re"]).astype(
+    "FE": lambda t, m: t["pvalue_fe"].to_numpy(float),
+    "RE (HKSJ)": lambda t, m: t["pvalue_re"].to_numpy(float),
+    "Wilcoxon": lambda t, m: t["pvalue_wilcoxon"].to_numpy(float),
+    "recommended": lambda t, m: recommend_across(t)["pvalue_recommended"].to_numpy(
         float
     ),
+    # rules the docs reject
+    "pretest FE/RE": lambda t, m: np.where(
+        t["i2"] < 0.25, t["pvalue_fe"], t["pvalue_re"]
+    ).astype(float),
     "issue example": lambda t, m: _switch(
         t, m, ~((m >= 5) & (t["i2"] >= 0.25) & (t["i2"] < 0.75))
     ),
@@ -150,7 +154,7 @@ def hksj_floor_pvalue(table, d, v):
     Parameters
     ----------
     table : pandas.DataFrame
-        The ``across_datasets_table`` of the replicates (``tau2``, ``re_diff``).
+        The ``across_datasets_table`` of the replicates (``tau2``, ``diff_re``).
     d, v : ndarray, shape (M, reps)
         The differences and the variances that were pooled.
 
@@ -160,7 +164,7 @@ def hksj_floor_pvalue(table, d, v):
     """
     m = d.shape[0]
     w = 1.0 / (v + table["tau2"].to_numpy(float))
-    mu = table["re_diff"].to_numpy(float)
+    mu = table["diff_re"].to_numpy(float)
     q = (w * (d - mu) ** 2).sum(axis=0) / (m - 1)
     se = np.sqrt(np.maximum(q, 1.0) / w.sum(axis=0))
     return 2 * stats.t.sf(np.abs(mu / se), m - 1)

@@ -132,12 +132,12 @@ def evaluate_file(path, max_reps=None):
                         "cover": low <= delta <= high,
                         "reject": row.pvalue < 0.05,
                         "cover_corrected": c_low <= delta <= c_high,
-                        "reject_corrected": row.p_corrected < 0.05,
+                        "reject_corrected": row.pvalue_corrected < 0.05,
                         "cover_models": m_low <= delta <= m_high,
                         "reject_models": mod.pvalue < 0.05,
                         "cover_retraining": r_low <= delta <= r_high,
                         "reject_retraining": row.pvalue_delta_retraining < 0.05,
-                        "reject_5x2cv_f": row.get("p_5x2cv_f", np.nan) < 0.05,
+                        "reject_5x2cv_f": row.get("pvalue_5x2cv_f", np.nan) < 0.05,
                         "se": row.se,
                     }
                 )

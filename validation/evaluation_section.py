@@ -48,7 +48,6 @@ import argparse
 import json
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -144,15 +143,6 @@ def load_all(folder, names):
     return data, pd.DataFrame(rows)
 
 
-def _col(frame, new, old):
-    """A column by its new name, or by its former one (without the rename warning)."""
-    if new in frame.columns:
-        return frame[new]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        return frame[old]
-
-
 def _r(x, digits=4):
     x = float(x)
     return None if np.isnan(x) else round(x, digits)
@@ -160,10 +150,10 @@ def _r(x, digits=4):
 
 def pairwise_frame(res, res_ni):
     """Per data set and baseline: the control fit's and the non-inferiority fit's tests."""
-    cols = ["diff", "ci_lower", "pvalue", "p_adjusted"]
+    cols = ["diff", "ci_lower", "pvalue", "pvalue_adjusted"]
     out = res.pairwise[cols].copy()
     out["p_ni"] = res_ni.pairwise["pvalue"]
-    out["p_ni_adjusted"] = res_ni.pairwise["p_adjusted"]
+    out["pvalue_ni_adjusted"] = res_ni.pairwise["pvalue_adjusted"]
     out = out.reset_index().drop(columns="algorithm_1")
     return out.rename(columns={"algorithm_2": "baseline"})
 
@@ -175,16 +165,16 @@ def across_frame(res, res_ni):
         {
             "baseline": a.index.get_level_values("algorithm_2"),
             "n_datasets": a["n_datasets"].to_numpy(),
-            "diff_re": _col(a, "diff_re", "re_diff").to_numpy(),
-            "ci_lower_re": _col(a, "ci_lower_re", "re_ci_lower").to_numpy(),
+            "diff_re": a["diff_re"].to_numpy(),
+            "ci_lower_re": a["ci_lower_re"].to_numpy(),
             "i2": a["i2"].to_numpy(),
             "tau2": a["tau2"].to_numpy(),
-            "p_wilcoxon": a["p_wilcoxon"].to_numpy(),
+            "p_wilcoxon": a["pvalue_wilcoxon"].to_numpy(),
             "recommended": a["recommended"].to_numpy(),
-            "p_recommended": a["p_recommended"].to_numpy(),
-            "p_recommended_adjusted": a["p_recommended_adjusted"].to_numpy(),
-            "p_ni_recommended": b["p_recommended"].to_numpy(),
-            "p_ni_recommended_adjusted": b["p_recommended_adjusted"].to_numpy(),
+            "p_recommended": a["pvalue_recommended"].to_numpy(),
+            "p_recommended_adjusted": a["pvalue_recommended_adjusted"].to_numpy(),
+            "p_ni_recommended": b["pvalue_recommended"].to_numpy(),
+            "p_ni_recommended_adjusted": b["pvalue_recommended_adjusted"].to_numpy(),
         }
     )
     return out
@@ -203,7 +193,7 @@ def ranks_frame(res):
                 "mean_rank": mean[other],
                 "rank_diff": row["rank_diff"],
                 "pvalue": row["pvalue"],
-                "p_adjusted": row["p_adjusted"],
+                "pvalue_adjusted": row["pvalue_adjusted"],
                 "reject": bool(row["reject"]),
             }
         )
@@ -235,9 +225,9 @@ def key_numbers(res, res_ni, specs, pairwise, across, ranks, seconds):
         },
         "within": {
             b: {
-                "better_holm": int((g["p_adjusted"] < res.alpha).sum()),
+                "better_holm": int((g["pvalue_adjusted"] < res.alpha).sum()),
                 "better_unadjusted": int((g["pvalue"] < res.alpha).sum()),
-                "noninferior_holm": int((g["p_ni_adjusted"] < res.alpha).sum()),
+                "noninferior_holm": int((g["pvalue_ni_adjusted"] < res.alpha).sum()),
                 "min_diff": _r(g["diff"].min()),
                 "max_diff": _r(g["diff"].max()),
             }
@@ -259,7 +249,7 @@ def key_numbers(res, res_ni, specs, pairwise, across, ranks, seconds):
             "iman_davenport_F": _r(fried.loc["Iman-Davenport", "statistic"]),
             "iman_davenport_p": _r(fried.loc["Iman-Davenport", "pvalue"]),
             "holm_vs_control": {
-                r["algorithm"]: _r(r["p_adjusted"])
+                r["algorithm"]: _r(r["pvalue_adjusted"])
                 for _, r in ranks.iterrows()
                 if r["algorithm"] != CONTROL
             },

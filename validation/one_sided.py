@@ -282,10 +282,10 @@ def simulate_across(m, tau, null, reps, rng):
     )
     out = []
     names = {
-        "p_re": "random effects (HKSJ)",
-        "p_fe": "fixed effect (z)",
-        "p_delta": "unweighted mean (z)",
-        "p_wilcoxon": "Wilcoxon signed-rank",
+        "pvalue_re": "random effects (HKSJ)",
+        "pvalue_fe": "fixed effect (z)",
+        "pvalue_delta": "unweighted mean (z)",
+        "pvalue_wilcoxon": "Wilcoxon signed-rank",
     }
     for column, name in names.items():
         p = table[column].to_numpy(dtype=float)

@@ -87,7 +87,11 @@ def main(argv=None):
     n_pilot = int(table.sum())
     print(f"pilot test set: {n_pilot} instances, {int(table[1].sum())} positive")
     print("8-cell table [truth][forest][logit]:", table.astype(int).tolist())
-    print(res.fmeasures[["f", "recall", "precision", "ci_lower", "ci_upper"]].round(4))
+    print(
+        res.fmeasures[
+            ["estimate", "recall", "precision", "ci_lower", "ci_upper"]
+        ].round(4)
+    )
     pair = res.pairwise.iloc[0]
     print(
         f"{pair.name[1]} - {pair.name[2]}: diff {pair['diff']:.4f} "

@@ -254,7 +254,7 @@ def _corrected_columns(fold_diff, ratio, alpha, rope):
         "diff_folds": mean,
         "se_corrected": np.where(usable, scale, np.nan),
         "df_corrected": df,
-        "p_corrected": p,
+        "pvalue_corrected": p,
         "ci_lower_corrected": np.where(usable, mean - half, np.nan),
         "ci_upper_corrected": np.where(usable, mean + half, np.nan),
         "p_1_better": p_1,
@@ -288,7 +288,7 @@ def _five_by_two_columns(diff, alpha, bounds):
         "pvalue": np.where(ok, 2 * stats.t.sf(np.abs(t), 5), nan),
         "ci_lower": np.where(ok, np.clip(first - half, low, high), nan),
         "ci_upper": np.where(ok, np.clip(first + half, low, high), nan),
-        "p_5x2cv_f": np.where(ok, stats.f.sf(f, 10, 5), nan),
+        "pvalue_5x2cv_f": np.where(ok, stats.f.sf(f, 10, 5), nan),
         "reason": np.where(
             ok, "", "a fold score is undefined, or both folds of every repeat agree"
         ).astype(object),
@@ -363,10 +363,10 @@ def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0):
         ``ci_lower``, ``ci_upper``; the parts of its variance
         ``se_instance`` and ``se_retraining``; ``n_repeats``; corrected t:
         ``diff_folds`` (mean fold difference), ``se_corrected``,
-        ``df_corrected``, ``p_corrected``, ``ci_lower_corrected``,
+        ``df_corrected``, ``pvalue_corrected``, ``ci_lower_corrected``,
         ``ci_upper_corrected``; Bayesian: ``p_1_better``, ``p_rope``,
         ``p_2_better``; ``n_folds``, ``n_dropped``, ``reason``; on 5×2
-        designs also ``p_5x2cv_t`` and ``p_5x2cv_f``.
+        designs also ``pvalue_5x2cv_t`` and ``pvalue_5x2cv_f``.
     """
     rope = check_rope(rope)
     index, first, second = counts.pair_index()
@@ -413,7 +413,9 @@ def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0):
         lead = _five_by_two_columns(five.reshape(*diff.shape, 5, 2), alpha, bounds)
         reason = lead["reason"]
         test[:] = "5x2cv paired t"
-        extra.update(p_5x2cv_t=lead["pvalue"], p_5x2cv_f=lead["p_5x2cv_f"])
+        extra.update(
+            pvalue_5x2cv_t=lead["pvalue"], pvalue_5x2cv_f=lead["pvalue_5x2cv_f"]
+        )
     absent = ~(counts.present[:, first] & counts.present[:, second])
     reason = np.where(absent, "an algorithm was not run on this data set", reason)
     dropped = np.array(

@@ -714,7 +714,7 @@ def across_datasets_table(
     )
     if null:  # estimates back on the scale of the differences
         pooled = dict(pooled)
-        for name in ("fe_diff", "re_diff", "re_ci_lower", "re_ci_upper"):
+        for name in ("diff_fe", "diff_re", "ci_lower_re", "ci_upper_re"):
             pooled[name] = pooled[name] + null
     wil = wilcoxon_arrays(d, alternative=alternative)
     reasons = [
@@ -740,7 +740,7 @@ def across_datasets_table(
         )
     flags = [
         np.where(
-            (pooled["i2"] >= HIGH_I2) & np.isfinite(pooled["p_fe"]), "high_i2", ""
+            (pooled["i2"] >= HIGH_I2) & np.isfinite(pooled["pvalue_fe"]), "high_i2", ""
         ),
         np.where(
             (wil["n_used"] > 0) & (wil["n_used"] <= wilcoxon_floor_m(alternative)),
@@ -750,30 +750,30 @@ def across_datasets_table(
         np.where(from_interval != "", "variance_from_interval", ""),
     ]
     low_range, high_range = (float(v) for v in diff_range)
-    clipped = (pooled["re_ci_lower"] < low_range) & (alternative != "less")
-    clipped |= (pooled["re_ci_upper"] > high_range) & (alternative != "greater")
+    clipped = (pooled["ci_lower_re"] < low_range) & (alternative != "less")
+    clipped |= (pooled["ci_upper_re"] > high_range) & (alternative != "greater")
     if alternative != "two-sided" or clipped.any():
         pooled = dict(pooled)
-        pooled["re_ci_lower"] = np.maximum(pooled["re_ci_lower"], low_range)
-        pooled["re_ci_upper"] = np.minimum(pooled["re_ci_upper"], high_range)
+        pooled["ci_lower_re"] = np.maximum(pooled["ci_lower_re"], low_range)
+        pooled["ci_upper_re"] = np.minimum(pooled["ci_upper_re"], high_range)
     flags.append(np.where(clipped, "re_ci_clipped", ""))
     p_exact = wil["p_exact"]
     columns = {
         "n_datasets": np.full(n_pairs, m, dtype=np.int64),
-        "mean_diff": d.mean(axis=-1) + null,
+        "diff_mean": d.mean(axis=-1) + null,
         "se_wong": wong["std_error"],
         "z_wong": wong["statistic"],
-        "p_wong": wong["pvalue"],
+        "pvalue_wong": wong["pvalue"],
         "se_delta": mean["std_error"],
         "z_delta": mean["statistic"],
-        "p_delta": mean["pvalue"],
+        "pvalue_delta": mean["pvalue"],
         **{name: pooled[name] for name in POOLED_COLUMNS},
         "t_plus": wil["t_plus"],
         "n_nonzero": wil["n_used"].astype(np.int64),
-        "p_exact": p_exact,
+        "pvalue_exact": p_exact,
         "z_normal": wil["z_normal"],
-        "p_normal": wil["p_normal"],
-        "p_wilcoxon": np.where(np.isfinite(p_exact), p_exact, wil["p_normal"]),
+        "pvalue_normal": wil["p_normal"],
+        "pvalue_wilcoxon": np.where(np.isfinite(p_exact), p_exact, wil["p_normal"]),
         "flags": _joined(", ", flags),
         "variance_from_interval": list(from_interval),
         "reason": _joined("; ", reasons),
@@ -781,12 +781,12 @@ def across_datasets_table(
     frame = pd.DataFrame(columns, index=index)
     frame.insert(
         frame.columns.get_loc("tau2"),
-        "p_re_adjusted",
-        adjust_pvalues(frame["p_re"].to_numpy(), multitest),
+        "pvalue_re_adjusted",
+        adjust_pvalues(frame["pvalue_re"].to_numpy(), multitest),
     )
     frame.insert(
-        frame.columns.get_loc("p_wilcoxon") + 1,
-        "p_wilcoxon_adjusted",
-        adjust_pvalues(frame["p_wilcoxon"].to_numpy(), multitest),
+        frame.columns.get_loc("pvalue_wilcoxon") + 1,
+        "pvalue_wilcoxon_adjusted",
+        adjust_pvalues(frame["pvalue_wilcoxon"].to_numpy(), multitest),
     )
     return frame

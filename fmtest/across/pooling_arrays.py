@@ -36,21 +36,21 @@ PM_MAXITER = 50
 
 #: The columns of :func:`pooled_arrays`, in the table's order.
 POOLED_COLUMNS = (
-    "fe_diff",
-    "fe_se",
+    "diff_fe",
+    "se_fe",
     "z_fe",
-    "p_fe",
-    "re_diff",
-    "re_se",
-    "re_stat",
-    "re_df",
-    "p_re",
-    "re_ci_lower",
-    "re_ci_upper",
+    "pvalue_fe",
+    "diff_re",
+    "se_re",
+    "statistic_re",
+    "df_re",
+    "pvalue_re",
+    "ci_lower_re",
+    "ci_upper_re",
     "tau2",
     "i2",
     "q",
-    "p_q",
+    "pvalue_q",
 )
 
 
@@ -140,7 +140,7 @@ def pooled_arrays(
     Returns
     -------
     dict of ndarray, shape (P,)
-        ``fe_*`` and ``re_*`` columns, ``tau2``, ``i2``, ``q``, ``p_q``; the
+        ``*_fe`` and ``*_re`` columns, ``tau2``, ``i2``, ``q``, ``pvalue_q``; the
         masks ``invalid`` (fewer than 2 data sets, or a missing or
         non-positive variance: all NaN) and ``hksj_equal`` (equal
         differences, no HKSJ t-test).
@@ -215,21 +215,21 @@ def pooled_arrays(
     elif alternative == "less":
         ci_lower = np.where(np.isnan(ci_upper), np.nan, -np.inf)
     out = {
-        "fe_diff": fe,
-        "fe_se": np.sqrt(fe_var),
+        "diff_fe": fe,
+        "se_fe": np.sqrt(fe_var),
         "z_fe": fe_z,
-        "p_fe": fe_p,
-        "re_diff": re,
-        "re_se": se,
-        "re_stat": stat,
-        "re_df": np.full(n_pairs, t_df),
-        "p_re": p_re,
-        "re_ci_lower": ci_lower,
-        "re_ci_upper": ci_upper,
+        "pvalue_fe": fe_p,
+        "diff_re": re,
+        "se_re": se,
+        "statistic_re": stat,
+        "df_re": np.full(n_pairs, t_df),
+        "pvalue_re": p_re,
+        "ci_lower_re": ci_lower,
+        "ci_upper_re": ci_upper,
         "tau2": np.where(heterogeneous, np.maximum(tau2, 0.0), 0.0),
         "i2": i2,
         "q": q_clipped,
-        "p_q": special.chdtrc(df, q_clipped),
+        "pvalue_q": special.chdtrc(df, q_clipped),
     }
     for value in out.values():
         value[invalid] = np.nan

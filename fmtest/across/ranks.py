@@ -418,7 +418,7 @@ def rank_posthoc(
         ``algorithm_1`` is the control. Columns ``mean_rank_1``,
         ``mean_rank_2``, ``rank_diff`` and ``z = rank_diff / SE``,
         ``pvalue`` (unadjusted; Nemenyi's is already simultaneous),
-        ``p_adjusted``, ``critical_difference`` (Nemenyi and Bonferroni–Dunn;
+        ``pvalue_adjusted``, ``critical_difference`` (Nemenyi and Bonferroni–Dunn;
         NaN for step-down), ``reject`` (rejects at ``alpha``, in the
         direction of ``alternative``), ``method``, ``alternative``,
         ``reason`` (why NaN).
@@ -435,9 +435,9 @@ def rank_posthoc(
     >>> mean = pd.Series({"c45": 3.143, "m": 2.000, "cf": 2.893, "m_cf": 1.964})
     >>> ranks = Ranks(pd.DataFrame([mean] * 14), mean, 14)  # only the means count
     >>> post = rank_posthoc(ranks, control="c45")  # Holm over the 3 comparisons
-    >>> post[["rank_diff", "z", "pvalue", "p_adjusted", "reject"]].round(3)
+    >>> post[["rank_diff", "z", "pvalue", "pvalue_adjusted", "reject"]].round(3)
     ... # doctest: +NORMALIZE_WHITESPACE
-                             rank_diff      z  pvalue  p_adjusted  reject
+                             rank_diff      z  pvalue  pvalue_adjusted  reject
     algorithm_1 algorithm_2
     c45         m               -1.143 -2.342   0.019       0.047    True
                 cf              -0.250 -0.512   0.608       0.608   False
@@ -504,7 +504,7 @@ def rank_posthoc(
             "rank_diff": diff,
             "z": z,
             "pvalue": pvalue,
-            "p_adjusted": p_adj,
+            "pvalue_adjusted": p_adj,
             "critical_difference": cd,
             "reject": reject & ~np.isnan(p_adj),
             "method": POSTHOC_NAMES[method],

@@ -10,7 +10,7 @@ verdict and the others stay in the tables.
 The rule (justified by the simulation of ``validation/across_recommend.py``,
 see docs/choosing.rst, "The recommended test across data sets"):
 
-1. the **random-effects** test (``p_re``) wherever it exists, whatever M and
+1. the **random-effects** test (``pvalue_re``) wherever it exists, whatever M and
    Î²: it allows the difference to vary between data sets, which the fixed
    effect does not (size 14–84 % at a nominal 5 % once τ² > 0), and it weights
    the data sets by precision, which the Wilcoxon test does not (19–34 points
@@ -18,13 +18,13 @@ see docs/choosing.rst, "The recommended test across data sets"):
    is not exactly 5 % (up to 10 % with few data sets, moderate I² and
    variances estimated from few folds), but no rule on the existing columns
    did better without giving up most of the power;
-2. else the **fixed effect** (``p_fe``): the random-effects test is missing
+2. else the **fixed effect** (``pvalue_fe``): the random-effects test is missing
    only when every difference is the same (the HKSJ variance is 0), and then
    τ̂² = 0 and the random effects reduce to the fixed effect;
-3. else the **Wilcoxon** signed-rank test (``p_wilcoxon``), which needs the
+3. else the **Wilcoxon** signed-rank test (``pvalue_wilcoxon``), which needs the
    differences only: the variance-based tests are missing when a data set has
    no usable variance;
-4. else none (``p_recommended`` NaN; ``reason`` says why).
+4. else none (``pvalue_recommended`` NaN; ``reason`` says why).
 
 The choice does not depend on Î²: choosing the fixed effect when Î² is small
 (a pretest of homogeneity) rejected up to 14 % of true null hypotheses in the
@@ -59,16 +59,16 @@ NO_TEST = "none"
 
 #: The p-value column each recommended test reads, in the rule's order.
 RECOMMENDED_COLUMNS = {
-    RANDOM_EFFECTS: "p_re",
-    FIXED_EFFECT: "p_fe",
-    WILCOXON: "p_wilcoxon",
+    RANDOM_EFFECTS: "pvalue_re",
+    FIXED_EFFECT: "pvalue_fe",
+    WILCOXON: "pvalue_wilcoxon",
 }
 
 #: The columns :func:`recommend_across` returns, in order.
 RECOMMEND_COLUMNS = (
     "recommended",
-    "p_recommended",
-    "p_recommended_adjusted",
+    "pvalue_recommended",
+    "pvalue_recommended_adjusted",
     "recommended_reason",
 )
 
@@ -103,19 +103,19 @@ def recommend_across(table, multitest="holm"):
 
     Pure: it reads the columns of ``table`` and computes no test. The rule
     takes the first test whose p-value exists among random effects
-    (``p_re``), fixed effect (``p_fe``) and Wilcoxon signed-rank
-    (``p_wilcoxon``); see the module docstring and docs/choosing.rst for the
+    (``pvalue_re``), fixed effect (``pvalue_fe``) and Wilcoxon signed-rank
+    (``pvalue_wilcoxon``); see the module docstring and docs/choosing.rst for the
     evidence.
 
     Parameters
     ----------
     table : pandas.DataFrame
         ``across_datasets`` (or :func:`fmtest.across.pooling.across_datasets_table`):
-        needs ``p_re``, ``p_fe`` and ``p_wilcoxon`` (a missing one counts as
+        needs ``pvalue_re``, ``pvalue_fe`` and ``pvalue_wilcoxon`` (a missing one counts as
         NaN) and, for the reason, ``n_nonzero`` (else ``n_datasets``).
     multitest : str, default="holm"
         ``statsmodels`` ``multipletests`` method for
-        ``p_recommended_adjusted``, over the pairs of ``table``; NaN p-values
+        ``pvalue_recommended_adjusted``, over the pairs of ``table``; NaN p-values
         are left out of the family.
 
     Returns
@@ -125,9 +125,9 @@ def recommend_across(table, multitest="holm"):
 
         * ``recommended``: :data:`RANDOM_EFFECTS`, :data:`FIXED_EFFECT`,
           :data:`WILCOXON` or :data:`NO_TEST`;
-        * ``p_recommended``: that test's p-value, copied from its column
+        * ``pvalue_recommended``: that test's p-value, copied from its column
           (:data:`RECOMMENDED_COLUMNS`);
-        * ``p_recommended_adjusted``: adjusted by ``multitest`` over the pairs;
+        * ``pvalue_recommended_adjusted``: adjusted by ``multitest`` over the pairs;
         * ``recommended_reason``: the rule's words for the row.
 
     Examples
@@ -135,14 +135,14 @@ def recommend_across(table, multitest="holm"):
     >>> import pandas as pd
     >>> table = pd.DataFrame(
     ...     {"n_datasets": [8, 3, 4], "n_nonzero": [8, 3, 4], "i2": [0.6, 0.0, 0.2],
-    ...      "p_re": [0.01, float("nan"), float("nan")],
-    ...      "p_fe": [1e-9, 0.004, float("nan")],
-    ...      "p_wilcoxon": [0.02, 0.25, 0.125]},
+    ...      "pvalue_re": [0.01, float("nan"), float("nan")],
+    ...      "pvalue_fe": [1e-9, 0.004, float("nan")],
+    ...      "pvalue_wilcoxon": [0.02, 0.25, 0.125]},
     ...     index=["a-b", "a-c", "b-c"])
     >>> rec = recommend_across(table)
     >>> rec["recommended"].tolist()
     ['random effects', 'fixed effect', 'Wilcoxon signed-rank']
-    >>> rec["p_recommended"].tolist()
+    >>> rec["pvalue_recommended"].tolist()
     [0.01, 0.004, 0.125]
     """
     n = len(table)
@@ -166,8 +166,8 @@ def recommend_across(table, multitest="holm"):
     return pd.DataFrame(
         {
             "recommended": recommended,
-            "p_recommended": p_recommended,
-            "p_recommended_adjusted": adjust_pvalues(p_recommended, multitest),
+            "pvalue_recommended": p_recommended,
+            "pvalue_recommended_adjusted": adjust_pvalues(p_recommended, multitest),
             "recommended_reason": list(reasons),
         },
         index=table.index,
@@ -181,7 +181,7 @@ def recommended_test_name(row):
     ----------
     row : mapping
         One row of ``across_datasets`` with the columns of
-        :func:`recommend_across` (and ``re_df``, ``p_exact`` where they apply).
+        :func:`recommend_across` (and ``df_re``, ``pvalue_exact`` where they apply).
 
     Returns
     -------
@@ -192,18 +192,18 @@ def recommended_test_name(row):
 
     Examples
     --------
-    >>> recommended_test_name({"recommended": "random effects", "re_df": 4.0})
+    >>> recommended_test_name({"recommended": "random effects", "df_re": 4.0})
     'random effects, HKSJ t(4)'
     """
     name = row.get("recommended", NO_TEST)
     if name == RANDOM_EFFECTS:
-        df = float(row.get("re_df", np.nan))
+        df = float(row.get("df_re", np.nan))
         if np.isinf(df):
             return f"{RANDOM_EFFECTS}, z"
         return f"{RANDOM_EFFECTS}, HKSJ t({df:g})" if np.isfinite(df) else name
     if name == FIXED_EFFECT:
         return f"{FIXED_EFFECT}, z"
     if name == WILCOXON:
-        exact = np.isfinite(float(row.get("p_exact", np.nan)))
+        exact = np.isfinite(float(row.get("pvalue_exact", np.nan)))
         return f"{WILCOXON}, {'exact' if exact else 'normal approximation'}"
     return "no test"

@@ -39,7 +39,7 @@ def params(res):
     -------
     pandas.Series
         Index (``dataset``, ``algorithm``); for F-measures equal to
-        ``fmeasures["f"]``.
+        ``fmeasures["estimate"]``.
     """
     return pd.Series(res.lead.estimates.ravel(), index=res._index(), name="estimate")
 
@@ -62,11 +62,11 @@ def pvalue_column(res):
 
     ``pvalue`` when the results have it (the test named by
     ``res.config["test"]``), otherwise the z test of the leading method
-    (``p_delta``, or ``p_wong`` when Wong's method leads).
+    (``pvalue_delta``, or ``pvalue_wong`` when Wong's method leads).
     """
     if "pvalue" in res.pairwise.columns:
         return "pvalue"
-    return "p_wong" if res.method == "wong" else "p_delta"
+    return "pvalue_wong" if res.method == "wong" else "pvalue_delta"
 
 
 def pvalues_pairwise(res):
@@ -76,7 +76,7 @@ def pvalues_pairwise(res):
     -------
     pandas.Series
         Index (``dataset``, ``algorithm_1``, ``algorithm_2``); unadjusted
-        (the adjusted ones are ``pairwise["p_adjusted"]``).
+        (the adjusted ones are ``pairwise["pvalue_adjusted"]``).
     """
     return res.pairwise[pvalue_column(res)].rename("pvalue")
 

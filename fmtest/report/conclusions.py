@@ -75,19 +75,19 @@ def _fmt(value, spec=CONCLUSION_FORMAT):
 def _across_line(row, x, y, alpha, hypothesis):
     """The conclusion of one pair across data sets: the recommended test only."""
     test = row.get("recommended", RANDOM_EFFECTS)
-    p_col = "p_recommended" if "p_recommended" in row else "p_re"
+    p_col = "pvalue_recommended" if "pvalue_recommended" in row else "pvalue_re"
     p, padj = row[p_col], row.get(f"{p_col}_adjusted", np.nan)
     if test == RANDOM_EFFECTS:
-        est = row["re_diff"]
+        est = row["diff_re"]
         spread = (
-            _interval_text(row["re_ci_lower"], row["re_ci_upper"], hypothesis)
-            if "re_ci_lower" in row
-            else f"(SE {_fmt(row['re_se'])})"
+            _interval_text(row["ci_lower_re"], row["ci_upper_re"], hypothesis)
+            if "ci_lower_re" in row
+            else f"(SE {_fmt(row['se_re'])})"
         )
         effect = f"{x} {MINUS} {y} = {_fmt(est)} {spread}"
     elif test == FIXED_EFFECT:
-        est = row["fe_diff"]
-        effect = f"{x} {MINUS} {y} = {_fmt(est)} (SE {_fmt(row['fe_se'])})"
+        est = row["diff_fe"]
+        effect = f"{x} {MINUS} {y} = {_fmt(est)} (SE {_fmt(row['se_fe'])})"
     elif test == WILCOXON:
         used = row["n_nonzero"]
         est = row["t_plus"] - used * (used + 1) / 4  # its sign is the direction
@@ -114,9 +114,9 @@ def conclusions(res, names, shown_pairs, shown_across):
     recommended test (``recommended``, see
     :func:`fmtest.across.recommend.recommend_across`), named in the line, with
     its estimate — the random-effects difference and its interval
-    (``re_ci_lower``, ``re_ci_upper``; else its SE), the fixed-effect
+    (``ci_lower_re``, ``ci_upper_re``; else its SE), the fixed-effect
     difference and its SE, or the Wilcoxon T+ — its p-value
-    (``p_recommended``) and the adjusted one (``p_recommended_adjusted``),
+    (``pvalue_recommended``) and the adjusted one (``pvalue_recommended_adjusted``),
     and a verdict from the adjusted p. The other tests stay in
     ``res.across_datasets`` and ``summary(full=True)``.
 
@@ -149,7 +149,7 @@ def conclusions(res, names, shown_pairs, shown_across):
         frame["ci_lower"].to_numpy(float),
         frame["ci_upper"].to_numpy(float),
         frame[p_col].to_numpy(float),
-        frame["p_adjusted"].to_numpy(float),
+        frame["pvalue_adjusted"].to_numpy(float),
         strict=True,
     ):
         lines.append(

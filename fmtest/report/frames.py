@@ -20,7 +20,7 @@ from fmtest.report.text_format import format_column, html_escape, html_text
 __all__ = ["RenamedColumnsFrame", "TestFrame", "renamed_columns"]
 
 # p-values (not the Bayesian posterior probabilities, which print as they are)
-_P_COLUMNS = {"pvalue", "p_adjusted"}
+_P_COLUMNS = {"pvalue", "pvalue_adjusted"}
 
 
 class RenamedColumnsFrame(pd.DataFrame):

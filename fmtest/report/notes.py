@@ -260,7 +260,11 @@ def _across_flag_notes(across, pairs, alternative="two-sided"):
             f"{pair} (I2 = {i2:.3f}, p FE {format_pvalue(p_fe, '{:.2g}')}, "
             f"p RE {format_pvalue(p_re, '{:.2g}')})"
             for pair, i2, p_fe, p_re in zip(
-                pairs[high], rows["i2"], rows["p_fe"], rows["p_re"], strict=True
+                pairs[high],
+                rows["i2"],
+                rows["pvalue_fe"],
+                rows["pvalue_re"],
+                strict=True,
             )
         ]
         notes.append(

@@ -3,7 +3,7 @@
 Each cell holds the metric with its confidence interval (or standard
 error). The best value of each data set is bold in LaTeX and HTML (``*``
 marks it in text); an algorithm whose within-data-set pairwise test against a best
-algorithm rejects at ``alpha`` (``res.pairwise["p_adjusted"]``, the fit's
+algorithm rejects at ``alpha`` (``res.pairwise["pvalue_adjusted"]``, the fit's
 ``multitest`` adjustment within the data set) carries a dagger. The last
 row holds the mean ranks (:mod:`fmtest.across.ranks`), the best in bold.
 """
@@ -259,7 +259,7 @@ class PaperTable:
 
 def _worse_than_best(res, values, best, alpha):
     """(M, A) bool: the pairwise test rejects against a best algorithm of the row."""
-    padj = res.pairwise["p_adjusted"]
+    padj = res.pairwise["pvalue_adjusted"]
     worse = pd.DataFrame(False, index=values.index, columns=values.columns)
     for ds in values.index:
         for top in values.columns[best.loc[ds].to_numpy()]:
@@ -281,7 +281,7 @@ def _against_control(res, values, alpha):
     margin that the control is shown not worse than it by the margin."""
     hypothesis = res.hypothesis
     frame = res.pairwise
-    reject = (frame["p_adjusted"] < alpha).to_numpy()
+    reject = (frame["pvalue_adjusted"] < alpha).to_numpy()
     diff = frame["diff"].to_numpy(dtype=float)
     if hypothesis.alternative == "greater":
         marked, better = reject, np.zeros_like(reject)

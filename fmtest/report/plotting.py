@@ -102,11 +102,11 @@ def _pair_rows(res, a, b, sign, alpha):
                     if res.estimand == "algorithms"
                     else ("Wong" if wong else "delta")
                 ),
-                across["fe_diff"],
-                across["fe_se"],
+                across["diff_fe"],
+                across["se_fe"],
                 np.inf,
             ),
-            (RANDOM_LABEL, across["re_diff"], across["re_se"], across["re_df"]),
+            (RANDOM_LABEL, across["diff_re"], across["se_re"], across["df_re"]),
         ):
             est = sign * float(est)
             tail = alpha if one_sided else alpha / 2
@@ -142,9 +142,9 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
     the paired score interval for a fixed test set, Wald with
     ``ci_method="wald"``), then, with at least two data
     sets, two pooled rows drawn as diamonds spanning their intervals: the
-    inverse-variance fixed-effect mean (``fe_diff ± z·fe_se`` of
+    inverse-variance fixed-effect mean (``diff_fe ± z·se_fe`` of
     ``res.across_datasets``, with ``method``'s variances) and the
-    random-effects estimate (``re_diff ± t·re_se`` with ``re_df`` degrees of
+    random-effects estimate (``diff_re ± t·se_re`` with ``df_re`` degrees of
     freedom: the HKSJ interval by default). A vertical line marks 0.
 
     With ``fit(control=...)`` the default is every comparison with the

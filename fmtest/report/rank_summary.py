@@ -52,7 +52,7 @@ def posthoc_legend(control=None, alternative="two-sided"):
         return (
             "rank_diff: mean rank 1 - mean rank 2 (negative: algorithm 1 ranks "
             f"better); pvalue: one-sided, H1: algorithm 1 ranks {better}, "
-            "unadjusted; p_adjusted: adjusted over all pairs; reject: rejects at "
+            "unadjusted; pvalue_adjusted: adjusted over all pairs; reject: rejects at "
             "alpha; critical_difference: NaN for step-down methods."
         )
     hypothesis = ALTERNATIVE_WORDS.get(alternative, "two-sided")
@@ -60,7 +60,7 @@ def posthoc_legend(control=None, alternative="two-sided"):
         "rank_diff: the other's mean rank - the control's (positive: the control "
         "ranks better); z: rank_diff / sqrt(A(A+1)/(6M)); "
         f"pvalue: {hypothesis}, unadjusted (Nemenyi's is simultaneous); "
-        "p_adjusted: over the A - 1 comparisons with the control; reject: rejects "
+        "pvalue_adjusted: over the A - 1 comparisons with the control; reject: rejects "
         "at alpha; critical_difference: Bonferroni-Dunn's or Nemenyi's, NaN for "
         "Holm's step-down."
     )
@@ -217,7 +217,7 @@ def _against_best(res, ranks):
                 alg,
                 f"{rank:.3f}",
                 f"{rank - mean[top]:.3f}",
-                format_pvalue(row["p_adjusted"]),
+                format_pvalue(row["pvalue_adjusted"]),
                 "worse" if row["reject"] else "n.s.",
             ]
         )
@@ -253,7 +253,7 @@ def _against_control(res, ranks, control, alternative):
                 alg,
                 f"{mean[alg]:.3f}",
                 f"{row['rank_diff']:.3f}",
-                format_pvalue(row["p_adjusted"]),
+                format_pvalue(row["pvalue_adjusted"]),
                 verdict,
             ]
         )

@@ -75,7 +75,7 @@ LATEX_PACKAGES = ("booktabs", "longtable", "array", "amsmath", "graphicx")
 # column -> printed header; "first"/"pairwise" hold the default columns, the
 # WONG_* ones are added with wong=True and FULL_* replace them with full=True.
 FMEASURE_COLUMNS = {
-    "f": "F",
+    "estimate": "F",
     "se_delta": "SE",
     "ci_lower": "CI lower",
     "ci_upper": "CI upper",
@@ -83,7 +83,7 @@ FMEASURE_COLUMNS = {
     "precision": "precision",
 }
 FMEASURE_FULL = {
-    "f": "F",
+    "estimate": "F",
     "se_delta": "SE delta",
     "se_wong": "SE Wong",
     "ci_lower": "CI lower",
@@ -114,44 +114,44 @@ PAIRWISE_COLUMNS = {
     "ci_lower": "CI lower",
     "ci_upper": "CI upper",
     "p": "p",
-    "p_adjusted": "p adj",
+    "pvalue_adjusted": "p adj",
 }
 PAIRWISE_FULL = {
     "diff": "diff",
     "se_delta": "SE delta",
     "corr_delta": "corr",
     "z_delta": "z delta",
-    "p_delta": "p delta",
+    "pvalue_delta": "p delta",
     "se_wong": "SE Wong",
     "z_wong": "z Wong",
-    "p_wong": "p Wong",
+    "pvalue_wong": "p Wong",
     "ci_lower": "CI lower",
     "ci_upper": "CI upper",
     "pvalue": "p",
-    "p_adjusted": "p adj",
+    "pvalue_adjusted": "p adj",
 }
 OMNIBUS_COLUMNS = {"statistic": "chi2", "df": "df", "pvalue": "p"}
 ACROSS_COLUMNS = {
     "n_datasets": "M",
-    "mean_diff": "mean diff",
-    "re_diff": "RE diff",
-    "re_se": "RE SE",
-    "re_ci_lower": "CI lower",
-    "re_ci_upper": "CI upper",
-    "p_re": "p RE",
-    "p_re_adjusted": "p adj",
+    "diff_mean": "mean diff",
+    "diff_re": "RE diff",
+    "se_re": "RE SE",
+    "ci_lower_re": "CI lower",
+    "ci_upper_re": "CI upper",
+    "pvalue_re": "p RE",
+    "pvalue_re_adjusted": "p adj",
     "i2": "I2",
-    "p_exact": "p WSR",
+    "pvalue_exact": "p WSR",
 }
 FIXED_COLUMNS = {
     "n_datasets": "M",
-    "mean_diff": "mean diff",
+    "diff_mean": "mean diff",
     "z_delta": "z delta",
-    "p_delta": "p delta",
+    "pvalue_delta": "p delta",
     "z_wong": "z Wong",
-    "p_wong": "p Wong",
-    "fe_diff": "FE diff",
-    "p_fe": "p FE",
+    "pvalue_wong": "p Wong",
+    "diff_fe": "FE diff",
+    "pvalue_fe": "p FE",
 }
 RE_TEST_NAMES = {
     "hksj": "HKSJ t(M-1)",
@@ -159,23 +159,23 @@ RE_TEST_NAMES = {
     "z": "z",
 }
 RANDOM_COLUMNS = {
-    "re_diff": "RE diff",
-    "re_se": "RE SE",
-    "re_ci_lower": "CI lower",
-    "re_ci_upper": "CI upper",
-    "p_re": "p RE",
-    "p_re_adjusted": "p RE adj",
+    "diff_re": "RE diff",
+    "se_re": "RE SE",
+    "ci_lower_re": "CI lower",
+    "ci_upper_re": "CI upper",
+    "pvalue_re": "p RE",
+    "pvalue_re_adjusted": "p RE adj",
     "tau2": "tau2",
     "i2": "I2",
     "q": "Q",
-    "p_q": "p Q",
+    "pvalue_q": "p Q",
 }
 WILCOXON_COLUMNS = {
     "t_plus": "T+",
     "n_nonzero": "M used",
-    "p_exact": "p exact",
+    "pvalue_exact": "p exact",
     "z_normal": "z normal",
-    "p_normal": "p normal",
+    "pvalue_normal": "p normal",
 }
 TANGO_COLUMNS = {
     "fn": "FN",
@@ -211,7 +211,7 @@ def _full_columns(res, full_cols):
     """Every column, without Wong's where his method was not computed."""
     cols = dict(full_cols)
     if res.wong is None:
-        for key in ("se_wong", "recall_weight", "z_wong", "p_wong"):
+        for key in ("se_wong", "recall_weight", "z_wong", "pvalue_wong"):
             cols.pop(key, None)
     return cols
 
@@ -641,7 +641,7 @@ def _pairwise_section(res, names, shown, level, wong, full):
         cols = {(se_col if c == "se_delta" else c): h for c, h in cols.items()}
         if other is not None:
             cols[f"se_{other}"] = f"SE {other_label}"
-            cols[f"p_{other}"] = f"p {other_label}"
+            cols[f"pvalue_{other}"] = f"p {other_label}"
     _, ci_diff = ci_names(res)
     open_side = OPEN_SIDE.get(_hypothesis(res).alternative)
     if open_side and not full:  # the range's edge on every row: not shown
@@ -744,9 +744,12 @@ def _across_sections(res, names, shown, level, full):
     sided = "" if alternative == "two-sided" else " one-sided"
     if not full:
         cols = dict(ACROSS_COLUMNS)
-        if "p_wilcoxon" in frame.columns:
-            cols = {("p_wilcoxon" if c == "p_exact" else c): h for c, h in cols.items()}
-        has_ci = "re_ci_lower" in frame.columns
+        if "pvalue_wilcoxon" in frame.columns:
+            cols = {
+                ("pvalue_wilcoxon" if c == "pvalue_exact" else c): h
+                for c, h in cols.items()
+            }
+        has_ci = "ci_lower_re" in frame.columns
         m_values = frame["n_datasets"].unique()
         title = "Across data sets"
         legend = ["M: data sets"]
@@ -755,15 +758,15 @@ def _across_sections(res, names, shown, level, full):
             title += f" (M = {int(m_values[0])})"
             legend = []
         if has_ci:  # the interval takes the place of the SE and the plain mean
-            cols.pop("re_se")
-            cols.pop("mean_diff")
+            cols.pop("se_re")
+            cols.pop("diff_mean")
         else:
             legend.append("mean diff: mean of the per-data-set differences")
         cells = format_table(frame, cols)
         wilcoxon = (
             "p WSR: Wilcoxon signed-rank p of the differences (exact where it "
             "exists, else the normal approximation)"
-            if "p_wilcoxon" in frame.columns
+            if "pvalue_wilcoxon" in frame.columns
             else "p WSR: exact Wilcoxon signed-rank p of the differences "
             "(NaN with zeros or ties)"
         )
@@ -776,7 +779,7 @@ def _across_sections(res, names, shown, level, full):
             f"p RE: its{sided} p-value"
             + (
                 f", p adj: adjusted by {res.config['multitest']} over the pairs"
-                if "p_re_adjusted" in frame
+                if "pvalue_re_adjusted" in frame
                 else ""
             ),
             "I2: share of the variation due to heterogeneity",
@@ -795,7 +798,7 @@ def _across_sections(res, names, shown, level, full):
         ]
     fixed = dict(FIXED_COLUMNS)
     if res.wong is None:
-        fixed.pop("z_wong"), fixed.pop("p_wong")
+        fixed.pop("z_wong"), fixed.pop("pvalue_wong")
     out = []
     for title, cols, legend in (
         (

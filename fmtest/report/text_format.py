@@ -64,7 +64,11 @@ def format_pvalue(p, spec=PVALUE_FORMAT):
 
 
 def _is_pvalue(column):
-    return column.startswith("p_") or column.endswith("_p") or column in ("pvalue", "p")
+    return (
+        column.startswith(("p_", "pvalue_"))
+        or column.endswith("_p")
+        or column in ("pvalue", "p")
+    )
 
 
 def format_column(values, column):
