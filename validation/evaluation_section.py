@@ -46,9 +46,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the work tree importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 import pandas as pd
@@ -202,7 +206,7 @@ def ranks_frame(res):
 
 def key_numbers(res, res_ni, specs, pairwise, across, ranks, seconds):
     """The numbers the page quotes, rounded as it quotes them."""
-    f = res.fmeasures["f"].unstack("algorithm")
+    f = res.fmeasures["estimate"].unstack("algorithm")
     holm = pairwise.groupby("baseline", sort=False)
     fried = res.friedman
     out = {
