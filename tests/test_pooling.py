@@ -204,13 +204,13 @@ def test_hksj_floor_is_the_hand_formula_and_the_per_pair_route():
     mu = (w * d).sum(axis=0) / w.sum(axis=0)
     q = (w * (d - mu) ** 2).sum(axis=0) / (m - 1)
     se = np.sqrt(np.maximum(q, 1.0) / w.sum(axis=0))
-    np.testing.assert_allclose(table["re_se"], se, rtol=1e-10)
+    np.testing.assert_allclose(table["se_re"], se, rtol=1e-10)
     np.testing.assert_allclose(
-        table["p_re"], 2 * st.t.sf(np.abs(mu / se), m - 1), rtol=1e-9
+        table["pvalue_re"], 2 * st.t.sf(np.abs(mu / se), m - 1), rtol=1e-9
     )
-    assert (table["re_se"] >= plain["re_se"] - 1e-15).all()
-    assert ((q < 1) == (table["re_se"] > plain["re_se"] + 1e-15)).all()
+    assert (table["se_re"] >= plain["se_re"] - 1e-15).all()
+    assert ((q < 1) == (table["se_re"] > plain["se_re"] + 1e-15)).all()
     for k in range(5):
         one = combine_differences(d[:, k], v[:, k], re_test="hksj-floor").random
         assert one.std_error == pytest.approx(se[k], rel=1e-10)
-        assert one.pvalue == pytest.approx(table["p_re"].iloc[k], rel=1e-9)
+        assert one.pvalue == pytest.approx(table["pvalue_re"].iloc[k], rel=1e-9)
