@@ -20,7 +20,6 @@ from fmtest.across.estimand import (
     algorithm_pairwise,
     algorithm_test_name,
     effective_tables,
-    fold_size_ratio,
     metric_difference_range,
     resolve_estimand,
 )
@@ -30,15 +29,13 @@ from fmtest.across.pooling import (
     mean_difference_test,
 )
 from fmtest.across.recommend import recommend_across
-from fmtest.across.retraining import normal_power, repeats_for_power
 from fmtest.estimates.delta_engine import DeltaMethodVariance
 from fmtest.estimates.fmeasure import divide, safe_sqrt
 from fmtest.estimates.metric_intervals import metric_interval
 from fmtest.estimates.metrics import get_metric
 from fmtest.estimates.wong import WongLinearVariance, recall_weight
-from fmtest.options import renamed_options
 from fmtest.report import accessors
-from fmtest.report.pair_notes import REASON_IDENTICAL, pair_reasons
+from fmtest.report.pair_notes import pair_reasons
 from fmtest.report.wording import (
     CI_METHOD_NAMES,
     NOTE_NO_ALGORITHM_OMNIBUS,
@@ -49,10 +46,6 @@ from fmtest.tables.counts import CELL_OF
 from fmtest.within.bootstrap import bootstrap_intervals
 from fmtest.within.hypothesis import (
     check_hypothesis,
-    control_pairs,
-    one_sided_bounds,
-    one_sided_pvalue,
-    tail_pvalue,
 )
 from fmtest.within.inference import (
     bounded_interval,
@@ -69,35 +62,22 @@ from fmtest.within.paired_score import (
     paired_score_test,
     paired_score_unusable,
 )
-from fmtest.within.power import pairwise_sample_size
-from fmtest.within.randomization import pairwise_randomization_test
-from fmtest.within.roc import confident_roc
-from fmtest.within.tango import misclassification_balance, paired_error_comparisons
 
 if TYPE_CHECKING:
-    from fmtest.across.ranks import Ranks
-    from fmtest.report.paper_table import PaperTable
     from fmtest.report.summary import ComparisonSummary
-    from fmtest.within.roc import ConfidentROC
+from fmtest.results_errors import (  # noqa: F401 (former home of the tables)
+    PAIRED_ERROR_COLUMNS,
+    PAIRED_ERRORS_RENAMED,
+    MisclassificationMixin,
+)
+from fmtest.results_hypothesis import HypothesisMixin
+from fmtest.results_planning import PlanningMixin
+from fmtest.results_ranks import POSTHOC_RENAMED, RankMixin  # noqa: F401
 
 __all__ = ["FMeasureComparisonResults", "MetricComparisonResults"]
 
 CI_METHODS = ("score", "mover-score", "mover", "binomial", "wald", "logit", "bootstrap")
 CI_ALIASES = {"binomial": "mover"}  # the earlier name of "mover"
-PAIRED_ERROR_COLUMNS = {  # paired_error_comparisons column -> paired_errors column
-    "n10": "n10",
-    "n01": "n01",
-    "error_a": "error_1",
-    "error_b": "error_2",
-    "diff": "diff",
-    "ci_lower": "ci_lower",
-    "ci_upper": "ci_upper",
-    "statistic": "statistic",
-    "pvalue": "pvalue",
-    "mcnemar_exact_pvalue": "pvalue_mcnemar_exact",
-    "mcnemar_chi2_pvalue": "pvalue_mcnemar_chi2",
-    "reason": "reason",
-}
 PAIRWISE_RENAMED = {  # old column -> new (issue 22; one release)
     "p_delta": "pvalue_delta",
     "p_wong": "pvalue_wong",
@@ -132,16 +112,11 @@ ALGORITHM_TESTS_RENAMED = {  # old column -> new (issue 22; one release)
     "p_5x2cv_f": "pvalue_5x2cv_f",
 }
 FMEASURES_RENAMED = {"f": "estimate"}  # (issue 22; one release)
-POSTHOC_RENAMED = {"p_adjusted": "pvalue_adjusted"}  # (issue 22; one release)
-PAIRED_ERRORS_RENAMED = {  # old column -> new (issue 22; one release)
-    "mcnemar_exact_p": "pvalue_mcnemar_exact",
-    "mcnemar_chi2_p": "pvalue_mcnemar_chi2",
-}
 # the single-F interval that MOVER combines, per ci_method
 MOVER_BASE = {"score": "score", "mover-score": "score", "mover": "jeffreys"}
 
 
-class MetricComparisonResults:
+class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin):
     """Results of :meth:`MetricComparison.fit`.
 
     Attributes
@@ -358,124 +333,6 @@ class MetricComparisonResults:
         frame["pvalue_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
         return _renamed(pd.DataFrame(frame, index=index), PAIRWISE_RENAMED)
 
-    @cached_property
-    def _pair_orientation(self):
-        """(keep, sign, index): the pairs the hypothesis tests, control first.
-
-        ``keep`` are positions among the P pairs a < b, ``sign`` −1 where a
-        pair is flipped to put the control first, ``index`` the labels of the
-        (data set, kept pair) rows.
-        """
-        index, first, second = self.counts.pair_index()
-        control = self.hypothesis.control
-        if control is None:
-            return np.arange(len(first)), np.ones(len(first)), index
-        code = list(self.counts.algorithms).index(control)
-        keep, sign, other = control_pairs(first, second, code)
-        algs = list(self.counts.algorithms)
-        index = pd.MultiIndex.from_tuples(
-            [(ds, control, algs[o]) for ds in self.counts.datasets for o in other],
-            names=["dataset", "algorithm_1", "algorithm_2"],
-        )
-        return keep, sign, index
-
-    def _orient(self, values, flip=True):
-        """(D·P,) values of the pairs a < b → (D, K) of the tested pairs, control
-        first (× sign when ``flip``: differences and statistics)."""
-        keep, sign, _ = self._pair_orientation
-        values = np.asarray(values).reshape(len(self.counts.datasets), -1)[:, keep]
-        return values * sign if flip else values
-
-    def _orient_interval(self, lower, upper):
-        """Two-sided (lower, upper) of the pairs a < b → (D, K), control first."""
-        sign = self._pair_orientation[1]
-        low, high = self._orient(lower, False), self._orient(upper, False)
-        return np.where(sign > 0, low, -high), np.where(sign > 0, high, -low)
-
-    def _hypothesis_columns(self, frame, shape):
-        """The pairwise columns for the fit's hypothesis (control, side, margin).
-
-        Differences and z statistics are oriented control − other; the
-        p-values are one-sided ``alternative`` tests of δ₀ = ``null``
-        (:mod:`fmtest.within.hypothesis`); the interval is the one-sided bound
-        from the two-sided 1 − 2α interval.
-        """
-        h = self.hypothesis
-        keep, sign, index = self._pair_orientation
-        flipped = {"diff", "z_delta", "z_wong"}
-        out = {col: self._orient(v, col in flipped).ravel() for col, v in frame.items()}
-        low, high = self._hypothesis_interval(self.alpha)
-        out["ci_lower"], out["ci_upper"] = low.ravel(), high.ravel()
-        if not h.one_sided:
-            return out, index
-        null = h.null
-        diff = out["diff"]
-        for name in ("delta", "wong"):
-            if f"z_{name}" in out:
-                z = out[f"z_{name}"] - divide(null, out[f"se_{name}"])
-                out[f"z_{name}"] = z
-                out[f"pvalue_{name}"] = tail_pvalue(z, alternative=h.alternative)
-        if null == 0.0:
-            p_two = out["pvalue"]
-        else:  # the test of the fit, inverted at δ0 on the a < b orientation
-            null_pairs = np.broadcast_to(null * sign, (shape[0], len(keep)))
-            at = np.full(shape, np.nan)
-            at[:, keep] = null_pairs
-            p_two = self._orient(self._pvalue_at(at), False).ravel()
-            # identical predictions (difference exactly 0) are evidence against
-            # a null at -margin: tested, not a pair without a test
-            identical = out["reason"] == REASON_IDENTICAL
-            out["reason"] = np.where(identical, "", out["reason"])
-            p_two = np.where(out["reason"] != "", np.nan, p_two)
-        out["pvalue"] = one_sided_pvalue(p_two, diff, null, h.alternative)
-        return out, index
-
-    def _hypothesis_interval(self, alpha):
-        """(D, K) interval of the tested pairs: two-sided at 1 − α, or the
-        one-sided bound of the two-sided 1 − 2α interval."""
-        h = self.hypothesis
-        if h.one_sided and alpha > 0.25:
-            raise ValueError(
-                f"`alpha` = {alpha:g} with a one-sided test: the one-sided bound "
-                "at 1 - alpha is that of the two-sided 1 - 2 alpha interval, so "
-                "alpha must be at most 0.25."
-            )
-        level = 2 * alpha if h.one_sided else alpha
-        low, high = self._orient_interval(*self._pair_interval(level))
-        return one_sided_bounds(
-            low, high, h.alternative, metric_difference_range(self.metric)
-        )
-
-    def _pair_interval(self, alpha):
-        """Two-sided (lower, upper) of every pair a < b, flattened (D·P,)."""
-        if self.estimand == "algorithms":
-            tests = (
-                self.algorithm_tests
-                if alpha == self.alpha
-                else algorithm_pairwise(
-                    self.counts, self.metric, self.delta, alpha=alpha
-                )
-            )
-            return tests["ci_lower"].to_numpy(), tests["ci_upper"].to_numpy()
-        return self._difference_interval(alpha)
-
-    def _pvalue_at(self, null):
-        """Two-sided p-value of the fit's pairwise test of θ_a − θ_b = ``null``
-        ((D, P) array; NaN entries are not computed) for the pairs a < b."""
-        if self.estimand == "algorithms":
-            tests = self.algorithm_tests
-            stat = divide(
-                tests["diff"].to_numpy(float) - null.ravel(),
-                tests["se"].to_numpy(float),
-            )
-            return tail_pvalue(stat, tests["df"].to_numpy(float))
-        return self._difference_pvalue_at(null).ravel()
-
-    def _difference_pvalue_at(self, null):
-        """Wald test of ``method`` at ``null`` (D, P)."""
-        _, diff, var, _ = self._contrasts(self.lead)
-        return tail_pvalue(divide(diff - null, safe_sqrt(var)))
-
     def _wong_pair_variances(self, shape):
         if self.wong is None:
             return np.full(shape, np.nan)
@@ -680,317 +537,6 @@ class MetricComparisonResults:
             rope=self.config["rope"],
         )
         return _renamed(table, ALGORITHM_TESTS_RENAMED)
-
-    # -- misclassification balance (Tango) --------------------------------
-
-    @cached_property
-    def tango(self) -> pd.DataFrame:
-        """Is each classifier's error balanced between FN and FP?
-
-        Reads each confusion matrix as a paired table and gives
-        δ = (FN − FP)/n with Tango's score interval and test of δ = 0.
-
-        Returns
-        -------
-        pandas.DataFrame
-            Index (``dataset``, ``algorithm``); columns of
-            :func:`fmtest.within.tango.misclassification_balance` (``delta``,
-            ``ci_lower``, ``ci_upper``, ``statistic``, ``pvalue``, ``reason``
-            and the counts).
-        """
-        if not self.counts.tn_known:
-            raise ValueError(
-                "Misclassification balance needs TN counts (δ divides by n)."
-            )
-        conf = self.counts.confusion()[["tp", "fn", "fp", "tn"]]
-        return misclassification_balance(conf, alpha=self.alpha)
-
-    @cached_property
-    def paired_errors(self) -> pd.DataFrame:
-        """Difference of two algorithms' error rates on the same instances.
-
-        From the correct/incorrect cross-table of each pair: Tango's score
-        interval and test for err_1 − err_2, next to McNemar's tests
-        (``statsmodels.stats.contingency_tables.mcnemar``).
-
-        Returns
-        -------
-        pandas.DataFrame
-            Index (``dataset``, ``algorithm_1``, ``algorithm_2``). Columns
-            ``n10`` (1 correct, 2 wrong), ``n01`` (1 wrong, 2 correct),
-            ``error_1``, ``error_2``, ``diff`` (err_1 − err_2), ``ci_lower``,
-            ``ci_upper``, ``statistic``, ``pvalue`` (Tango),
-            ``pvalue_mcnemar_exact``, ``pvalue_mcnemar_chi2``
-            (continuity-corrected), ``reason``. The former names
-            ``mcnemar_exact_p`` and ``mcnemar_chi2_p`` still select their
-            columns for one release, with a ``FutureWarning``.
-        """
-        if not self.counts.paired:
-            raise ValueError(
-                "Paired error rates need predictions paired by instance (an "
-                "instance column); these counts are unpaired."
-            )
-        j = self.counts.joint  # [d, a, b, z, la, lb]; correct when l == z
-        cells = {
-            "n11": j[..., 0, 0, 0] + j[..., 1, 1, 1],
-            "n10": j[..., 0, 0, 1] + j[..., 1, 1, 0],
-            "n01": j[..., 0, 1, 0] + j[..., 1, 0, 1],
-            "n00": j[..., 0, 1, 1] + j[..., 1, 0, 0],
-        }
-        index, first, second = self.counts.pair_index()
-        table = paired_error_comparisons(
-            *(cells[k][:, first, second] for k in ("n11", "n10", "n01", "n00")),
-            alpha=self.alpha,
-        )
-        table = table.rename(columns=PAIRED_ERROR_COLUMNS)[
-            list(PAIRED_ERROR_COLUMNS.values())
-        ].set_axis(index)
-        not_run = ~self.counts.present[:, first] | ~self.counts.present[:, second]
-        reasons = pair_reasons(self.counts, list(zip(first, second, strict=True)))
-        table.loc[not_run.ravel(), "reason"] = reasons[not_run]
-        return _renamed(table, PAIRED_ERRORS_RENAMED)
-
-    def confident_roc(self, dataset: Any, algorithm: Any) -> ConfidentROC:
-        """The ROC curve of one algorithm on one data set with its confident segment.
-
-        Returns
-        -------
-        fmtest.within.roc.ConfidentROC
-            With ``points``, ``auc``, ``cauc``, ``aved`` and ``plot()``.
-        """
-        data, roles = self._scored_data()
-        rows = data[roles["algorithm"]] == algorithm
-        if roles["dataset"] is not None:
-            rows &= data[roles["dataset"]] == dataset
-        if not rows.any():
-            raise ValueError(
-                f"No rows for data set {dataset!r} and algorithm {algorithm!r}."
-            )
-        sub = data[rows]
-        return confident_roc(
-            sub[roles["truth"]],
-            sub[roles["score"]],
-            alpha=self.alpha,
-            positive=roles["positive"],
-        )
-
-    @cached_property
-    def roc(self) -> pd.DataFrame:
-        """Confident ROC segment per (data set, algorithm); needs a score column.
-
-        Returns
-        -------
-        pandas.DataFrame
-            Index (``dataset``, ``algorithm``). Columns ``auc``, ``cauc``
-            (area under the curve over the confident segment), ``aved``
-            (mean δ over confident points), ``n_confident`` and ``reason``.
-        """
-        self._scored_data()
-        rows = []
-        for dataset, algorithm in self._index():
-            curve = self.confident_roc(dataset, algorithm)
-            rows.append(
-                {
-                    "auc": curve.auc,
-                    "cauc": curve.cauc,
-                    "aved": curve.aved,
-                    "n_confident": int(curve.points["confident"].sum()),
-                    "reason": curve.reason,
-                }
-            )
-        return pd.DataFrame(rows, index=self._index())
-
-    def _scored_data(self):
-        roles = getattr(self.model, "roles", None)
-        if roles is None or roles.get("score") is None:
-            raise ValueError(
-                "ROC output needs per-instance scores: build the model with "
-                "from_formula(..., score='column')."
-            )
-        return self.model.data, roles
-
-    # -- ranks across data sets (Demšar 2006): fmtest.across.ranks and friends -----
-
-    @cached_property
-    def ranks(self) -> Ranks:
-        """Per data set, the rank of every algorithm (1 = best, ties averaged).
-
-        A data set where some algorithm's metric is NaN is left out (NaN
-        row) and named in ``ranks.dropped``; see :mod:`fmtest.across.ranks`.
-
-        Returns
-        -------
-        fmtest.across.ranks.Ranks
-            ``per_dataset`` (DataFrame), ``mean`` (mean ranks),
-            ``n_datasets``, ``dropped``.
-        """
-        from fmtest.across.ranks import metric_matrix, rank_datasets
-
-        return rank_datasets(metric_matrix(self))
-
-    @cached_property
-    def friedman(self) -> pd.DataFrame:
-        """Friedman's χ² and the Iman–Davenport F on the ranks; see :func:`fmtest.across.ranks.friedman_test`."""
-        from fmtest.across.ranks import friedman_test
-        from fmtest.report.frames import TestFrame
-        from fmtest.report.wording import FRIEDMAN_LEGEND
-
-        return TestFrame.wrap(
-            friedman_test(self.ranks),
-            title=f"Friedman test on the ranks of {len(self.ranks.algorithms)} "
-            f"algorithms over {self.ranks.n_datasets} data sets",
-            legend=FRIEDMAN_LEGEND,
-        )
-
-    def posthoc(
-        self,
-        method: str | None = None,
-        *,
-        control: Any = None,
-        alpha: float | None = None,
-        alternative: str | None = None,
-    ) -> pd.DataFrame:
-        """Post-hoc tests on mean ranks; see :func:`fmtest.across.ranks.rank_posthoc`.
-
-        Parameters
-        ----------
-        method : {"nemenyi", "bonferroni", "holm", "shaffer"}, optional
-            By default Nemenyi for all pairs two-sided, Holm against a control
-            or one-sided (Demšar 2006; :func:`fmtest.across.ranks.posthoc_method`).
-        control : label or False, optional
-            Compare every algorithm with this one only (rows control − other,
-            ``rank_diff`` positive when the control ranks better). By default
-            the fit's ``control``; ``False`` compares all pairs even then.
-        alpha : float, optional
-            The fit's ``alpha`` by default.
-        alternative : {"two-sided", "greater", "less"}, optional
-            The fit's ``alternative`` by default ("greater": the control, or
-            algorithm_1, ranks better).
-
-        Returns
-        -------
-        pandas.DataFrame
-            Index (``algorithm_1``, ``algorithm_2``); ``rank_diff``, ``z``,
-            ``pvalue``, ``pvalue_adjusted``, ``critical_difference``, ``reject``,
-            ``alternative``. The former name ``p_adjusted`` still selects
-            ``pvalue_adjusted`` for one release, with a ``FutureWarning``.
-
-        Examples
-        --------
-        >>> from fmtest import FMeasureComparison
-        >>> from fmtest.datasets import load_example
-        >>> res = FMeasureComparison.from_formula(
-        ...     "correct ~ algorithm + dataset", load_example()).fit(control="rf")
-        >>> res.posthoc()["rank_diff"].round(2).tolist()
-        [0.4, 0.4, 0.4]
-        """
-        from fmtest.across.ranks import POSTHOC_NAMES, posthoc_method, rank_posthoc
-        from fmtest.report.frames import TestFrame
-        from fmtest.report.rank_summary import posthoc_legend
-
-        alpha = self.alpha if alpha is None else alpha
-        control, alternative = self._rank_hypothesis(control, alternative)
-        method = posthoc_method(method, control, alternative)
-        frame = rank_posthoc(
-            self.ranks,
-            method=method,
-            control=control,
-            alpha=alpha,
-            alternative=alternative,
-        )
-        against = "all pairs" if control is None else f"against {control}"
-        sided = "" if alternative == "two-sided" else f", {alternative}"
-        return TestFrame.wrap(
-            frame,
-            title=f"Post-hoc test on mean ranks: {POSTHOC_NAMES[method]}, "
-            f"{against}{sided}, alpha = {alpha:g}",
-            legend=posthoc_legend(control, alternative),
-            renamed=POSTHOC_RENAMED,
-        )
-
-    def _rank_hypothesis(self, control=None, alternative=None):
-        """(control, alternative) of the rank tests: the fit's unless given
-        (``control=False``: all pairs)."""
-        if control is None:
-            control = self.hypothesis.control
-        elif control is False:
-            control = None
-        if alternative is None:
-            alternative = self.hypothesis.alternative
-        return control, alternative
-
-    @renamed_options(seed="random_state")
-    def bayesian_signed_rank(
-        self,
-        rope: float = 0.01,
-        *,
-        control: Any = None,
-        prior: float = 0.5,
-        nsamples: int = 50_000,
-        random_state: int | None = 0,
-    ) -> pd.DataFrame:
-        """Bayesian signed-rank test with a ROPE; see :func:`fmtest.across.bayes_signed_rank.bayesian_signed_rank`."""
-        from fmtest.across.bayes_signed_rank import bayesian_signed_rank
-        from fmtest.across.ranks import metric_matrix
-        from fmtest.report.frames import TestFrame
-        from fmtest.report.wording import BAYES_LEGEND
-
-        frame = bayesian_signed_rank(
-            metric_matrix(self),
-            rope=rope,
-            control=control,
-            prior=prior,
-            nsamples=nsamples,
-            random_state=random_state,
-        )
-        return TestFrame.wrap(
-            frame,
-            title=f"Bayesian signed-rank test, ROPE = [-{rope:g}, {rope:g}]",
-            legend=BAYES_LEGEND,
-        )
-
-    def table(
-        self,
-        *,
-        interval: str | None = "ci",
-        digits: int = 3,
-        alpha: float | None = None,
-        markers: bool = True,
-    ) -> PaperTable:
-        """The table a paper prints; see :func:`fmtest.report.paper_table.paper_table`."""
-        from fmtest.report.paper_table import paper_table
-
-        return paper_table(
-            self, interval=interval, digits=digits, alpha=alpha, markers=markers
-        )
-
-    def plot_cd(
-        self,
-        alpha: float | None = None,
-        ax: Any = None,
-        *,
-        control: Any = None,
-        alternative: str | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        """Critical-difference diagram; see :func:`fmtest.report.cd_diagram.plot_cd`.
-
-        Nemenyi's cliques for all pairs; with a control (the fit's by default;
-        ``control=False`` for all pairs) the control highlighted and its
-        Bonferroni–Dunn interval R_c ± CD (Demšar 2006, Fig. 2), one-sided
-        with the fit's ``alternative``.
-        """
-        from fmtest.report.cd_diagram import plot_cd
-
-        control, alternative = self._rank_hypothesis(control, alternative)
-        return plot_cd(
-            self.ranks,
-            alpha=self.alpha if alpha is None else alpha,
-            control=control,
-            alternative=alternative,
-            ax=ax,
-            **kwargs,
-        )
 
     # -- statsmodels-style accessors ----------------------------------------
 
@@ -1278,7 +824,7 @@ def _interval_frame(low, high, index):
     )
 
 
-class FMeasureComparisonResults(MetricComparisonResults):
+class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
     """Results of :meth:`FMeasureComparison.fit`: the F_β case, with Wong's method.
 
     Attributes
@@ -1565,187 +1111,6 @@ class FMeasureComparisonResults(MetricComparisonResults):
             frame["reason_delta"] = est["reason_delta"].array
             frame["reason_wong"] = wong["reason"]
         return _renamed(pd.DataFrame(frame, index=est.index), FMEASURES_RENAMED)
-
-    # -- planning and the randomization test (issue 23) --------------------
-
-    def _pair_index(self):
-        """The index of :attr:`pairwise` and its pairs, without computing that table."""
-        index, first, second = self.counts.pair_index()
-        return index, list(zip(first.tolist(), second.tolist(), strict=True))
-
-    def _repeats_needed(self, power, alpha):
-        """:meth:`sample_size` under the algorithm estimand: repeats, not instances.
-
-        The corrected variance ``s²(1/J + n_test/n_train)`` projected to ``R``
-        repeats of the same k folds (``J = R·k``).
-        """
-        tests = self.algorithm_tests
-        repeats = np.maximum(tests["n_repeats"].to_numpy(dtype=float), 1)
-        folds = tests["n_folds"].to_numpy(dtype=float)
-        per_data_set = len(tests) // len(self.counts.datasets)
-        ratio = np.repeat(fold_size_ratio(self.counts), per_data_set)
-        diff = tests["diff"].to_numpy(dtype=float)
-        se = tests["se"].to_numpy(dtype=float)
-        needed, limit = repeats_for_power(
-            diff, 0.0, se**2, folds, folds / repeats, ratio, power=power, alpha=alpha
-        )
-        reason = np.where(
-            np.isfinite(se) & np.isnan(needed),
-            "no number of repeats reaches the power: repeats reuse the instances; "
-            "more instances are needed",
-            tests["reason"].to_numpy(dtype=object),
-        )
-        return pd.DataFrame(
-            {
-                "diff": diff,
-                "se": se,
-                "power": normal_power(
-                    diff, se, alpha, tests["df"].to_numpy(dtype=float)
-                ),
-                "repeats_now": repeats,
-                "repeats": needed,
-                "power_limit": limit,
-                "reason": reason,
-            },
-            index=tests.index,
-        )
-
-    def _paired_joint(self, what):
-        if not self.counts.paired:
-            raise ValueError(
-                f"{what} needs predictions paired by instance (an instance column: "
-                "the pair's 8-cell table); these counts are unpaired."
-            )
-        return self.counts.joint
-
-    def sample_size(
-        self,
-        power=0.8,
-        *,
-        alpha=None,
-        alternative="two-sided",
-        margin=0.0,
-        method="normal",
-    ):
-        """Test instances each pair would need for the paired test to reach ``power``.
-
-        Each pair's observed 8-cell table is read as the truth (a pilot run)
-        and :func:`fmtest.within.power.sample_size` gives the smallest
-        number of test instances at which the paired score test of
-        ``F_a − F_b`` (the models question) rejects with probability
-        ``power``. The observed difference is taken at face value: with a
-        small pilot it is itself uncertain (its interval is in
-        :attr:`pairwise`), so plan for a range of differences
-        (:func:`fmtest.paired_power` on edited tables) rather than for one.
-
-        With repeated cross-validation the pair's table pools the repeats:
-        its proportions average the repeats' models, and the answer is in
-        distinct instances, each tested once by one pair of fitted models;
-        more repeats do not replace instances (``docs/planning.rst``).
-
-        Parameters
-        ----------
-        power : float, default=0.8
-        alpha : float, optional
-            The fit's ``alpha`` by default.
-        alternative : {"two-sided", "greater", "less"}, default="two-sided"
-        margin : float, default=0.0
-            Non-inferiority margin (one-sided alternatives; see
-            :func:`fmtest.paired_power`).
-        method : {"normal", "auto", "simulation"}, default="normal"
-            ``"normal"``: the normal approximation of
-            :func:`fmtest.paired_power` (fast); ``"auto"`` simulates the test
-            where fewer than 40 discordant instances are expected, where the
-            approximation is not validated (about a second per such pair).
-
-        Returns
-        -------
-        pandas.DataFrame
-            Indexed like :attr:`pairwise` of a plain fit (every pair a < b,
-            whatever ``control``). Columns ``diff`` (observed
-            F_1 − F_2), ``nobs`` (instances in the pair's table; with
-            repeated cross-validation each instance once per repeat),
-            ``discordant`` (share of instances the two algorithms predict
-            differently), ``sample_size`` (NaN where no n reaches the power),
-            ``validated`` (False where fewer than 40 discordant instances
-            are expected at that n: the normal approximation is not
-            validated there and tends to be optimistic; use
-            ``method="auto"``) and ``reason``.
-
-            Under the algorithm estimand (the default for data with folds)
-            the answer is in cross-validation **repeats** instead
-            (:func:`fmtest.across.retraining.repeats_for_power`): columns
-            ``diff``, ``se``, ``power`` (now, normal approximation),
-            ``repeats_now``, ``repeats`` (the smallest number of repeats of
-            the same cross-validation that reaches ``power`` at the observed
-            difference; NaN where no number of repeats can, because repeats
-            reuse the instances), ``power_limit`` (with 1000 repeats) and
-            ``reason``. ``alternative``, ``margin`` and ``method`` apply to
-            the models question only. For the instances a comparison of
-            the fitted models needs, fit with ``estimand="models"``.
-        """
-        if self.estimand == "algorithms":
-            return self._repeats_needed(power, self.alpha if alpha is None else alpha)
-        joint = self._paired_joint("The sample size of the paired test")
-        alpha = self.alpha if alpha is None else alpha
-        out = pairwise_sample_size(
-            joint,
-            power=power,
-            alpha=alpha,
-            beta=self.beta,
-            alternative=alternative,
-            margin=margin,
-            method=method,
-        )
-        index, pairs = self._pair_index()
-        frame = pd.DataFrame({k: np.ravel(v) for k, v in out.items()}, index=index)
-        reasons = pair_reasons(self.counts, pairs).ravel()
-        not_run = np.array([r != "" and r != REASON_IDENTICAL for r in reasons])
-        frame.loc[not_run, "reason"] = reasons[not_run]
-        frame.loc[not_run, "sample_size"] = np.nan
-        return frame
-
-    def randomization_test(self, alternative="two-sided"):
-        """Exact paired randomization test of each pair's F_β difference.
-
-        The approximate-randomization (permutation) test of Yeh (2000)
-        computed exactly from each pair's 8-cell table by
-        :func:`fmtest.within.randomization.randomization_test`: p is the
-        probability, over all swaps of the two algorithms' predictions on
-        each instance, that ``|F_1 − F_2|`` is at least the observed one
-        (ties included; one-sided analogues with ``alternative``). It tests
-        whether the two sets of predictions on *these* instances are
-        exchangeable (the models question, conditional on the test set), so
-        it has no interval, it can disagree with the paired score interval
-        and test in :attr:`pairwise`, and it is not used in the conclusions.
-        With repeated cross-validation every (instance, repeat) prediction
-        pair swaps on its own.
-
-        Parameters
-        ----------
-        alternative : {"two-sided", "greater", "less"}, default="two-sided"
-            ``"greater"``: small p when algorithm_1's F is larger.
-
-        Returns
-        -------
-        pandas.DataFrame
-            Indexed like :attr:`pairwise` of a plain fit (every pair a < b,
-            whatever ``control``). Columns ``diff``, ``pvalue``,
-            ``n_discordant_pos``, ``n_discordant_neg`` (instances the two
-            algorithms predict differently among the positives and the
-            negatives) and ``reason`` (why ``pvalue`` is NaN).
-        """
-        joint = self._paired_joint("The paired randomization test")
-        res = pairwise_randomization_test(
-            joint, beta=self.beta, alternative=alternative
-        )
-        index, pairs = self._pair_index()
-        frame = res.to_frame(index=index)
-        reasons = pair_reasons(self.counts, pairs).ravel()
-        not_run = np.array([r != "" and r != REASON_IDENTICAL for r in reasons])
-        frame.loc[not_run, ["diff", "pvalue"]] = np.nan
-        frame.loc[not_run, "reason"] = reasons[not_run]
-        return frame
 
     def plot_recall_weight(self, ax: Any = None, **kwargs: Any) -> Any:
         """Wong's recall weight per algorithm and data set; see :func:`fmtest.report.plotting.plot_recall_weight`."""

@@ -1,0 +1,207 @@
+"""Planning (sample size, repeats) and the exact randomization test of an F-measure fit.
+
+Mixed into :class:`fmtest.results.FMeasureComparisonResults` (issue 23).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from fmtest.across.estimand import (
+    fold_size_ratio,
+)
+from fmtest.across.retraining import normal_power, repeats_for_power
+from fmtest.report.pair_notes import REASON_IDENTICAL, pair_reasons
+from fmtest.within.power import pairwise_sample_size
+from fmtest.within.randomization import pairwise_randomization_test
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["PlanningMixin"]
+
+
+class PlanningMixin:
+    """Methods of the results classes; see the module docstring."""
+
+    def _pair_index(self):
+        """The index of :attr:`pairwise` and its pairs, without computing that table."""
+        index, first, second = self.counts.pair_index()
+        return index, list(zip(first.tolist(), second.tolist(), strict=True))
+
+    def _repeats_needed(self, power, alpha):
+        """:meth:`sample_size` under the algorithm estimand: repeats, not instances.
+
+        The corrected variance ``s²(1/J + n_test/n_train)`` projected to ``R``
+        repeats of the same k folds (``J = R·k``).
+        """
+        tests = self.algorithm_tests
+        repeats = np.maximum(tests["n_repeats"].to_numpy(dtype=float), 1)
+        folds = tests["n_folds"].to_numpy(dtype=float)
+        per_data_set = len(tests) // len(self.counts.datasets)
+        ratio = np.repeat(fold_size_ratio(self.counts), per_data_set)
+        diff = tests["diff"].to_numpy(dtype=float)
+        se = tests["se"].to_numpy(dtype=float)
+        needed, limit = repeats_for_power(
+            diff, 0.0, se**2, folds, folds / repeats, ratio, power=power, alpha=alpha
+        )
+        reason = np.where(
+            np.isfinite(se) & np.isnan(needed),
+            "no number of repeats reaches the power: repeats reuse the instances; "
+            "more instances are needed",
+            tests["reason"].to_numpy(dtype=object),
+        )
+        return pd.DataFrame(
+            {
+                "diff": diff,
+                "se": se,
+                "power": normal_power(
+                    diff, se, alpha, tests["df"].to_numpy(dtype=float)
+                ),
+                "repeats_now": repeats,
+                "repeats": needed,
+                "power_limit": limit,
+                "reason": reason,
+            },
+            index=tests.index,
+        )
+
+    def _paired_joint(self, what):
+        if not self.counts.paired:
+            raise ValueError(
+                f"{what} needs predictions paired by instance (an instance column: "
+                "the pair's 8-cell table); these counts are unpaired."
+            )
+        return self.counts.joint
+
+    def sample_size(
+        self,
+        power=0.8,
+        *,
+        alpha=None,
+        alternative="two-sided",
+        margin=0.0,
+        method="normal",
+    ):
+        """Test instances each pair would need for the paired test to reach ``power``.
+
+        Each pair's observed 8-cell table is read as the truth (a pilot run)
+        and :func:`fmtest.within.power.sample_size` gives the smallest
+        number of test instances at which the paired score test of
+        ``F_a − F_b`` (the models question) rejects with probability
+        ``power``. The observed difference is taken at face value: with a
+        small pilot it is itself uncertain (its interval is in
+        :attr:`pairwise`), so plan for a range of differences
+        (:func:`fmtest.paired_power` on edited tables) rather than for one.
+
+        With repeated cross-validation the pair's table pools the repeats:
+        its proportions average the repeats' models, and the answer is in
+        distinct instances, each tested once by one pair of fitted models;
+        more repeats do not replace instances (``docs/planning.rst``).
+
+        Parameters
+        ----------
+        power : float, default=0.8
+        alpha : float, optional
+            The fit's ``alpha`` by default.
+        alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        margin : float, default=0.0
+            Non-inferiority margin (one-sided alternatives; see
+            :func:`fmtest.paired_power`).
+        method : {"normal", "auto", "simulation"}, default="normal"
+            ``"normal"``: the normal approximation of
+            :func:`fmtest.paired_power` (fast); ``"auto"`` simulates the test
+            where fewer than 40 discordant instances are expected, where the
+            approximation is not validated (about a second per such pair).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed like :attr:`pairwise` of a plain fit (every pair a < b,
+            whatever ``control``). Columns ``diff`` (observed
+            F_1 − F_2), ``nobs`` (instances in the pair's table; with
+            repeated cross-validation each instance once per repeat),
+            ``discordant`` (share of instances the two algorithms predict
+            differently), ``sample_size`` (NaN where no n reaches the power),
+            ``validated`` (False where fewer than 40 discordant instances
+            are expected at that n: the normal approximation is not
+            validated there and tends to be optimistic; use
+            ``method="auto"``) and ``reason``.
+
+            Under the algorithm estimand (the default for data with folds)
+            the answer is in cross-validation **repeats** instead
+            (:func:`fmtest.across.retraining.repeats_for_power`): columns
+            ``diff``, ``se``, ``power`` (now, normal approximation),
+            ``repeats_now``, ``repeats`` (the smallest number of repeats of
+            the same cross-validation that reaches ``power`` at the observed
+            difference; NaN where no number of repeats can, because repeats
+            reuse the instances), ``power_limit`` (with 1000 repeats) and
+            ``reason``. ``alternative``, ``margin`` and ``method`` apply to
+            the models question only. For the instances a comparison of
+            the fitted models needs, fit with ``estimand="models"``.
+        """
+        if self.estimand == "algorithms":
+            return self._repeats_needed(power, self.alpha if alpha is None else alpha)
+        joint = self._paired_joint("The sample size of the paired test")
+        alpha = self.alpha if alpha is None else alpha
+        out = pairwise_sample_size(
+            joint,
+            power=power,
+            alpha=alpha,
+            beta=self.beta,
+            alternative=alternative,
+            margin=margin,
+            method=method,
+        )
+        index, pairs = self._pair_index()
+        frame = pd.DataFrame({k: np.ravel(v) for k, v in out.items()}, index=index)
+        reasons = pair_reasons(self.counts, pairs).ravel()
+        not_run = np.array([r != "" and r != REASON_IDENTICAL for r in reasons])
+        frame.loc[not_run, "reason"] = reasons[not_run]
+        frame.loc[not_run, "sample_size"] = np.nan
+        return frame
+
+    def randomization_test(self, alternative="two-sided"):
+        """Exact paired randomization test of each pair's F_β difference.
+
+        The approximate-randomization (permutation) test of Yeh (2000)
+        computed exactly from each pair's 8-cell table by
+        :func:`fmtest.within.randomization.randomization_test`: p is the
+        probability, over all swaps of the two algorithms' predictions on
+        each instance, that ``|F_1 − F_2|`` is at least the observed one
+        (ties included; one-sided analogues with ``alternative``). It tests
+        whether the two sets of predictions on *these* instances are
+        exchangeable (the models question, conditional on the test set), so
+        it has no interval, it can disagree with the paired score interval
+        and test in :attr:`pairwise`, and it is not used in the conclusions.
+        With repeated cross-validation every (instance, repeat) prediction
+        pair swaps on its own.
+
+        Parameters
+        ----------
+        alternative : {"two-sided", "greater", "less"}, default="two-sided"
+            ``"greater"``: small p when algorithm_1's F is larger.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed like :attr:`pairwise` of a plain fit (every pair a < b,
+            whatever ``control``). Columns ``diff``, ``pvalue``,
+            ``n_discordant_pos``, ``n_discordant_neg`` (instances the two
+            algorithms predict differently among the positives and the
+            negatives) and ``reason`` (why ``pvalue`` is NaN).
+        """
+        joint = self._paired_joint("The paired randomization test")
+        res = pairwise_randomization_test(
+            joint, beta=self.beta, alternative=alternative
+        )
+        index, pairs = self._pair_index()
+        frame = res.to_frame(index=index)
+        reasons = pair_reasons(self.counts, pairs).ravel()
+        not_run = np.array([r != "" and r != REASON_IDENTICAL for r in reasons])
+        frame.loc[not_run, ["diff", "pvalue"]] = np.nan
+        frame.loc[not_run, "reason"] = reasons[not_run]
+        return frame
