@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from fmtest.across.ranks import Ranks
     from fmtest.report.paper_table import PaperTable
 
-__all__ = ["POSTHOC_RENAMED", "RankMixin"]
+__all__ = ["BAYES_RENAMED", "POSTHOC_RENAMED", "RankMixin"]
+
+BAYES_RENAMED = {"mean_diff": "diff_mean"}  # (issue 22; one release)
 
 POSTHOC_RENAMED = {"p_adjusted": "pvalue_adjusted"}  # (issue 22; one release)
 
@@ -161,6 +163,7 @@ class RankMixin:
             frame,
             title=f"Bayesian signed-rank test, ROPE = [-{rope:g}, {rope:g}]",
             legend=BAYES_LEGEND,
+            renamed=BAYES_RENAMED,
         )
 
     def table(

@@ -74,7 +74,7 @@ def test_results_method_orients_pairs():
     assert_allclose(
         row[["p_1_better", "p_rope", "p_2_better"]].astype(float), ref, atol=TOL
     )
-    assert_allclose(row["mean_diff"], np.mean(x - y))
+    assert_allclose(row["diff_mean"], np.mean(x - y))
     assert (out["n_datasets"] == 5).all()
 
 

@@ -50,14 +50,13 @@ def quick(tmp_path_factory):
 
 @needs_data
 def test_quick_run_writes_every_file_the_page_includes(quick):
-    *_, numbers, out = quick
+    *_, out = quick
     names = _page_files()
     assert len(names) >= 7
     assert [n for n in names if not (out / n).is_file()] == []
     # and nothing is shipped that the script does not write
     written = {p.name for p in out.iterdir()}
     assert {p.name for p in SHIPPED.iterdir()} <= written
-    assert numbers["seconds"]["total"] < 20
 
 
 @needs_data
@@ -68,7 +67,7 @@ def test_quick_numbers_are_the_fits(quick):
     assert res_ni.config["margin"] == evaluation_section.MARGIN
     pairwise = pd.read_csv(out / "pairwise.csv")
     assert len(pairwise) == 3 * 4  # data sets x the A - 1 baselines
-    holm = pairwise.groupby("baseline")["p_adjusted"].apply(
+    holm = pairwise.groupby("baseline")["pvalue_adjusted"].apply(
         lambda p: int((p < 0.05).sum())
     )
     assert {b: v["better_holm"] for b, v in numbers["within"].items()} == holm.to_dict()

@@ -395,3 +395,16 @@ def test_every_column_follows_the_convention(example, estimand):
             ):
                 bad.setdefault(name, []).append(column)
     assert bad == {}
+
+
+def test_bayesian_signed_rank_mean_diff_is_diff_mean():
+    from fmtest import FMeasureComparison
+    from fmtest.datasets import load_example
+
+    res = FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", load_example()
+    ).fit(estimand="models")
+    frame = res.bayesian_signed_rank(nsamples=2000)
+    with pytest.warns(FutureWarning, match="diff_mean"):
+        old = frame["mean_diff"]
+    pd.testing.assert_series_equal(old, frame["diff_mean"])

@@ -58,7 +58,6 @@ def test_run_all_writes_every_file_the_page_includes(quick_run):
         names = [n for n in names if not n.startswith("table1")]
     missing = [n for n in names if not (quick_run["out"] / n).is_file()]
     assert not missing
-    assert quick_run["seconds"]["total"] < 120
 
 
 # -- the vectorised route is fmtest's engines --------------------------------------

@@ -202,7 +202,7 @@ def bayesian_signed_rank(
     -------
     pandas.DataFrame
         Index (``algorithm_1``, ``algorithm_2``). Columns ``n_datasets``,
-        ``mean_diff`` (mean of θ_1 − θ_2), ``p_1_better`` (θ_1 − θ_2 > rope),
+        ``diff_mean`` (mean of θ_1 − θ_2; ``mean_diff`` before 0.1), ``p_1_better`` (θ_1 − θ_2 > rope),
         ``p_rope``, ``p_2_better``, ``reason`` (why NaN: fewer than 2 data
         sets with both values).
     """
@@ -232,7 +232,7 @@ def bayesian_signed_rank(
     out = pd.DataFrame(
         {
             "n_datasets": n_both.astype(int),
-            "mean_diff": np.nan,
+            "diff_mean": np.nan,
             "p_1_better": np.nan,
             "p_rope": np.nan,
             "p_2_better": np.nan,
