@@ -48,7 +48,9 @@ def test_tpr_uses_wilson_and_f1_the_score_interval(model):
     res = model.fit(metric="tpr", estimand="models")
     row = res.estimates.iloc[0]
     lo, hi = wilson_interval(row["tp"], row["tp"] + row["fn"])
-    assert (row["ci_lower"], row["ci_upper"]) == pytest.approx((lo, hi), rel=1e-14)
+    assert (row["ci_lower"], row["ci_upper"]) == pytest.approx(
+        (float(lo), float(hi)), rel=1e-14
+    )
     f1 = model.fit(metric="f1", estimand="models").estimates
     fm = FMeasureComparison.from_formula(FORMULA, load_example()).fit(estimand="models")
     np.testing.assert_allclose(f1["ci_lower"], fm.fmeasures["ci_lower"], rtol=1e-12)
