@@ -424,7 +424,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
               exact p cannot fall below 0.0625), ``variance_from_interval``;
               ``re_ci_clipped`` (the random-effects interval reached past
               the range of a difference, ±(hi − lo) of the metric's range,
-              and was clipped to it);
+              and was clipped to it); ``hksj_q_below_1`` (with
+              ``re_test="hksj"``: the HKSJ scale q < 1 made the random-effects
+              interval narrower than the classical one);
               ``variance_from_interval`` (the data sets whose variance of the
               difference was NaN or 0 and was taken from the width of the
               pairwise interval); ``reason`` (why values are NaN);

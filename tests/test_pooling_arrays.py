@@ -164,6 +164,14 @@ def per_pair_table(
             row["ci_lower_re"] = max(row["ci_lower_re"], low)
             row["ci_upper_re"] = min(row["ci_upper_re"], high)
             row["flags"].append("re_ci_clipped")
+        # HKSJ's scale below 1: narrower than the classical 1/sum(w*) variance
+        classical = 1 / np.sum(1 / (var_lead[:, p] + row["tau2"]))
+        if (
+            re_test == "hksj"
+            and np.isfinite(row["statistic_re"])
+            and row["se_re"] ** 2 < classical * (1 - 1e-12)
+        ):
+            row["flags"].append("hksj_q_below_1")
         same = (diff[:, p] == 0) & (var_lead[:, p] == 0)
         if same.any():
             where = ", ".join(str(datasets[m]) for m in np.flatnonzero(same))

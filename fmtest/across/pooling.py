@@ -757,6 +757,7 @@ def across_datasets_table(
         pooled["ci_lower_re"] = np.maximum(pooled["ci_lower_re"], low_range)
         pooled["ci_upper_re"] = np.minimum(pooled["ci_upper_re"], high_range)
     flags.append(np.where(clipped, "re_ci_clipped", ""))
+    flags.append(np.where(pooled["hksj_narrow"], "hksj_q_below_1", ""))
     p_exact = wil["p_exact"]
     columns = {
         "n_datasets": np.full(n_pairs, m, dtype=np.int64),

@@ -142,8 +142,9 @@ def pooled_arrays(
     dict of ndarray, shape (P,)
         ``*_fe`` and ``*_re`` columns, ``tau2``, ``i2``, ``q``, ``pvalue_q``; the
         masks ``invalid`` (fewer than 2 data sets, or a missing or
-        non-positive variance: all NaN) and ``hksj_equal`` (equal
-        differences, no HKSJ t-test).
+        non-positive variance: all NaN), ``hksj_equal`` (equal
+        differences, no HKSJ t-test) and ``hksj_narrow`` (HKSJ's scale
+        q < 1: its interval is narrower than the classical one).
     """
     d, v = _rows(differences), _rows(variances)
     n_pairs, m = d.shape
@@ -155,6 +156,7 @@ def pooled_arrays(
         return out | {
             "invalid": np.ones(n_pairs, bool),
             "hksj_equal": np.zeros(n_pairs, bool),
+            "hksj_narrow": np.zeros(n_pairs, bool),
         }
     # harmless values in the invalid rows (overwritten with NaN at the end)
     d = np.where(invalid[:, None], 0.0, d)
@@ -235,6 +237,12 @@ def pooled_arrays(
         value[invalid] = np.nan
     out["invalid"] = invalid
     out["hksj_equal"] = hksj_equal & ~invalid
+    # HKSJ's scale q below 1: its interval is narrower than the classical one
+    # (with tau2 = 0, than the fixed effect's); "hksj-floor" prevents it
+    classical = 1 / w_re.sum(axis=-1)
+    out["hksj_narrow"] = (
+        (re_test == "hksj") & (hksj_var < classical * (1 - 1e-12)) & np.isfinite(stat)
+    ) & ~invalid
     return out
 
 

@@ -298,6 +298,16 @@ def _across_flag_notes(across, pairs, alternative="two-sided"):
             + _listed(list(pairs[clipped]), "res.across_datasets['flags']")
             + "."
         )
+    narrow = flags.str.contains("hksj_q_below_1").to_numpy()
+    if narrow.any():
+        notes.append(
+            "The HKSJ scale q is below 1, so the random-effects interval is "
+            "narrower than the classical one (with tau2 = 0, than the fixed "
+            "effect's); with few data sets that makes the test liberal "
+            "(docs/choosing.rst); fit(re_test='hksj-floor') floors q at 1: "
+            + _listed(list(pairs[narrow]), "res.across_datasets['flags']")
+            + "."
+        )
     floor = across.loc[flags.str.contains("wilcoxon_exact_floor").to_numpy()]
     sides = "two-sided" if alternative == "two-sided" else "one-sided"
     power = "1-M" if alternative == "two-sided" else "-M"
