@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 import tracemalloc
@@ -24,6 +25,17 @@ def long_data(algorithms, instances, datasets):
         n_datasets=datasets,
         algorithm_dtype="category",
     )
+
+
+def study_parser(doc, *, algorithms=200, datasets=10, instances=2000):
+    """The options every study benchmark takes: ``--algorithms``, ``--datasets``,
+    ``--instances`` (per data set) and ``--quick``; add a script's own to it."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--algorithms", type=int, default=algorithms)
+    parser.add_argument("--datasets", type=int, default=datasets)
+    parser.add_argument("--instances", type=float, default=instances)
+    parser.add_argument("--quick", action="store_true")
+    return parser
 
 
 def fit_summary(df):

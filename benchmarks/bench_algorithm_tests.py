@@ -13,10 +13,8 @@ Run: ``python benchmarks/bench_algorithm_tests.py [--algorithms 200]
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
-from _baseline import FORMULA, fit_summary, long_data, timed, verdict
+from _baseline import FORMULA, fit_summary, long_data, study_parser, timed, verdict
 
 from fmtest import FMeasureComparison
 
@@ -24,11 +22,7 @@ GOAL = 2.0
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--algorithms", type=int, default=200)
-    parser.add_argument("--datasets", type=int, default=10)
-    parser.add_argument("--instances", type=float, default=2000)
-    parser.add_argument("--quick", action="store_true")
+    parser = study_parser(__doc__)
     args = parser.parse_args(argv)
     if args.quick:
         args.algorithms = 20

@@ -16,9 +16,7 @@ Run: ``python benchmarks/bench_bayes_signed_rank.py [--algorithms 200]
 
 from __future__ import annotations
 
-import argparse
-
-from _baseline import FORMULA, fit_summary, long_data, timed, verdict
+from _baseline import FORMULA, fit_summary, long_data, study_parser, timed, verdict
 
 from fmtest import FMeasureComparison
 
@@ -26,12 +24,8 @@ GOAL = 2.0
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--algorithms", type=int, default=200)
-    parser.add_argument("--datasets", type=int, default=10)
-    parser.add_argument("--instances", type=float, default=2000)
+    parser = study_parser(__doc__)
     parser.add_argument("--nsamples", type=int, default=50_000)
-    parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
         args.algorithms, args.nsamples = 20, 5000

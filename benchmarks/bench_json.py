@@ -12,10 +12,17 @@ Run: ``python benchmarks/bench_json.py [--algorithms 300] [--datasets 5]
 
 from __future__ import annotations
 
-import argparse
 import os
 
-from _baseline import fit_only, fit_summary, long_data, timed, traced_peak, verdict
+from _baseline import (
+    fit_only,
+    fit_summary,
+    long_data,
+    study_parser,
+    timed,
+    traced_peak,
+    verdict,
+)
 
 from fmtest.cli import write_json
 
@@ -26,11 +33,7 @@ def _write(res):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--algorithms", type=int, default=300)
-    parser.add_argument("--datasets", type=int, default=5)
-    parser.add_argument("--instances", type=float, default=2000)
-    parser.add_argument("--quick", action="store_true")
+    parser = study_parser(__doc__, algorithms=300, datasets=5)
     args = parser.parse_args(argv)
     if args.quick:
         args.algorithms = 20

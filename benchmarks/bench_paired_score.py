@@ -23,10 +23,8 @@ algorithms with chunks of 50 tables.
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
-from _baseline import FORMULA, long_data, timed, traced_peak
+from _baseline import FORMULA, long_data, study_parser, timed, traced_peak
 from scipy import stats
 
 from fmtest import FMeasureComparison
@@ -57,12 +55,8 @@ def pairwise(model, ci_method, beta):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--algorithms", type=int, default=100)
-    parser.add_argument("--datasets", type=int, default=10)
-    parser.add_argument("--instances", type=float, default=2000)
+    parser = study_parser(__doc__, algorithms=100)
     parser.add_argument("--beta", type=float, default=2.0)
-    parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     paired_score.MAX_TABLES = 10**12  # the paired score for every table
     if args.quick:

@@ -57,6 +57,37 @@ def _warn_mistakes(tables, kind, response, truth, majority_check, positive):
         warn_majority_positive(tables, positive, truth, stacklevel=4)
 
 
+#: The ``control``, ``alternative`` and ``margin`` parameters of both ``fit``
+#: methods, written once (:func:`_hypothesis_parameters` puts them in).
+HYPOTHESIS_PARAMETERS = """\
+        control : label, optional
+            Compare every algorithm with this one only (a method against its
+            baselines): the A − 1 pairs written control − other, the
+            multiple-testing family of those A − 1 pairs, and the summary,
+            conclusions, paper table, forest plot, across-data-set tests, rank
+            post-hoc tests and CD diagram built around it.
+        alternative : {"two-sided", "greater", "less"}, default="two-sided"
+            Of the difference algorithm_1 − algorithm_2 (control − other):
+            "greater" tests that the first is better, "less" that it is worse,
+            with one-sided intervals reaching the edge of the difference's
+            range on the open side. Applies to every pairwise and
+            across-data-set test; see ``docs/baselines.rst``.
+        margin : float, default=0.0
+            Non-inferiority margin m in [0, 1), with a one-sided
+            ``alternative``: "greater" tests H0: difference ≤ −m, so that
+            rejecting it shows the first algorithm is not worse than the
+            second by m or more.
+"""
+
+
+def _hypothesis_parameters(fit):
+    """Put :data:`HYPOTHESIS_PARAMETERS` into ``fit``'s docstring."""
+    fit.__doc__ = fit.__doc__.replace(
+        "        %(hypothesis_parameters)s\n", HYPOTHESIS_PARAMETERS
+    )
+    return fit
+
+
 class MetricComparison:
     """Compare several algorithms by any smooth metric on one or more data sets.
 
@@ -507,6 +538,7 @@ class MetricComparison:
         """
         return cls(CountTables.from_counts(table, **columns), notes=[NOTE_COUNTS_ONLY])
 
+    @_hypothesis_parameters
     def fit(
         self,
         *,
@@ -551,23 +583,7 @@ class MetricComparison:
         rope : float, default=0.0
             Region of practical equivalence of the Bayesian correlated
             t-test in :attr:`~MetricComparisonResults.algorithm_tests`.
-        control : label, optional
-            Compare every algorithm with this one only (a method against its
-            baselines): the A − 1 pairs written control − other, the
-            multiple-testing family of those A − 1 pairs, and the summary,
-            conclusions, paper table, forest plot, across-data-set tests, rank
-            post-hoc tests and CD diagram built around it.
-        alternative : {"two-sided", "greater", "less"}, default="two-sided"
-            Of the difference algorithm_1 − algorithm_2 (control − other):
-            "greater" tests that the first is better, "less" that it is worse,
-            with one-sided intervals reaching the edge of the difference's
-            range on the open side. Applies to every pairwise and
-            across-data-set test; see ``docs/baselines.rst``.
-        margin : float, default=0.0
-            Non-inferiority margin m in [0, 1), with a one-sided
-            ``alternative``: "greater" tests H0: difference ≤ −m, so that
-            rejecting it shows the first algorithm is not worse than the
-            second by m or more.
+        %(hypothesis_parameters)s
         **metric_options
             ``beta`` (fbeta), ``w`` (cwa), ``alpha_iba`` and ``squared``
             (iba), as in :func:`fmtest.estimates.metrics.get_metric`.
@@ -633,6 +649,7 @@ class FMeasureComparison(MetricComparison):
     """
 
     @renamed_options(seed="random_state")
+    @_hypothesis_parameters
     def fit(  # type: ignore[override]
         self,
         *,
@@ -744,23 +761,7 @@ class FMeasureComparison(MetricComparison):
         rope : float, default=0.0
             Region of practical equivalence of the Bayesian correlated
             t-test in ``algorithm_tests`` (``p_rope``).
-        control : label, optional
-            Compare every algorithm with this one only (a method against its
-            baselines): the A − 1 pairs written control − other, the
-            multiple-testing family of those A − 1 pairs, and the summary,
-            conclusions, paper table, forest plot, across-data-set tests, rank
-            post-hoc tests and CD diagram built around it.
-        alternative : {"two-sided", "greater", "less"}, default="two-sided"
-            Of the difference algorithm_1 − algorithm_2 (control − other):
-            "greater" tests that the first is better, "less" that it is worse,
-            with one-sided intervals reaching the edge of the difference's
-            range on the open side. Applies to every pairwise and
-            across-data-set test; see ``docs/baselines.rst``.
-        margin : float, default=0.0
-            Non-inferiority margin m in [0, 1), with a one-sided
-            ``alternative``: "greater" tests H0: difference ≤ −m, so that
-            rejecting it shows the first algorithm is not worse than the
-            second by m or more.
+        %(hypothesis_parameters)s
 
         Returns
         -------

@@ -591,7 +591,10 @@ def wilcoxon_floor_m(alternative="two-sided"):
     >>> wilcoxon_floor_m(), wilcoxon_floor_m("greater")
     (5, 4)
     """
-    return 5 if alternative == "two-sided" else 4
+    m = 1
+    while wilcoxon_min_pvalue(m + 1, alternative) > 0.05:
+        m += 1
+    return m
 
 
 def wilcoxon_min_pvalue(m, alternative="two-sided"):

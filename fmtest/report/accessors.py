@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from fmtest.within.hypothesis import Hypothesis
+
 __all__ = [
     "bse",
     "params",
@@ -107,7 +109,7 @@ def pvalues(res):
     n_alg, n_datasets = len(algorithms), len(res.counts.datasets)
     ref = algorithms.index(reference_algorithm(res))
     p = pvalues_pairwise(res).to_numpy(dtype=float).reshape(n_datasets, -1)
-    if getattr(getattr(res, "hypothesis", None), "control", None) is not None:
+    if Hypothesis.of(res).control is not None:
         # pairwise holds the A - 1 pairs control - other, in algorithm order
         out = np.full((n_datasets, n_alg), np.nan)
         out[:, [k for k in range(n_alg) if k != ref]] = p

@@ -134,7 +134,7 @@ def conclusions(res, names, shown_pairs, shown_across):
     -------
     list of str
     """
-    hypothesis = getattr(res, "hypothesis", Hypothesis())
+    hypothesis = Hypothesis.of(res)
     frame = res.pairwise[shown_pairs]
     p_col = pvalue_column(res)
     ds = names.map(frame.index.get_level_values(0))

@@ -249,6 +249,21 @@ def estimand_notes(res):
     return notes
 
 
+#: flags of ``across_datasets`` whose note is a sentence and the pairs
+PAIR_FLAG_SENTENCES = {
+    "re_ci_clipped": (
+        "The random-effects interval reached past the range of a difference "
+        "and was clipped to it (a wide t interval from few data sets): "
+    ),
+    "hksj_q_below_1": (
+        "The HKSJ scale q is below 1, so the random-effects interval is "
+        "narrower than the classical one (with tau2 = 0, than the fixed "
+        "effect's); with few data sets that makes the test liberal "
+        "(docs/choosing.rst); fit(re_test='hksj-floor') floors q at 1: "
+    ),
+}
+
+
 def _across_flag_notes(across, pairs, alternative="two-sided"):
     """One sentence per kind of flag of ``across_datasets`` (see its ``flags``)."""
     notes = []
@@ -290,24 +305,14 @@ def _across_flag_notes(across, pairs, alternative="two-sided"):
             + _listed(cells, "res.across_datasets['variance_from_interval']")
             + "."
         )
-    clipped = flags.str.contains("re_ci_clipped").to_numpy()
-    if clipped.any():
-        notes.append(
-            "The random-effects interval reached past the range of a difference "
-            "and was clipped to it (a wide t interval from few data sets): "
-            + _listed(list(pairs[clipped]), "res.across_datasets['flags']")
-            + "."
-        )
-    narrow = flags.str.contains("hksj_q_below_1").to_numpy()
-    if narrow.any():
-        notes.append(
-            "The HKSJ scale q is below 1, so the random-effects interval is "
-            "narrower than the classical one (with tau2 = 0, than the fixed "
-            "effect's); with few data sets that makes the test liberal "
-            "(docs/choosing.rst); fit(re_test='hksj-floor') floors q at 1: "
-            + _listed(list(pairs[narrow]), "res.across_datasets['flags']")
-            + "."
-        )
+    for flag, sentence in PAIR_FLAG_SENTENCES.items():
+        flagged = flags.str.contains(flag).to_numpy()
+        if flagged.any():
+            notes.append(
+                sentence
+                + _listed(list(pairs[flagged]), "res.across_datasets['flags']")
+                + "."
+            )
     floor = across.loc[flags.str.contains("wilcoxon_exact_floor").to_numpy()]
     sides = "two-sided" if alternative == "two-sided" else "one-sided"
     power = "1-M" if alternative == "two-sided" else "-M"

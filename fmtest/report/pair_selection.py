@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from fmtest.within.hypothesis import Hypothesis
+
 __all__ = ["MAX_ALGORITHMS_ALL_PAIRS", "MAX_PAIRS_ALL", "PAIRS_CHOICES", "select_pairs"]
 
 #: ``pairs="auto"`` shows every pair up to this many algorithms ...
@@ -19,7 +21,7 @@ def _resolve_pairs(res, pairs):
         raise ValueError(
             f"`pairs` must be one of {list(PAIRS_CHOICES)}; got {pairs!r}."
         )
-    if getattr(getattr(res, "hypothesis", None), "control", None) is not None:
+    if Hypothesis.of(res).control is not None:
         return "control"  # the A - 1 comparisons with the control, all of them
     if pairs != "auto":
         return pairs

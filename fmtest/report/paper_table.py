@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from fmtest.across.ranks import metric_matrix, rank_datasets
+from fmtest.within.hypothesis import Hypothesis
 from fmtest.within.inference import check_alpha
 
 __all__ = ["PaperTable", "paper_table"]
@@ -377,7 +378,7 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     alpha = res.alpha if alpha is None else alpha
     check_alpha(alpha)
     values = metric_matrix(res)
-    control = getattr(getattr(res, "hypothesis", None), "control", None)
+    control = Hypothesis.of(res).control
     if control is not None:  # the control's column first, as papers print it
         values = values[[control, *(a for a in values.columns if a != control)]]
     est = res.estimates

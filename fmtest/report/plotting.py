@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from fmtest.within.hypothesis import Hypothesis
 from fmtest.within.inference import check_alpha
 
 __all__ = ["plot_forest", "plot_recall_weight"]
@@ -50,7 +51,7 @@ def _resolve_pairs(res, pair):
     """
     index = res.pairwise.index.droplevel("dataset")
     valid = list(dict.fromkeys(index))
-    control = getattr(getattr(res, "hypothesis", None), "control", None)
+    control = Hypothesis.of(res).control
     if pair is None and control is not None:
         pair = "all"  # the comparisons with the control
     if pair is None:
@@ -116,8 +117,7 @@ def _pair_rows(res, a, b, sign, alpha):
 
 
 def _one_sided(res):
-    hypothesis = getattr(res, "hypothesis", None)
-    return hypothesis is not None and hypothesis.one_sided
+    return Hypothesis.of(res).one_sided
 
 
 def _diamond(ax, y, est, lower, upper, *, color, gid, height=0.32):
@@ -253,8 +253,8 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
         elif not np.isfinite([lo, hi]).all():
             ax.text(est, row_y, "   no CI", va="center", size="small", color="0.4")
     ax.axvline(0, color="0.35", linestyle="--", linewidth=1, zorder=1)
-    hypothesis = getattr(res, "hypothesis", None)
-    if hypothesis is not None and hypothesis.margin:
+    hypothesis = Hypothesis.of(res)
+    if hypothesis.margin:
         ax.axvline(
             hypothesis.null,
             color="C3",

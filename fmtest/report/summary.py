@@ -531,7 +531,7 @@ def _header_section(res, mode, wong, width):
         + (" / over pairs" if len(counts.datasets) > 1 else ""),
         "Pairs shown:": PAIRS_SHOWN.get(mode, f"vs best ({n_pairs} in all)"),
     }
-    hypothesis = _hypothesis(res)
+    hypothesis = Hypothesis.of(res)
     if hypothesis.control is not None:
         items["Pairs shown:"] = f"vs control {hypothesis.control}"
     if not hypothesis.is_default:
@@ -551,11 +551,6 @@ def _header_section(res, mode, wong, width):
 PAIRS_SHOWN = {"all": "all", "control": "vs control"}
 #: the interval column that is the range's edge in a one-sided fit
 OPEN_SIDE = {"greater": "ci_upper", "less": "ci_lower"}
-
-
-def _hypothesis(res):
-    """The fit's hypothesis (a plain two-sided one for results without it)."""
-    return getattr(res, "hypothesis", Hypothesis())
 
 
 ESTIMAND_LABELS = {
@@ -643,7 +638,7 @@ def _pairwise_section(res, names, shown, level, wong, full):
             cols[f"se_{other}"] = f"SE {other_label}"
             cols[f"pvalue_{other}"] = f"p {other_label}"
     _, ci_diff = ci_names(res)
-    open_side = OPEN_SIDE.get(_hypothesis(res).alternative)
+    open_side = OPEN_SIDE.get(Hypothesis.of(res).alternative)
     if open_side and not full:  # the range's edge on every row: not shown
         cols.pop(open_side, None)
     cells = format_table(frame, cols)
@@ -672,7 +667,7 @@ def _pairwise_section(res, names, shown, level, wong, full):
         f"p: {test_name(res)}",
         f"p adj: p adjusted by {res.config['multitest']} within each data set",
     ]
-    hypothesis = _hypothesis(res)
+    hypothesis = Hypothesis.of(res)
     if hypothesis.one_sided:
         bound = "lower" if hypothesis.alternative == "greater" else "upper"
         legend[2] = (
@@ -739,7 +734,7 @@ def _across_sections(res, names, shown, level, full):
     frame = res.across_datasets[shown]
     stubs = _pair_labels(names, frame.index, 0, 1)
     re = _re_name(res)
-    hypothesis = _hypothesis(res)
+    hypothesis = Hypothesis.of(res)
     alternative = hypothesis.alternative
     sided = "" if alternative == "two-sided" else " one-sided"
     if not full:
@@ -905,7 +900,7 @@ def _all_pairs_shown(res, index, shown):
     """Rows of a table of every pair a < b (``paired_errors``) to show: those of
     ``shown`` or, with a control, the pairs that contain it (in the table's
     own order)."""
-    control = _hypothesis(res).control
+    control = Hypothesis.of(res).control
     if control is None:
         return shown
     first = index.get_level_values(1).to_numpy(dtype=object)
@@ -917,9 +912,9 @@ def _randomization_frame(res, shown):
     """The randomization test of the shown rows of ``pairwise``, in their
     orientation and for the fit's alternative (a flipped pair uses the
     mirror alternative)."""
-    alternative = _hypothesis(res).alternative
+    alternative = Hypothesis.of(res).alternative
     keys = res.pairwise.index[shown]
-    if _hypothesis(res).is_default:
+    if Hypothesis.of(res).is_default:
         return res.randomization_test().loc[keys].copy()
     mirror = {"greater": "less", "less": "greater"}.get(alternative, alternative)
     same, flipped = res.randomization_test(alternative), res.randomization_test(mirror)
@@ -1170,7 +1165,7 @@ def build_summary(
     if across is not None:
         for section in _across_sections(res, names, across, level, full):
             smry.add_section(section)
-    hypothesis = _hypothesis(res)
+    hypothesis = Hypothesis.of(res)
     ranks_table, ranks_notes = rank_summary_table(  # A >= 3 and M >= 2 only
         res,
         control=hypothesis.control,
@@ -1196,7 +1191,7 @@ def build_summary(
         if across is not None
         else ""
     )
-    sided = " one-sided" if _hypothesis(res).one_sided else ""
+    sided = " one-sided" if Hypothesis.of(res).one_sided else ""
     smry.conclusions_title = (
         f"Conclusions: difference [{level}{sided} {ci_diff} CI], p of the "
         f"{test_name(res)}{sided} "

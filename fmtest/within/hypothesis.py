@@ -69,6 +69,12 @@ class Hypothesis:
     margin: float = 0.0
     control: Any = None
 
+    @classmethod
+    def of(cls, results: Any) -> Hypothesis:
+        """The hypothesis of a fitted results object (all pairs, two-sided for
+        an object without one, such as a stand-in in a test)."""
+        return getattr(results, "hypothesis", None) or cls()
+
     @property
     def null(self) -> float:
         """δ₀, the boundary of the null hypothesis: −margin, +margin or 0."""

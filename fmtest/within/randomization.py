@@ -188,12 +188,7 @@ def _upper_tail(cells, k1, m_neg, bound, b2):
         return _statistic(cells, k1, k2, b2) >= bound
 
     lo, hi = _bracket(cells, k1, m_neg, bound, b2, inside)  # lo inside, hi not
-    while (hi - lo > 1).any():
-        mid = np.floor((lo + hi) / 2)
-        active = hi - lo > 1
-        now = inside(np.where(active, mid, 0.0))
-        lo = np.where(active & now, mid, lo)
-        hi = np.where(active & ~now, mid, hi)
+    lo, hi = _bisect(lo, hi, inside)
     return stats.binom.cdf(lo, m_neg, 0.5)
 
 
@@ -204,13 +199,20 @@ def _lower_tail(cells, k1, m_neg, bound, b2):
         return _statistic(cells, k1, k2, b2) > bound
 
     lo, hi = _bracket(cells, k1, m_neg, bound, b2, outside)  # lo outside, hi in
+    lo, hi = _bisect(lo, hi, outside)
+    return stats.binom.sf(hi - 1, m_neg, 0.5)
+
+
+def _bisect(lo, hi, holds):
+    """Integer bisection, elementwise: ``holds`` is True at ``lo`` and False at
+    ``hi`` (and changes once in between); returns the adjacent pair (lo, hi)."""
     while (hi - lo > 1).any():
         mid = np.floor((lo + hi) / 2)
         active = hi - lo > 1
-        now = outside(np.where(active, mid, 0.0))
+        now = holds(np.where(active, mid, 0.0))
         lo = np.where(active & now, mid, lo)
         hi = np.where(active & ~now, mid, hi)
-    return stats.binom.sf(hi - 1, m_neg, 0.5)
+    return lo, hi
 
 
 CHUNK = 1_000_000  # k₁ values handled at once (bounds the memory)
