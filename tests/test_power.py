@@ -14,7 +14,8 @@ from scipy import stats
 
 from fmtest import FMeasureComparison, paired_power, sample_size
 from fmtest.datasets import load_example
-from fmtest.within.paired_score import _fbeta_pair, paired_cells, paired_score_test
+from fmtest.within.paired_newton import fbeta_pair
+from fmtest.within.paired_score import paired_cells, paired_score_test
 from fmtest.within.power import (
     MIN_DISCORDANT,
     pairwise_sample_size,
@@ -35,7 +36,7 @@ def simulate(p8, n, *, beta=1.0, delta0=0.0, side="two-sided", reps=3000, seed=1
     if side == "two-sided":
         reject = p < 0.05
     else:
-        f_a, f_b = _fbeta_pair(paired_cells(draws), beta)
+        f_a, f_b = fbeta_pair(paired_cells(draws), beta)
         signed = np.sign(f_a - f_b - delta0) * np.sqrt(x2)
         signed = signed if side == "greater" else -signed
         reject = signed > stats.norm.isf(0.05)

@@ -177,9 +177,10 @@ def simulate(cell, reps, rng):
     if alternative == "two-sided":
         reject = p < ALPHA
     else:
-        from fmtest.within.paired_score import _fbeta_pair, paired_cells
+        from fmtest.within.paired_newton import fbeta_pair
+        from fmtest.within.paired_score import paired_cells
 
-        f_a, f_b = _fbeta_pair(paired_cells(draws), cell["beta"])
+        f_a, f_b = fbeta_pair(paired_cells(draws), cell["beta"])
         signed = np.sign(f_a - f_b - delta0) * np.sqrt(x2)
         reject = signed > stats.norm.isf(ALPHA)
     undefined = np.isnan(x2).mean()

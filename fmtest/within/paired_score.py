@@ -62,7 +62,20 @@ from fmtest.within.intervals import (
     _layout,
     _own_tables,
     pair_correlation,
-    pair_joint,
+)
+from fmtest.within.paired_newton import (
+    CELLS,
+    EMPTY_CELL,
+    FN_A,
+    FN_B,
+    FP_A,
+    FP_B,
+    TP_A,
+    TP_B,
+    PairedNewton,
+    fbeta_pair,
+    pair_tables,
+    shrink_to_feasible,
 )
 
 __all__ = [
@@ -76,15 +89,6 @@ __all__ = [
     "paired_score_unusable",
 ]
 
-# the seven informative (truth, prediction a, prediction b) cells, in order
-CELLS = ((1, 1, 1), (1, 1, 0), (1, 0, 1), (1, 0, 0), (0, 1, 1), (0, 1, 0), (0, 0, 1))
-EMPTY_CELL = 1e-9  # pseudo-count of an empty cell inside the solver
-TP_A = np.array([1, 1, 0, 0, 0, 0, 0], float)
-TP_B = np.array([1, 0, 1, 0, 0, 0, 0], float)
-FP_A = np.array([0, 0, 0, 0, 1, 1, 0], float)
-FP_B = np.array([0, 0, 0, 0, 1, 0, 1], float)
-FN_A = np.array([0, 0, 1, 1, 0, 0, 0], float)
-FN_B = np.array([0, 1, 0, 1, 0, 0, 0], float)
 N_NEWTON = 60  # cap on the dual Newton steps per evaluation (2-4 when warm)
 N_PHI = 80  # cap on the root-finding steps on φ
 N_PRIMAL_DUAL = 40  # cap on the primal-dual Newton steps
@@ -117,25 +121,6 @@ def paired_cells(table):
     return np.stack([t[..., z, la, lb] for z, la, lb in CELLS], axis=-1)
 
 
-def _pair_tables(x):
-    """The joint layout (``pair_joint``) of rows of seven cells, TN = 0.
-
-    F_β does not depend on TN, so the package's F and delta-method code
-    (:func:`fmtest.estimates.fmeasure.fbeta`, :func:`fmtest.estimates.delta.pair_covariance`)
-    serves the seven cells unchanged.
-    """
-    table = np.zeros((*x.shape[:-1], 2, 2, 2))
-    for k, (z, la, lb) in enumerate(CELLS):
-        table[..., z, la, lb] = x[..., k]
-    return pair_joint(table)
-
-
-def _fbeta_pair(x, beta):
-    """F_a and F_b of rows of seven cells (NaN where undefined)."""
-    f = fbeta(_own_tables(_pair_tables(x)), beta)
-    return f[..., 0], f[..., 1]
-
-
 class _Solver:
     """Constrained MLE of the seven cell probabilities, row by row.
 
@@ -149,7 +134,7 @@ class _Solver:
         self.p = smooth / smooth.sum(axis=1, keepdims=True)
         self.d_a = TP_A + self.a * FP_A + self.b * FN_A
         self.d_b = TP_B + self.a * FP_B + self.b * FN_B
-        self.f_a, self.f_b = _fbeta_pair(self.p, beta)
+        self.f_a, self.f_b = fbeta_pair(self.p, beta)
         self.reset()
 
     def reset(self):
@@ -166,7 +151,7 @@ class _Solver:
         """ν minimising Φ(ν) = −Σ p log(1 + ν·c) for rows ``idx`` (damped Newton)."""
         nu = self.nu[idx]
         s = 1 + nu[:, :1] * c_a + nu[:, 1:] * c_b
-        nu = _shrink_to_feasible(nu, c_a, c_b)  # a start from elsewhere may not be
+        nu = shrink_to_feasible(nu, c_a, c_b)  # a start from elsewhere may not be
         todo = np.arange(len(idx))
         for _ in range(N_NEWTON):
             p, ca, cb, v = self.p[idx[todo]], c_a[todo], c_b[todo], nu[todo]
@@ -268,7 +253,7 @@ class _Solver:
         phi = np.clip(self.phi[idx], lo + 1e-9 * (hi - lo), hi - 1e-9 * (hi - lo))
         p = self.p[idx]
         c_a, c_b = self._coefficients(phi, delta)
-        nu = _shrink_to_feasible(self.nu[idx], c_a, c_b)
+        nu = shrink_to_feasible(self.nu[idx], c_a, c_b)
         pi = p / (1 + nu[:, :1] * c_a + nu[:, 1:] * c_b)
         done = np.zeros(n, bool)
         todo = np.arange(n)
@@ -400,18 +385,6 @@ class _Solver:
         return pi / pi.sum(axis=1, keepdims=True)
 
 
-def _shrink_to_feasible(nu, c_a, c_b):
-    """ν scaled towards 0 (where s = 1) just enough that every s = 1 + ν·c > 0.
-
-    Keeps a warm start's direction instead of discarding it: s is linear in
-    the scale, so the largest feasible scale is explicit (taken at 99 %).
-    """
-    lin = nu[:, :1] * c_a + nu[:, 1:] * c_b
-    limit = np.where(lin < 0, -1.0 / np.where(lin < 0, lin, -1.0), np.inf).min(axis=1)
-    scale = np.where(limit <= 1.0, 0.99 * limit, 1.0)
-    return nu * scale[:, None]
-
-
 def _solve2(h_aa, h_ab, h_bb, g_a, g_b):
     """Solve the 2×2 symmetric systems ``H v = g`` row by row, scaled to unit diagonal.
 
@@ -482,13 +455,18 @@ def paired_constrained_mle(table, delta0, *, beta=1.0):
     pi = np.full(x.shape, np.nan)
     ok = _defined(x, beta)
     if ok.any():
-        solver = _Solver(x[ok], beta)
-        pi[ok] = solver.constrained(np.arange(ok.sum()), delta[ok])
+        rows = np.flatnonzero(ok)
+        fits, converged = PairedNewton(x[rows], beta).fit(delta[rows])
+        pi[rows] = fits
+        slow = np.flatnonzero(~converged)
+        if slow.size:  # the profile route, slower and sure to converge
+            solver = _Solver(x[rows[slow]], beta)
+            pi[rows[slow]] = solver.constrained(np.arange(slow.size), delta[rows[slow]])
     return pi.reshape(*shape, 7)
 
 
 def _defined(x, beta):
-    f_a, f_b = _fbeta_pair(x, beta)
+    f_a, f_b = fbeta_pair(x, beta)
     return np.isfinite(f_a) & np.isfinite(f_b)
 
 
@@ -579,8 +557,37 @@ def paired_score_interval(table, *, beta=1.0, alpha=0.05):
 
 
 def _interval_rows(x, beta, z):
-    """diff, lower, upper, p for rows of seven counts with both F defined."""
-    f_a, f_b = _fbeta_pair(x, beta)
+    """diff, lower, upper, p for rows of seven counts with both F defined.
+
+    Newton's method on the fit's equations (:mod:`fmtest.within.paired_newton`)
+    first; the rows where it does not converge, or where a bound is at the
+    edge ±1, go through the profile route (:func:`_profile_interval_rows`).
+    """
+    newton = PairedNewton(x, beta)
+    f_a, f_b = fbeta_pair(x, beta)
+    diff = f_a - f_b  # of the counts (the solver's has the pseudo-counts)
+    pi, ok = newton.fit(np.zeros(len(x)))
+    pvalue = np.where(diff == 0, 1.0, stats.chi2.sf(_pearson(x, pi), 1))
+    spread = z * np.maximum(_delta_se(x, beta), 1.0 / x.sum(axis=1))
+    bounds = []
+    for side in (-1.0, 1.0):
+        start = diff + side * spread
+        edge = side * (1 - 1e-6)
+        start = np.where(side * (start - edge) < 0, start, 0.5 * (diff + edge))
+        bound, converged = newton.bound(side, z, start)
+        bounds.append(bound)
+        ok &= converged
+    slow = np.flatnonzero(~ok)
+    if slow.size:
+        rest = _profile_interval_rows(x[slow], beta, z)
+        for target, values in zip((diff, *bounds, pvalue), rest, strict=True):
+            target[slow] = values
+    return diff, bounds[0], bounds[1], pvalue
+
+
+def _profile_interval_rows(x, beta, z):
+    """:func:`_interval_rows` by the profile route: slower, and sure to converge."""
+    f_a, f_b = fbeta_pair(x, beta)
     diff = f_a - f_b
     solver = _Solver(x, beta)
     n = len(x)
@@ -606,7 +613,7 @@ def _interval_rows(x, beta, z):
 
 def _delta_se(x, beta):
     """Delta-method SE of F̂_a − F̂_b from rows of seven cells (a start value)."""
-    joint = _pair_tables(x)
+    joint = pair_tables(x)
     own = _own_tables(joint)
     cov = pair_covariance(joint, fbeta_gradient(own, beta))
     return safe_sqrt(pairwise_contrasts(fbeta(own, beta), cov)[2][..., 0])

@@ -43,9 +43,9 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from fmtest.options import check_alpha, check_beta, renamed_options
+from fmtest.within.paired_newton import fbeta_pair
 from fmtest.within.paired_score import (
     CELLS,
-    _fbeta_pair,
     paired_cells,
     paired_constrained_mle,
     paired_score_test,
@@ -140,7 +140,7 @@ def _signed_root(p8, delta0, beta):
     """H(p) of the module docstring for rows of 8 proportions (NaN where undefined)."""
     x7 = p8[:, _SEVEN]
     q = x7.sum(axis=1)
-    f_a, f_b = _fbeta_pair(x7, beta)
+    f_a, f_b = fbeta_pair(x7, beta)
     pi = paired_constrained_mle(p8.reshape(-1, 2, 2, 2), delta0, beta=beta)
     with np.errstate(divide="ignore", invalid="ignore"):
         p7 = x7 / q[:, None]
@@ -187,7 +187,7 @@ def power_moments(table, *, beta=1.0, delta0=0.0):
         )
     n_rows = len(p8)
     x7 = p8[:, _SEVEN]
-    f_a, f_b = _fbeta_pair(x7, beta)
+    f_a, f_b = fbeta_pair(x7, beta)
     discordant = x7[:, [1, 2, 5, 6]].sum(axis=1) > 0
     ok = np.isfinite(f_a) & np.isfinite(f_b) & discordant
     mean, sd = np.full(n_rows, np.nan), np.full(n_rows, np.nan)
@@ -281,7 +281,7 @@ def _simulate_one(p8, n, alpha, beta, alternative, delta0, n_sim, rng):
     if alternative == "two-sided":
         reject = pvalue < alpha
     else:
-        f_a, f_b = _fbeta_pair(paired_cells(draws), beta)
+        f_a, f_b = fbeta_pair(paired_cells(draws), beta)
         signed = np.sign(f_a - f_b - delta0) * np.sqrt(x2)
         if alternative == "less":
             signed = -signed
@@ -624,7 +624,7 @@ def pairwise_sample_size(
     tables = joint[..., first, second, :, :, :]
     nobs = tables.sum(axis=(-3, -2, -1))
     x7 = paired_cells(tables)
-    f_a, f_b = _fbeta_pair(x7, beta)
+    f_a, f_b = fbeta_pair(x7, beta)
     diff = f_a - f_b
     discordant = x7[..., [1, 2, 5, 6]].sum(axis=-1)
     share = np.divide(discordant, nobs, out=np.full(nobs.shape, np.nan), where=nobs > 0)
