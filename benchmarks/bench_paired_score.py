@@ -1,4 +1,4 @@
-"""Benchmark: the paired score interval beyond 20 000 pair tables (issue 22.6c).
+"""Benchmark: the paired score interval for any number of pair tables (issue 22.6c).
 
 Since issue 22 the default ``ci_method="score"`` solves the paired score
 interval for any number of pair tables, in chunks of
@@ -6,15 +6,16 @@ interval for any number of pair tables, in chunks of
 back to MOVER-score). This times ``fit().pairwise`` with the paired score and,
 as the baseline in the same run, with ``ci_method="mover-score"`` (the earlier
 fallback) on the same data, at β = 2 by default (MOVER-score is slowest at
-β ≠ 1), and the peak traced memory of the chunked solver against an
-unchunked solve of one chunk. Goal: any number of tables, memory bounded by a
-chunk.
+β ≠ 1), and the peak traced memory of the chunked solver. Goal: any number of
+tables at a cost near MOVER-score's, memory bounded by a chunk.
 
-It also times ``paired_score_interval`` on the fit's pair tables against the
-solver run on every table (``_interval_rows`` in chunks, the route before
-equal tables were solved once), in the same run, and prints the share of
-distinct tables: equal tables are frequent with many algorithms on small
-data sets, and the speed-up is about the ratio of tables to distinct tables.
+On the fit's distinct pair tables it then times the solver's two routes in
+the same run: Newton's method on the fit's equations
+(``fmtest.within.paired_newton``, the default since 22.6c, with the profile
+route for the rows it leaves) against the profile route alone (the solver
+before), and prints the share of rows Newton's method solves. It also prints
+the share of distinct tables: equal tables are solved once, and they are
+frequent with many algorithms on small data sets.
 
 Run: ``python benchmarks/bench_paired_score.py [--algorithms 100]
 [--datasets 10] [--instances 2000] [--beta 2]``; ``--quick`` runs 20
@@ -30,13 +31,25 @@ from scipy import stats
 from fmtest import FMeasureComparison
 from fmtest.within import paired_score
 from fmtest.within.intervals import _layout
+from fmtest.within.paired_newton import PairedNewton
 
 
-def every_table(x, beta, z):
-    """The solver on every row, in chunks (no sharing of equal tables)."""
+def in_chunks(solver, x, beta, z):
+    """``solver`` (a route of ``_interval_rows``) on rows of x, in chunks."""
     chunk = paired_score.CHUNK_TABLES
     for start in range(0, len(x), chunk):
-        paired_score._interval_rows(x[start : start + chunk], beta, z)
+        solver(x[start : start + chunk], beta, z)
+
+
+def newton_share(x, beta, z):
+    """Share of rows whose p-value and both bounds Newton's method solves."""
+    newton = PairedNewton(x, beta)
+    _, ok = newton.fit(np.zeros(len(x)))
+    spread = z * np.maximum(paired_score._delta_se(x, beta), 1.0 / x.sum(axis=1))
+    for side in (-1.0, 1.0):
+        start = np.clip(newton.diff + side * spread, -1 + 1e-6, 1 - 1e-6)
+        ok &= newton.bound(side, z, start)[1]
+    return ok.mean()
 
 
 def pair_tables(model, beta):
@@ -58,7 +71,6 @@ def main(argv=None):
     parser = study_parser(__doc__, algorithms=100)
     parser.add_argument("--beta", type=float, default=2.0)
     args = parser.parse_args(argv)
-    paired_score.MAX_TABLES = 10**12  # the paired score for every table
     if args.quick:
         args.algorithms = 20
         paired_score.CHUNK_TABLES = 50
@@ -74,8 +86,13 @@ def main(argv=None):
     shared, _ = timed(
         lambda: paired_score.paired_score_interval(tables, beta=args.beta)
     )
-    every, _ = timed(every_table, x, args.beta, z)
-    distinct = len(np.unique(x, axis=0))
+    unique = np.unique(x, axis=0)
+    distinct = len(unique)
+    newton, _ = timed(in_chunks, paired_score._interval_rows, unique, args.beta, z)
+    profile, _ = timed(
+        in_chunks, paired_score._profile_interval_rows, unique, args.beta, z
+    )
+    share = newton_share(unique[: paired_score.CHUNK_TABLES], args.beta, z)
     chunk = paired_score.CHUNK_TABLES
     print(
         f"A = {args.algorithms}, M = {args.datasets}, beta = {args.beta:g}: "
@@ -88,17 +105,21 @@ def main(argv=None):
           f" = {score / mover:.2f} x MOVER-score")  # fmt: skip
     print(f"  peak traced memory of the paired-score fit: {peak / 2**20:.0f} MiB")
     print(f"  {len(x)} defined tables, {distinct} distinct ({len(x) / distinct:.1f} x)")
+    print(f"  paired_score_interval on all {len(x)} tables: {shared:.2f} s")
+    print(f"  on the {distinct} distinct tables:")
     print(
-        f"  solver on every table  {every:8.2f} s  {1e3 * every / len(x):6.3f} ms/table"
+        f"  profile route (before) {profile:8.2f} s  {1e3 * profile / distinct:6.3f} ms/table"
     )
-    print(f"  equal tables once      {shared:8.2f} s  {1e3 * shared / len(x):6.3f} ms/table"
-          f" = {every / shared:.2f} x faster")  # fmt: skip
+    print(f"  Newton route (default) {newton:8.2f} s  {1e3 * newton / distinct:6.3f} ms/table"
+          f" = {profile / newton:.2f} x faster; Newton solves {100 * share:.1f} % of rows")  # fmt: skip
     return {
         "mover": mover,
         "score": score,
         "tables": n_tables,
         "peak": peak,
-        "every": every,
+        "newton": newton,
+        "profile": profile,
+        "share": share,
         "shared": shared,
         "distinct": distinct,
     }

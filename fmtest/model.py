@@ -719,10 +719,11 @@ class FMeasureComparison(MetricComparison):
             at β = 1 the Wilson interval on the Jaccard scale) and, for
             differences, the paired score interval from each pair's 8-cell
             table, with the p-value of its score test (exists also at
-            F̂ = 0); where the paired score interval cannot be used (more
-            pair tables than ``fmtest.within.paired_score.MAX_TABLES``, or
-            unpaired counts) the differences fall back to MOVER-score and a
-            note says so. ``"mover-score"``: the same F intervals, and MOVER
+            F̂ = 0); where the paired score interval cannot be used
+            (unpaired counts, or more pair tables than
+            ``fmtest.within.paired_score.MAX_TABLES`` if that limit is set;
+            by default it is not) the differences fall back to MOVER-score
+            and a note says so. ``"mover-score"``: the same F intervals, and MOVER
             from them with the delta correlation for differences, with the
             p-value of the inverted interval. ``"mover"`` (alias ``"binomial"``, the earlier
             default): Wilson intervals with the effective number of

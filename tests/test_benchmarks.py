@@ -151,3 +151,24 @@ def test_quick_crossval_study_benchmark_runs(monkeypatch, capsys):
         sys.modules.pop("bench_crossval_study", None)
     assert set(out["seconds"]) == {1, 2} and out["ratio"] > 0
     assert "n_jobs=1 / n_jobs=2" in capsys.readouterr().out
+
+
+def test_quick_paired_score_benchmark_runs(monkeypatch, capsys):
+    """The quick run times both routes of the paired score solver on the same
+    distinct tables and prints the share Newton's method solves; no timing is
+    asserted."""
+    from fmtest.within import paired_score
+
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    # the quick run sets small chunks; monkeypatch restores them afterwards
+    monkeypatch.setattr(paired_score, "CHUNK_TABLES", paired_score.CHUNK_TABLES)
+    import bench_paired_score
+
+    try:
+        out = bench_paired_score.main(["--quick"])
+    finally:
+        for name in ("bench_paired_score", "_baseline", "bench_counts"):
+            sys.modules.pop(name, None)
+    assert out["share"] > 0.9
+    assert out["distinct"] <= out["tables"]
+    assert "Newton route (default)" in capsys.readouterr().out

@@ -37,16 +37,22 @@ How π̃ is found (written here: no library fits this constrained multinomial)
     ``−Σ p_k log(1 + ν·c_k)`` (p = x/M). The profile log-likelihood ℓ(φ)
     has slope ``ν_a D_a(π) + ν_b D_b(π)`` (envelope theorem), so π̃ solves
     ``π_k (1 + ν·c_k) = p_k``, ``Σ π c = 0`` and ``ν·D(π) = 0`` in
-    (π, ν, φ). These are solved by primal-dual Newton steps from the solution
-    at a nearby δ0; rows where that does not converge go through the profile
+    (π, ν, φ). A cell with no count can take mass under the hypothesis (two
+    identical learners still admit F_a ≠ F_b); the solvers give every empty
+    cell a pseudo-count of 10⁻⁹ (:data:`EMPTY_CELL`), which keeps the
+    equations smooth and moves the statistic by about 10⁻⁸.
+
+    Two routes solve them. Newton's method on these equations, with the
+    bound itself as an unknown (:mod:`fmtest.within.paired_newton`), solves
+    nearly every row in a handful of steps. The rows it leaves (a bound at
+    the edge ±1, tables without a true positive, a step that does not
+    converge) take the profile route: primal-dual Newton steps from the
+    solution at a nearby δ0, and for rows where those fail, the profile
     itself (damped Newton on the dual for each φ, bracketed root finding on
-    the slope), slower but sure. A cell with no count can take mass under
-    the hypothesis (two identical learners still admit F_a ≠ F_b); the
-    solver gives every empty cell a pseudo-count of 10⁻⁹ (:data:`EMPTY_CELL`),
-    which keeps the equations smooth and moves the statistic by about 10⁻⁸.
-    The bounds are found by regula falsi on √X², which is nearly linear in
-    δ0; statistic and bounds are accurate to about 10⁻⁶ (tests compare them
-    with SciPy's SLSQP).
+    the slope), with the bounds found by regula falsi on √X², which is
+    nearly linear in δ0. The profile route is slower but sure to converge.
+    Statistic and bounds are accurate to about 10⁻⁶ (tests compare them
+    with SciPy's SLSQP and the two routes with each other).
 """
 
 from __future__ import annotations
@@ -676,21 +682,22 @@ def _bound(excess, near, near_value, far, start, n_iter=N_DELTA, tol=1e-9):
 #: Pair tables solved together by :func:`paired_score_interval`: any number
 #: of tables is solved in chunks of this many, so memory stays bounded.
 CHUNK_TABLES = 20_000
-#: Beyond this many pair tables ``fit`` uses MOVER-score, with a note: the
-#: paired score costs about 0.1 ms per table (half a million tables, 1000
-#: algorithms on one data set, would take about a minute, against the
-#: package's performance target of "well under a minute" end to end). Raise
-#: it (``fmtest.within.paired_score.MAX_TABLES = ...``) to get the paired
-#: score for any number of pairs; the tables are then solved in chunks.
-MAX_TABLES = 20_000
+#: None (the default): ``fit`` gives every pair table the paired score
+#: interval, however many there are (about 0.05-0.1 ms per table in large
+#: batches: ``benchmarks/bench_paired_score.py``). A number: beyond that many
+#: pair tables ``fit`` uses MOVER-score instead, with a note; quicker, but
+#: MOVER-score under-covers when two algorithms are highly correlated
+#: (``docs/accuracy.rst``).
+MAX_TABLES = None
 
 
 def paired_score_unusable(counts):
     """Why the paired score interval does not apply to these counts ("" if it does).
 
-    It needs paired data (the pair's 8-cell table) and at most
-    :data:`MAX_TABLES` pair tables (for time, not memory: the tables are
-    solved in chunks of :data:`CHUNK_TABLES`). (With repeated
+    It needs paired data (the pair's 8-cell table) and, only if
+    :data:`MAX_TABLES` is set, at most that many pair tables (a limit for
+    time, not memory: the tables are solved in chunks of
+    :data:`CHUNK_TABLES`). (With repeated
     cross-validation it runs on the tables of
     :func:`fmtest.across.estimand.effective_tables`.)
 
@@ -706,10 +713,10 @@ def paired_score_unusable(counts):
         return "the data are unpaired"
     n_algorithms = len(counts.algorithms)
     n_tables = len(counts.datasets) * n_algorithms * (n_algorithms - 1) // 2
-    if n_tables > MAX_TABLES:
+    if MAX_TABLES is not None and n_tables > MAX_TABLES:
         return (
-            f"{n_tables} pair tables, more than {MAX_TABLES}: it costs about "
-            "0.1 ms per table; raise fmtest.within.paired_score.MAX_TABLES for it"
+            f"{n_tables} pair tables, more than fmtest.within.paired_score."
+            f"MAX_TABLES = {MAX_TABLES}; set it to None for the paired score"
         )
     return ""
 

@@ -1,0 +1,164 @@
+"""Newton's method on the paired score fit's equations (fmtest.within.paired_newton).
+
+The Newton route must give the numbers of the profile route
+(``_profile_interval_rows`` and ``_Solver``, the solver before issue 22.6c,
+itself checked against SciPy's SLSQP in ``test_paired_score.py``), leave to
+that route exactly the rows it cannot solve, and solve most rows itself
+(that is where the time goes: ``benchmarks/bench_paired_score.py``).
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from fmtest.within import paired_score
+from fmtest.within.paired_newton import (
+    CELLS,
+    PairedNewton,
+    _solve_rows,
+    fbeta_pair,
+)
+from fmtest.within.paired_score import (
+    _delta_se,
+    _interval_rows,
+    _profile_interval_rows,
+    _Solver,
+    paired_constrained_mle,
+)
+from tests.test_paired_score import brute_force
+
+Z = float(stats.norm.isf(0.025))
+
+
+def random_cells(n, seed):
+    """Seven-cell pair tables as two correlated learners give them: test sets
+    of 50 to 5000 instances, 2-30 % positives, recall 0.3-0.99, false-positive
+    rate 0.1-20 %, and correlation 0, 0.5, 0.9 or 0.99 (many empty cells in
+    the small ones)."""
+    rng = np.random.default_rng(seed)
+    size = rng.choice([50, 200, 1000, 5000], n)
+    positives = rng.binomial(size, rng.uniform(0.02, 0.3, n))
+    rho = rng.choice([0.0, 0.5, 0.9, 0.99], n)
+    out = np.empty((n, 7))
+    for truth, count, low, high in (
+        (1, positives, 0.3, 0.99),
+        (0, size - positives, 0.001, 0.2),
+    ):
+        pa, pb = rng.uniform(low, high, n), rng.uniform(low, high, n)
+        both = rho * np.minimum(pa, pb) + (1 - rho) * pa * pb
+        probs = np.stack([both, pa - both, pb - both, 1 - pa - pb + both], axis=1)
+        draws = np.array(
+            [rng.multinomial(c, q) for c, q in zip(count, probs, strict=True)]
+        )
+        if truth:
+            out[:, :4] = draws  # (1,1,1) (1,1,0) (1,0,1) (1,0,0)
+        else:
+            out[:, 4:] = draws[:, :3]  # (0,1,1) (0,1,0) (0,0,1)
+    f_a, f_b = fbeta_pair(out, 1.0)
+    return out[np.isfinite(f_a) & np.isfinite(f_b)]
+
+
+def as_tables(x):
+    table = np.zeros((len(x), 2, 2, 2))
+    for k, cell in enumerate(CELLS):
+        table[(slice(None), *cell)] = x[:, k]
+    return table
+
+
+@pytest.fixture(scope="module")
+def cells():
+    return random_cells(600, seed=20261125)
+
+
+def newton_share(x, beta):
+    """Share of rows whose p-value and both bounds the Newton route solves."""
+    newton = PairedNewton(x, beta)
+    _, ok = newton.fit(np.zeros(len(x)))
+    spread = Z * np.maximum(_delta_se(x, beta), 1.0 / x.sum(axis=1))
+    for side in (-1.0, 1.0):
+        start = np.clip(newton.diff + side * spread, -1 + 1e-6, 1 - 1e-6)
+        ok &= newton.bound(side, Z, start)[1]
+    return ok.mean()
+
+
+@pytest.mark.parametrize("beta", [1.0, 2.0])
+def test_newton_route_gives_the_profile_routes_numbers(cells, beta):
+    new = np.array(_interval_rows(cells, beta, Z))
+    old = np.array(_profile_interval_rows(cells, beta, Z))
+    np.testing.assert_array_equal(np.isnan(new), np.isnan(old))
+    np.testing.assert_array_equal(new[0], old[0])  # F̂_a − F̂_b of the counts
+    # the profile route is accurate to about 1e-6 (bounds) and 1e-6 of X²
+    np.testing.assert_allclose(new[1:3], old[1:3], rtol=0, atol=3e-6)
+    # X² at 0 where the p-value has digits to compare; the profile route's
+    # X² is off by up to about 1e-5 of itself (SLSQP sides with Newton: see
+    # the next test), more far out
+    x2_new, x2_old = stats.chi2.isf(new[3], 1), stats.chi2.isf(old[3], 1)
+    moderate = (x2_old > 1e-3) & (x2_old < 100)
+    np.testing.assert_allclose(x2_new[moderate], x2_old[moderate], rtol=5e-5)
+    # most rows never reach the profile route
+    assert newton_share(cells, beta) > 0.95
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        [708.0, 617, 0, 131, 241, 3, 329],  # X² = 790.83, p ≈ 1e-174
+        [12.0, 9, 0, 8, 0, 0, 21],  # X² = 18.33
+    ],
+)
+def test_newton_route_matches_slsqp_where_the_profile_route_loses_digits(row):
+    """The Newton fit's X² at 0 matches SLSQP to 1e-7 of itself; the profile
+    route was off by 8e-5 and 1.4e-5 of itself (the first p-value by 3 %)."""
+    x = np.array([row])
+    with np.errstate(invalid="ignore", divide="ignore"):  # SLSQP's wild starts
+        _, brute_x2 = brute_force(as_tables(x)[0], 0.0)
+    pvalue = _interval_rows(x, 1.0, Z)[3]
+    assert stats.chi2.isf(pvalue[0], 1) == pytest.approx(brute_x2, rel=1e-7)
+
+
+def test_rows_newton_cannot_solve_go_to_the_profile_route():
+    """A bound at the edge (F̂_a = 1, F̂_b = 0) and tables without a true positive
+    are left by Newton's method and get the profile route's numbers."""
+    x = np.array(
+        [
+            [0.0, 3, 0, 0, 0, 0, 2],  # a finds every positive, b none
+            [0.0, 0, 0, 2, 1, 0, 13],  # no true positive for either
+            [0.0, 0, 0, 0, 2, 0, 3],  # no positive instance at all
+        ]
+    )
+    assert newton_share(x, 1.0) == 0.0
+    new, old = _interval_rows(x, 1.0, Z), _profile_interval_rows(x, 1.0, Z)
+    np.testing.assert_array_equal(np.array(new), np.array(old))
+    assert new[2][0] == 1.0  # the upper bound of the first row is the edge
+
+
+def test_constrained_fit_by_newton_equals_the_profile_fit(cells):
+    rng = np.random.default_rng(7)
+    f_a, f_b = fbeta_pair(cells, 1.0)
+    delta = np.clip(f_a - f_b + rng.normal(0, 0.05, len(cells)), -0.9, 0.9)
+    pi = paired_constrained_mle(as_tables(cells), delta)
+    old = _Solver(cells, 1.0).constrained(np.arange(len(cells)), delta)
+    np.testing.assert_allclose(pi, old, rtol=1e-6, atol=1e-9)
+    got_a, got_b = fbeta_pair(pi, 1.0)
+    np.testing.assert_allclose(got_a - got_b, delta, atol=1e-9)
+
+
+def test_one_singular_system_does_not_stop_the_others():
+    matrix = np.stack([np.eye(3) * 2, np.zeros((3, 3)), np.diag([1.0, 4.0, 5.0])])
+    vector = np.ones((3, 3))
+    out = _solve_rows(matrix, vector)
+    np.testing.assert_allclose(out[0], 0.5)
+    assert np.isnan(out[1]).all()
+    np.testing.assert_allclose(out[2], [1.0, 0.25, 0.2])
+
+
+def test_no_limit_on_the_number_of_pair_tables_by_default():
+    """Issue 22.6c: the default fit gives any number of pair tables the paired
+    score interval (no MOVER-score fallback for time)."""
+    assert paired_score.MAX_TABLES is None
+    counts = types.SimpleNamespace(paired=True, algorithms=range(1000), datasets=[0])
+    assert paired_score.paired_score_unusable(counts) == ""
