@@ -143,9 +143,16 @@ def test_fast_path_equals_reference_loop(rope):
     from fmtest.across import bayes_signed_rank as module
 
     rng = np.random.default_rng(5)
-    diffs = rng.normal(0.005, 0.02, (7, 4))
+    diffs = rng.normal(0.005, 0.02, (9, 4))
     diffs[0] = [0.01, -0.01, 0.03, 0.0]  # pair sums on the ±2·rope border
+    diffs[7] = [0.2, 0.3, 0.25, 0.4]  # one algorithm better everywhere:
+    diffs[8] = [0.3, 0.2, 0.45, 0.5]  # the same regions, computed once
+    rows, cols = np.triu_indices(5)
+    codes = module._walsh_patterns(diffs, rope, rows, cols)
+    assert (codes[7] == codes[8]).all()
+    assert len(np.unique(codes, axis=0)) < len(diffs)
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "PATTERN_BLOCK", 4)
         patch.setattr(module, "PAIR_BLOCK", 3)
         patch.setattr(module, "DRAW_BLOCK", 128)
         patch.setattr(module, "CHUNK", 200)

@@ -32,6 +32,7 @@ __all__ = ["bayesian_signed_rank", "signed_rank_posterior"]
 CHUNK = 20_000  # posterior draws per call of the Dirichlet sampler
 PAIR_BLOCK = 128  # pairs per matrix product
 DRAW_BLOCK = 2048  # draws per matrix product (the block stays in the cache)
+PATTERN_BLOCK = 20_000  # pairs per block when coding the Walsh-average regions
 
 
 def _border(values, threshold):
@@ -133,10 +134,17 @@ def _posterior_probabilities(diffs, rope, prior, nsamples, random_state):
     winner only when two θ lie that close), in blocks of draws and pairs
     small enough to stay in the cache.
     """
-    n_pairs, m = diffs.shape
-    k = m + 1
+    k = diffs.shape[1] + 1
     rows, cols = np.triu_indices(k)
     double = np.where(rows == cols, 1.0, 2.0)
+    # Pairs whose Walsh averages fall in the same regions get the same
+    # probabilities from the same draws; they are frequent (every pair inside
+    # the ROPE on every data set, or one algorithm better everywhere), so each
+    # distinct pattern is computed once and copied (exact, same numbers).
+    patterns, inverse = np.unique(
+        _walsh_patterns(diffs, rope, rows, cols), axis=0, return_inverse=True
+    )
+    n_walsh = len(rows)
     weights = np.full(k, 1.0)
     weights[0] = prior
     rng = np.random.default_rng(random_state)
@@ -150,13 +158,11 @@ def _posterior_probabilities(diffs, rope, prior, nsamples, random_state):
         ]
     )
     block, draws = PAIR_BLOCK, DRAW_BLOCK
-    wins = np.zeros((n_pairs, 3))
-    for first in range(0, n_pairs, block):
-        z = np.zeros((min(block, n_pairs - first), k))
-        z[:, 1:] = diffs[first : first + block]
-        sums = z[:, rows] + z[:, cols]
-        below = _border(-sums, 2 * rope) * double  # θ_left = products @ below
-        above = _border(sums, 2 * rope) * double  # θ_right
+    wins = np.zeros((len(patterns), 3))
+    for first in range(0, len(patterns), block):
+        part = patterns[first : first + block]
+        below = part[:, :n_walsh] / 2 * double  # θ_left = products @ below
+        above = part[:, n_walsh:] / 2 * double  # θ_right
         if rope == 0:  # no ROPE: the larger side wins, ties to the left
             forms = (below - above).T.astype(np.float32)
         else:
@@ -164,7 +170,7 @@ def _posterior_probabilities(diffs, rope, prior, nsamples, random_state):
             forms = np.concatenate([2 * below + above, below - above]).T.astype(
                 np.float32
             )
-        b = len(z)
+        b = len(part)
         n_first = np.zeros(b, dtype=np.int64)
         n_middle = np.zeros(b, dtype=np.int64)
         for start in range(0, nsamples, draws):
@@ -179,7 +185,25 @@ def _posterior_probabilities(diffs, rope, prior, nsamples, random_state):
         wins[first : first + b, 0] = n_first
         wins[first : first + b, 1] = n_middle
         wins[first : first + b, 2] = nsamples - n_first - n_middle
-    return wins / nsamples
+    return wins[inverse.reshape(-1)] / nsamples
+
+
+def _walsh_patterns(diffs, rope, rows, cols):
+    """Where each row's Walsh averages lie, coded 0/1/2 (twice :func:`_border`).
+
+    Columns: below −rope for every (i, j) of ``rows, cols`` over (0, z_1, …,
+    z_M), then above +rope; built in blocks of rows to bound memory.
+    """
+    n_pairs, m = diffs.shape
+    out = np.empty((n_pairs, 2 * len(rows)), dtype=np.uint8)
+    for first in range(0, n_pairs, PATTERN_BLOCK):
+        z = np.zeros((min(PATTERN_BLOCK, n_pairs - first), m + 1))
+        z[:, 1:] = diffs[first : first + PATTERN_BLOCK]
+        sums = z[:, rows] + z[:, cols]
+        part = out[first : first + len(z)]
+        part[:, : len(rows)] = 2 * _border(-sums, 2 * rope)
+        part[:, len(rows) :] = 2 * _border(sums, 2 * rope)
+    return out
 
 
 @renamed_options(seed="random_state")
