@@ -265,3 +265,42 @@ def test_json_round_trip_keeps_every_value(case):
                     )
                 elif column in ("dataset", "algorithm_1", "algorithm_2", "algorithm"):
                     assert record[column] == str(value) or record[column] == value
+
+
+@st.composite
+def pair_cell_rows(draw):
+    """Rows of the seven informative cells of pair tables: small counts, many
+    empty cells (the hard case for the paired score solvers)."""
+    n = draw(st.integers(1, 12))
+    cell = st.one_of(st.just(0), st.integers(0, 6), st.integers(0, 400))
+    rows = draw(
+        st.lists(st.lists(cell, min_size=7, max_size=7), min_size=n, max_size=n)
+    )
+    return np.array(rows, float)
+
+
+@PROPERTIES
+@given(x=pair_cell_rows(), beta=st.sampled_from([0.5, 1.0, 2.0]))
+def test_paired_score_routes_agree_and_invert_the_test(x, beta):
+    """Issue 22.6c: the Newton route gives the profile route's interval; the
+    interval holds the estimate, stays in [−1, 1], and excludes 0 exactly
+    when the score test of 0 rejects (away from p = α, where rounding may
+    decide)."""
+    from scipy import stats
+
+    from fmtest.within.paired_newton import fbeta_pair
+    from fmtest.within.paired_score import _interval_rows, _profile_interval_rows
+
+    f_a, f_b = fbeta_pair(x, beta)
+    x = x[np.isfinite(f_a) & np.isfinite(f_b)]
+    if not len(x):
+        return
+    z = float(stats.norm.isf(0.025))
+    diff, lower, upper, p = _interval_rows(x, beta, z)
+    old = _profile_interval_rows(x, beta, z)
+    assert_allclose(lower, old[1], rtol=0, atol=3e-6)
+    assert_allclose(upper, old[2], rtol=0, atol=3e-6)
+    assert ((-1 <= lower) & (lower <= diff + 1e-12) & (diff <= upper + 1e-12)).all()
+    assert (upper <= 1).all() and ((0 <= p) & (p <= 1)).all()
+    outside = (lower > 0) | (upper < 0)
+    assert (outside[p < 0.049]).all() and not outside[p > 0.051].any()
