@@ -43,13 +43,7 @@ def in_chunks(solver, x, beta, z):
 
 def newton_share(x, beta, z):
     """Share of rows whose p-value and both bounds Newton's method solves."""
-    newton = PairedNewton(x, beta)
-    _, ok = newton.fit(np.zeros(len(x)))
-    spread = z * np.maximum(paired_score._delta_se(x, beta), 1.0 / x.sum(axis=1))
-    for side in (-1.0, 1.0):
-        start = np.clip(newton.diff + side * spread, -1 + 1e-6, 1 - 1e-6)
-        ok &= newton.bound(side, z, start)[1]
-    return ok.mean()
+    return PairedNewton(x, beta).interval(z)[3].mean()
 
 
 def pair_tables(model, beta):

@@ -23,7 +23,6 @@ from fmtest.within.paired_newton import (
     fbeta_pair,
 )
 from fmtest.within.paired_score import (
-    _delta_se,
     _interval_rows,
     _profile_interval_rows,
     _Solver,
@@ -76,13 +75,7 @@ def cells():
 
 def newton_share(x, beta):
     """Share of rows whose p-value and both bounds the Newton route solves."""
-    newton = PairedNewton(x, beta)
-    _, ok = newton.fit(np.zeros(len(x)))
-    spread = Z * np.maximum(_delta_se(x, beta), 1.0 / x.sum(axis=1))
-    for side in (-1.0, 1.0):
-        start = np.clip(newton.diff + side * spread, -1 + 1e-6, 1 - 1e-6)
-        ok &= newton.bound(side, Z, start)[1]
-    return ok.mean()
+    return PairedNewton(x, beta).interval(Z)[3].mean()
 
 
 @pytest.mark.parametrize("beta", [1.0, 2.0])

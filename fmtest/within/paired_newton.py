@@ -45,10 +45,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from fmtest.estimates.fmeasure import fbeta, fbeta_weights
+from fmtest.estimates.delta import pair_covariance
+from fmtest.estimates.fmeasure import fbeta, fbeta_gradient, fbeta_weights, safe_sqrt
+from fmtest.within.inference import pairwise_contrasts
 from fmtest.within.intervals import _own_tables, pair_joint
 
-__all__ = ["CELLS", "EMPTY_CELL", "PairedNewton", "fbeta_pair", "pair_tables"]
+__all__ = [
+    "CELLS",
+    "EMPTY_CELL",
+    "PairedNewton",
+    "delta_se",
+    "fbeta_pair",
+    "pair_tables",
+]
 
 # the seven informative (truth, prediction a, prediction b) cells, in order
 CELLS = ((1, 1, 1), (1, 1, 0), (1, 0, 1), (1, 0, 0), (0, 1, 1), (0, 1, 0), (0, 0, 1))
@@ -84,6 +93,14 @@ def fbeta_pair(x, beta):
     """F_a and F_b of rows of seven cells (NaN where undefined)."""
     f = fbeta(_own_tables(pair_tables(x)), beta)
     return f[..., 0], f[..., 1]
+
+
+def delta_se(x, beta):
+    """Delta-method SE of F̂_a − F̂_b from rows of seven cells (a start value)."""
+    joint = pair_tables(x)
+    own = _own_tables(joint)
+    cov = pair_covariance(joint, fbeta_gradient(own, beta))
+    return safe_sqrt(pairwise_contrasts(fbeta(own, beta), cov)[2][..., 0])
 
 
 def shrink_to_feasible(nu, c_a, c_b):
@@ -158,7 +175,7 @@ class PairedNewton:
 
     def __init__(self, x, beta, empty_cell=EMPTY_CELL):
         a, b = fbeta_weights(beta)
-        self.x = x
+        self.x, self.beta = x, beta
         self.set_empty_cell(empty_cell)
         self.m = x.sum(axis=1)
         self.d_a = TP_A + a * FP_A + b * FN_A
@@ -332,6 +349,28 @@ class PairedNewton:
         st = self.start(np.asarray(delta, float))
         ok = self.solve(st)
         return st.q / st.q.sum(axis=1, keepdims=True), ok
+
+    def interval(self, z):
+        """The fit under F_a = F_b and both bounds at ``z``, every row.
+
+        Returns
+        -------
+        pi, lower, upper, converged : ndarray
+            π̃ at δ0 = 0 (for the p-value), the bounds (each started from
+            the delta-method bound, or halfway to the edge where that lies
+            beyond it), and the rows where all three converged.
+        """
+        pi, ok = self.fit(np.zeros(len(self.p)))
+        spread = z * np.maximum(delta_se(self.x, self.beta), 1.0 / self.m)
+        bounds = []
+        for side in (-1.0, 1.0):
+            start = self.diff + side * spread
+            edge = side * (1 - 1e-6)
+            start = np.where(side * (start - edge) < 0, start, 0.5 * (self.diff + edge))
+            bound, converged = self.bound(side, z, start)
+            bounds.append(bound)
+            ok &= converged
+        return pi, bounds[0], bounds[1], ok
 
     def bound(self, side, z, start):
         """The δ0 on ``side`` (−1 or +1) of F̂_a − F̂_b where X² = z², and which converged.

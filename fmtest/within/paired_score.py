@@ -60,9 +60,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from fmtest.estimates.delta import pair_covariance
-from fmtest.estimates.fmeasure import fbeta, fbeta_gradient, fbeta_weights, safe_sqrt
-from fmtest.within.inference import check_alpha, pairwise_contrasts
+from fmtest.estimates.fmeasure import fbeta, fbeta_weights
+from fmtest.within.inference import check_alpha
 from fmtest.within.intervals import (
     DifferenceTest,
     _layout,
@@ -79,8 +78,8 @@ from fmtest.within.paired_newton import (
     TP_A,
     TP_B,
     PairedNewton,
+    delta_se,
     fbeta_pair,
-    pair_tables,
     shrink_to_feasible,
 )
 
@@ -569,26 +568,16 @@ def _interval_rows(x, beta, z):
     first; the rows where it does not converge, or where a bound is at the
     edge ±1, go through the profile route (:func:`_profile_interval_rows`).
     """
-    newton = PairedNewton(x, beta)
     f_a, f_b = fbeta_pair(x, beta)
     diff = f_a - f_b  # of the counts (the solver's has the pseudo-counts)
-    pi, ok = newton.fit(np.zeros(len(x)))
+    pi, lower, upper, ok = PairedNewton(x, beta).interval(z)
     pvalue = np.where(diff == 0, 1.0, stats.chi2.sf(_pearson(x, pi), 1))
-    spread = z * np.maximum(_delta_se(x, beta), 1.0 / x.sum(axis=1))
-    bounds = []
-    for side in (-1.0, 1.0):
-        start = diff + side * spread
-        edge = side * (1 - 1e-6)
-        start = np.where(side * (start - edge) < 0, start, 0.5 * (diff + edge))
-        bound, converged = newton.bound(side, z, start)
-        bounds.append(bound)
-        ok &= converged
     slow = np.flatnonzero(~ok)
     if slow.size:
         rest = _profile_interval_rows(x[slow], beta, z)
-        for target, values in zip((diff, *bounds, pvalue), rest, strict=True):
+        for target, values in zip((diff, lower, upper, pvalue), rest, strict=True):
             target[slow] = values
-    return diff, bounds[0], bounds[1], pvalue
+    return diff, lower, upper, pvalue
 
 
 def _profile_interval_rows(x, beta, z):
@@ -602,7 +591,7 @@ def _profile_interval_rows(x, beta, z):
         solver.constrained(every, step * diff)
     x2_zero = _pearson(x, solver.constrained(every, np.zeros(n)))
     pvalue = np.where(diff == 0, 1.0, stats.chi2.sf(x2_zero, 1))
-    spread = z * np.maximum(_delta_se(x, beta), 1.0 / x.sum(axis=1))
+    spread = z * np.maximum(delta_se(x, beta), 1.0 / x.sum(axis=1))
 
     def excess(idx, delta):  # √X²(δ0) − z: negative inside the interval
         return np.sqrt(_pearson(x[idx], solver.constrained(idx, delta))) - z
@@ -615,14 +604,6 @@ def _profile_interval_rows(x, beta, z):
         start = np.where(side * (start - edge) < 0, start, 0.5 * (diff + edge))
         bounds.append(_bound(excess, diff, -z, edge, start))
     return diff, bounds[0], bounds[1], pvalue
-
-
-def _delta_se(x, beta):
-    """Delta-method SE of F̂_a − F̂_b from rows of seven cells (a start value)."""
-    joint = pair_tables(x)
-    own = _own_tables(joint)
-    cov = pair_covariance(joint, fbeta_gradient(own, beta))
-    return safe_sqrt(pairwise_contrasts(fbeta(own, beta), cov)[2][..., 0])
 
 
 def _bound(excess, near, near_value, far, start, n_iter=N_DELTA, tol=1e-9):
