@@ -155,3 +155,16 @@ def test_no_limit_on_the_number_of_pair_tables_by_default():
     assert paired_score.MAX_TABLES is None
     counts = types.SimpleNamespace(paired=True, algorithms=range(1000), datasets=[0])
     assert paired_score.paired_score_unusable(counts) == ""
+
+
+@pytest.mark.parametrize("scale", [1e-2, 1.0, 1e3, 1e7])
+def test_counts_of_any_scale(scale):
+    """Real-valued counts (design-effect scaled) from far below one instance to
+    10⁹: no warning escapes (they are errors in this suite), and both routes
+    give the same interval; tables of about one instance are left by
+    Newton's method to the profile route (as the tests below show for
+    other degenerate tables)."""
+    x = scale * np.array([[35.0, 10, 5, 10, 5, 15, 20], [900, 3, 0, 50, 10, 0, 1]])
+    new, old = _interval_rows(x, 1.0, Z), _profile_interval_rows(x, 1.0, Z)
+    np.testing.assert_allclose(np.array(new), np.array(old), rtol=1e-6, atol=1e-8)
+    assert newton_share(x, 1.0) == (0.0 if scale < 1 else 1.0)

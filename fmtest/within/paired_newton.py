@@ -133,6 +133,11 @@ def _solve_rows(matrix, vector):
         return out
 
 
+# Rows that run into 0/0 or overflow get NaN and count as not converged (the
+# profile route takes them); the warnings would only repeat that.
+_QUIET = np.errstate(divide="ignore", invalid="ignore", over="ignore")
+
+
 class _State:
     """Unknowns of the Newton system for n rows: π (q), s, ν, φ and δ0."""
 
@@ -261,6 +266,7 @@ class PairedNewton:
             dq[i], dz[i] = step[:, :7], step[:, 7:]
         return dq, dz
 
+    @_QUIET
     def solve(self, st, target=None, rows=None, n_steps=N_STEPS):
         """Newton steps on every row of ``st`` (changed in place) until they converge.
 
@@ -318,6 +324,7 @@ class PairedNewton:
         return done
 
     # -- starts ------------------------------------------------------------------
+    @_QUIET
     def _path_tangent(self, st):
         """d(π, ν, φ)/dδ0 along the path of fits, at the fits ``st``."""
         rows = np.arange(len(st.q))
@@ -330,6 +337,7 @@ class PairedNewton:
         tangent = np.concatenate([dq, dz], axis=1)
         return np.where(np.isfinite(tangent), tangent, 0.0)  # a singular row: no move
 
+    @_QUIET
     def start(self, delta):
         """First-order fits at ``delta`` from the unconstrained fit and its tangent."""
         base, tangent = self._base, self._tangent
