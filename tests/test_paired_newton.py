@@ -162,8 +162,8 @@ def test_counts_of_any_scale(scale):
     """Real-valued counts (design-effect scaled) from far below one instance to
     10⁹: no warning escapes (they are errors in this suite), and both routes
     give the same interval; tables of about one instance are left by
-    Newton's method to the profile route (as the tests below show for
-    other degenerate tables)."""
+    Newton's method to the profile route (as are the degenerate tables of
+    an earlier test)."""
     x = scale * np.array([[35.0, 10, 5, 10, 5, 15, 20], [900, 3, 0, 50, 10, 0, 1]])
     new, old = _interval_rows(x, 1.0, Z), _profile_interval_rows(x, 1.0, Z)
     np.testing.assert_allclose(np.array(new), np.array(old), rtol=1e-6, atol=1e-8)
