@@ -73,6 +73,7 @@ N_STEPS = 30  # cap on the Newton steps of one solve (3-6 when it converges)
 #: the full Newton system; the others its Schur complement. Where no empty
 #: cell takes mass π/s ≈ π ≤ 1; where one does it is about π²/p ≈ 10⁵·M.
 SCHUR_LIMIT = 1e3
+SMOOTH_CELL = 0.3  # pseudo-count of empty cells in the last retry's first solve
 N_DIRECT = 8  # cap when a bound is sought straight from the start (4-6 suffice)
 TOLERANCE = 1e-12  # residual of every equation at convergence (of π s = p: relative)
 
@@ -366,18 +367,23 @@ class PairedNewton:
         pi, lower, upper, converged : ndarray
             π̃ at δ0 = 0 (for the p-value), the bounds (each started from
             the delta-method bound, or halfway to the edge where that lies
-            beyond it), and the rows where all three converged.
+            beyond it; ±1 where F̂_a − F̂_b = ±1), and the rows where all
+            three converged.
         """
         pi, ok = self.fit(np.zeros(len(self.p)))
         spread = z * np.maximum(delta_se(self.x, self.beta), 1.0 / self.m)
+        f_a, f_b = fbeta_pair(self.x, self.beta)
         bounds = []
         for side in (-1.0, 1.0):
             start = self.diff + side * spread
             edge = side * (1 - 1e-6)
             start = np.where(side * (start - edge) < 0, start, 0.5 * (self.diff + edge))
             bound, converged = self.bound(side, z, start)
-            bounds.append(bound)
-            ok &= converged
+            # F̂_a − F̂_b = ±1: X² → 0 as δ0 → F̂_a − F̂_b, so that side's
+            # bound is the edge itself (no δ0 beyond it to search)
+            at_edge = f_a - f_b == side
+            bounds.append(np.where(at_edge, side, bound))
+            ok &= converged | at_edge
         return pi, bounds[0], bounds[1], ok
 
     def bound(self, side, z, start):
@@ -391,9 +397,19 @@ class PairedNewton:
         target = z * z / self.m
         st = self.start(start)
         ok = self.solve(st, target, n_steps=N_DIRECT)
-        again = np.flatnonzero(~ok)
-        if again.size:  # those rows: the fit at the start first, then the bound
+        for smooth in (None, SMOOTH_CELL):
+            again = np.flatnonzero(~ok)
+            if not again.size:
+                break
+            # those rows again: the fit at the start first, then the bound;
+            # the second time with empty cells smoothed for a start, where
+            # Newton's steps cannot give an empty cell its mass from 1e-9
             retry = self.start(start)
+            if smooth is not None:
+                self.set_empty_cell(smooth)
+                self.solve(retry, rows=again)
+                self.solve(retry, target, rows=again)
+                self.set_empty_cell(EMPTY_CELL)
             ok[again] = self.solve(retry, rows=again)[again]
             ok[again] &= self.solve(retry, target, rows=again)[again]
             for name in ("q", "s", "nu", "phi", "delta"):
