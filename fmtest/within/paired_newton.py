@@ -38,7 +38,11 @@ Schur complement
 
 Starts come from the unconstrained fit (ν = 0, π = p̂, φ = F̂_b, δ0 = F̂_a −
 F̂_b) moved along the path's tangent d(π, ν, φ)/dδ0 there; the bound's start
-is the delta-method bound F̂_a − F̂_b ± z·SE.
+is the delta-method bound F̂_a − F̂_b ± z·SE. Rows that do not converge are
+tried again from the fit at the start, then with the empty cells smoothed
+(:data:`SMOOTH_CELL`) for a first solve: from a pseudo-count of 10⁻⁹ Newton's
+steps can barely give an empty cell the mass the hypothesis asks of it.
+Where F̂_a − F̂_b = ±1 that side's bound is the edge, without a search.
 """
 
 from __future__ import annotations

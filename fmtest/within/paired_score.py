@@ -44,9 +44,10 @@ How π̃ is found (written here: no library fits this constrained multinomial)
 
     Two routes solve them. Newton's method on these equations, with the
     bound itself as an unknown (:mod:`fmtest.within.paired_newton`), solves
-    nearly every row in a handful of steps. The rows it leaves (a bound at
-    the edge ±1, tables without a true positive, a step that does not
-    converge) take the profile route: primal-dual Newton steps from the
+    nearly every row in a handful of steps. The rows it leaves (tables of a
+    few counts with many empty cells, or without a positive instance; a
+    bound at the edge ±1 when the estimate is not there) take the profile
+    route: primal-dual Newton steps from the
     solution at a nearby δ0, and for rows where those fail, the profile
     itself (damped Newton on the dual for each φ, bracketed root finding on
     the slope), with the bounds found by regula falsi on √X², which is
