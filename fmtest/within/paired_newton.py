@@ -304,12 +304,12 @@ class PairedNewton:
             going = ~small & np.isfinite(res_z).all(axis=1)
             if not going.any():
                 break
-            rows = todo[going]
-            q, s, own_s = st.q[rows], st.s[rows], own_s[going]
+            active = todo[going]
+            q, s, own_s = st.q[active], st.s[active], own_s[going]
             g, c, e = g[going], c[going], e[going]
             dq, dz = self._step(q, s, g, c, e, q * own_s - res_q[going], -res_z[going])
             ds = (g @ dz[:, :, None])[:, :, 0] - own_s
-            t = np.ones(len(rows))
+            t = np.ones(len(active))
             for now, change in ((q, dq), (s, ds)):
                 falling = change < 0
                 reach = np.where(
@@ -318,14 +318,14 @@ class PairedNewton:
                 t = np.minimum(t, 0.99 * reach.min(axis=1))
             if target is not None:  # δ0 stays inside (−1, 1)
                 d_delta = dz[:, 3]
-                room = np.where(d_delta > 0, 1 - st.delta[rows], 1 + st.delta[rows])
+                room = np.where(d_delta > 0, 1 - st.delta[active], 1 + st.delta[active])
                 t = np.minimum(t, 0.99 * room / np.maximum(np.abs(d_delta), 1e-300))
-                st.delta[rows] += t * d_delta
-            st.q[rows] = q + t[:, None] * dq
-            st.s[rows] = s + t[:, None] * ds
-            st.nu[rows] += t[:, None] * dz[:, :2]
-            st.phi[rows] += t * dz[:, 2]
-            todo = rows
+                st.delta[active] += t * d_delta
+            st.q[active] = q + t[:, None] * dq
+            st.s[active] = s + t[:, None] * ds
+            st.nu[active] += t[:, None] * dz[:, :2]
+            st.phi[active] += t * dz[:, 2]
+            todo = active
         return done
 
     # -- starts ------------------------------------------------------------------
