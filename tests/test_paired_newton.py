@@ -12,6 +12,7 @@ from __future__ import annotations
 import types
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -172,3 +173,53 @@ def test_counts_of_any_scale(scale):
     np.testing.assert_allclose(np.array(new), np.array(old), rtol=1e-6, atol=1e-8)
     if scale >= 1:
         assert newton_share(x, 1.0) == 1.0
+
+
+def test_a_fit_with_more_than_20000_pair_tables_uses_the_paired_score():
+    """Issue 22.6c end to end: 205 algorithms on one test set (20 910 pair
+    tables, beyond the earlier limit of 20 000) get the paired score
+    interval and its test, with the numbers of the pair's own table."""
+    from fmtest import FMeasureComparison
+    from fmtest.within.paired_score import paired_score_interval
+
+    rng = np.random.default_rng(3)
+    n, n_algorithms = 80, 205
+    truth = rng.random(n) < 0.3
+    latent = rng.normal(size=n)
+    frames = []
+    for a in range(n_algorithms):
+        predicted = (2 * truth + latent + rng.normal(size=n)) > 1.2
+        frames.append(
+            pd.DataFrame(
+                {
+                    "instance": np.arange(n),
+                    "algorithm": f"alg{a:03d}",
+                    "truth": truth.astype(int),
+                    "correct": (predicted == truth).astype(int),
+                    "predicted": predicted,
+                }
+            )
+        )
+    df = pd.concat(frames, ignore_index=True)
+    res = FMeasureComparison.from_formula("correct ~ algorithm", df).fit(
+        estimand="models"
+    )
+    assert res.config["test"] == "paired score (inverted interval)"
+    assert len(res.pairwise) == 20_910
+    pairwise = res.pairwise.reset_index()
+    chosen = (pairwise["algorithm_1"] == "alg007") & (
+        pairwise["algorithm_2"] == "alg150"
+    )
+    row = pairwise[chosen]
+    assert len(row) == 1
+    row = row.iloc[0]
+    a, b = (
+        df[df["algorithm"] == name]["predicted"].to_numpy()
+        for name in ("alg007", "alg150")
+    )
+    table = np.zeros((2, 2, 2))
+    np.add.at(table, (truth.astype(int), a.astype(int), b.astype(int)), 1)
+    _, lower, upper, p = paired_score_interval(table)
+    np.testing.assert_allclose(
+        [row["ci_lower"], row["ci_upper"], row["pvalue"]], [lower, upper, p], rtol=1e-12
+    )
