@@ -120,9 +120,8 @@ def test_re_test_z_is_dersimonian_laird(example_model, res):
         example_model.fit(estimand="models", re_test="knha")
 
 
-def test_equal_differences_show_i2_zero():
-    """The same counts in three data sets: equal differences. Q and I² stay in
-    range (statsmodels alone gives Q < 0 and I² ~ 1e15 for such input)."""
+def equal_differences_fit():
+    """The same counts of two algorithms in three data sets, fitted."""
     counts = pd.DataFrame(
         {
             "dataset": np.repeat(["x", "y", "z"], 2),
@@ -132,10 +131,15 @@ def test_equal_differences_show_i2_zero():
             "fp": [15, 12] * 3,
         }
     )
-    res = FMeasureComparison.from_counts(counts, dataset="dataset").fit(
+    return FMeasureComparison.from_counts(counts, dataset="dataset").fit(
         estimand="models"
     )
-    row = res.across_datasets.iloc[0]
+
+
+def test_equal_differences_show_i2_zero():
+    """The same counts in three data sets: equal differences. Q and I² stay in
+    range (statsmodels alone gives Q < 0 and I² ~ 1e15 for such input)."""
+    row = equal_differences_fit().across_datasets.iloc[0]
     assert row["q"] == 0 and row["i2"] == 0 and row["tau2"] == 0
     assert row["diff_fe"] == pytest.approx(row["diff_mean"], rel=1e-12)
     assert "HKSJ variance is 0" in row["reason"] and np.isnan(row["pvalue_re"])

@@ -25,6 +25,7 @@ from fmtest.report.frames import RenamedColumnsFrame, TestFrame
 from fmtest.results import ACROSS_DATASETS_RENAMED, ALGORITHM_TESTS_RENAMED
 from fmtest.within.bootstrap import bootstrap_intervals
 from fmtest.within.power import simulated_power
+from tests.test_repeats import five_by_two_frame
 
 FORMULA = "correct ~ algorithm + dataset"
 TABLE = [[[900, 20], [15, 5]], [[10, 5], [10, 35]]]
@@ -298,27 +299,7 @@ def test_across_datasets_old_columns_warn(res, old, new):
 
 def _five_by_two():
     """Two algorithms under five repeats of 2-fold cross-validation."""
-    rng = np.random.default_rng(4)
-    n = 200
-    truth = (rng.random(n) < 0.3).astype(int)
-    frames = []
-    for r in range(5):
-        folds = rng.permutation(n) % 2
-        for a in range(2):
-            p = np.where(truth == 1, 0.6 + 0.1 * a, 0.15)
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "repeat": r,
-                        "fold": folds,
-                        "instance": np.arange(n),
-                        "algorithm": f"alg{a}",
-                        "truth": truth,
-                        "predicted": (rng.random(n) < p).astype(int),
-                    }
-                )
-            )
-    data = pd.concat(frames, ignore_index=True)
+    data = five_by_two_frame()
     model = FMeasureComparison.from_formula(
         "predicted ~ algorithm", data, response="predicted"
     )

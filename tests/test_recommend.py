@@ -23,6 +23,7 @@ from fmtest.across.recommend import (
 )
 from fmtest.datasets import load_example
 from fmtest.report.text_format import MINUS
+from tests.test_across_datasets import equal_differences_fit
 
 FORMULA = "correct ~ algorithm + dataset"
 NAN = np.nan
@@ -251,18 +252,7 @@ def test_validation_script_quick(tmp_path):
 def test_equal_differences_fall_back_to_the_fixed_effect():
     """The same counts in three data sets: HKSJ has no variance, so the
     fixed effect (τ̂² = 0) is the one read, and the conclusion says so."""
-    counts = pd.DataFrame(
-        {
-            "dataset": np.repeat(["x", "y", "z"], 2),
-            "algorithm": ["a", "b"] * 3,
-            "tp": [40, 30] * 3,
-            "fn": [10, 20] * 3,
-            "fp": [15, 12] * 3,
-        }
-    )
-    results = FMeasureComparison.from_counts(counts, dataset="dataset").fit(
-        estimand="models"
-    )
+    results = equal_differences_fit()
     row = results.across_datasets.iloc[0]
     assert np.isnan(row["pvalue_re"]) and row["recommended"] == FIXED_EFFECT
     assert row["pvalue_recommended"] == row["pvalue_fe"]

@@ -340,9 +340,8 @@ def test_algorithm_estimand_across_data_sets_pools_the_fold_tests():
     assert res.across_datasets.loc[("alg0", "alg1"), "diff_fe"] == pytest.approx(fixed)
 
 
-def test_five_by_two_designs_add_dietterich_and_alpaydin():
-    from fmtest.across.cv_tests import combined_ftest_5x2cv, paired_ttest_5x2cv
-
+def five_by_two_frame():
+    """Two algorithms under five repeats of 2-fold cross-validation (seeded)."""
     rng = np.random.default_rng(4)
     n = 200
     truth = (rng.random(n) < 0.3).astype(int)
@@ -363,7 +362,13 @@ def test_five_by_two_designs_add_dietterich_and_alpaydin():
                     }
                 )
             )
-    df = pd.concat(frames, ignore_index=True)
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_five_by_two_designs_add_dietterich_and_alpaydin():
+    from fmtest.across.cv_tests import combined_ftest_5x2cv, paired_ttest_5x2cv
+
+    df = five_by_two_frame()
     row = fit(df, estimand="algorithms").algorithm_tests.iloc[0]
     cells = df.assign(
         tp=(df.truth == 1) & (df.predicted == 1),

@@ -108,6 +108,22 @@ def delta_se(x, beta):
     return safe_sqrt(pairwise_contrasts(fbeta(own, beta), cov)[2][..., 0])
 
 
+def bound_starts(x, beta, z, diff, edge):
+    """Where the searches for the lower and upper bound start.
+
+    The delta-method bounds ``diff ± z·SE`` (SE at least 1/M, so that a
+    table with F̂ = 0 or 1 still gets a width), or halfway from ``diff`` to
+    the edge ``±edge`` where a bound lies beyond it (or the SE is NaN).
+    """
+    spread = z * np.maximum(delta_se(x, beta), 1.0 / x.sum(axis=1))
+    starts = []
+    for side in (-1.0, 1.0):
+        start = diff + side * spread
+        inside = side * (start - side * edge) < 0  # False also for a NaN SE
+        starts.append(np.where(inside, start, 0.5 * (diff + side * edge)))
+    return starts
+
+
 def shrink_to_feasible(nu, c_a, c_b):
     """ν scaled towards 0 (where s = 1) just enough that every s = 1 + ν·c > 0.
 
@@ -192,6 +208,8 @@ class PairedNewton:
         self.d_b = TP_B + a * FP_B + b * FN_B
         self.f_a, self.f_b = fbeta_pair(self.p, beta)
         self.diff = self.f_a - self.f_b
+        f_a, f_b = fbeta_pair(x, beta)
+        self.estimate = f_a - f_b  # of the counts, without the pseudo-counts
         n = len(x)
         self._base = _State(
             self.p.copy(), np.ones_like(self.p), np.zeros((n, 2)), self.f_b, self.diff
@@ -375,17 +393,13 @@ class PairedNewton:
             three converged.
         """
         pi, ok = self.fit(np.zeros(len(self.p)))
-        spread = z * np.maximum(delta_se(self.x, self.beta), 1.0 / self.m)
-        f_a, f_b = fbeta_pair(self.x, self.beta)
+        starts = bound_starts(self.x, self.beta, z, self.diff, edge=1 - 1e-6)
         bounds = []
-        for side in (-1.0, 1.0):
-            start = self.diff + side * spread
-            edge = side * (1 - 1e-6)
-            start = np.where(side * (start - edge) < 0, start, 0.5 * (self.diff + edge))
+        for side, start in zip((-1.0, 1.0), starts, strict=True):
             bound, converged = self.bound(side, z, start)
             # F̂_a − F̂_b = ±1: X² → 0 as δ0 → F̂_a − F̂_b, so that side's
             # bound is the edge itself (no δ0 beyond it to search)
-            at_edge = f_a - f_b == side
+            at_edge = self.estimate == side
             bounds.append(np.where(at_edge, side, bound))
             ok &= converged | at_edge
         return pi, bounds[0], bounds[1], ok

@@ -79,7 +79,7 @@ from fmtest.within.paired_newton import (
     TP_A,
     TP_B,
     PairedNewton,
-    delta_se,
+    bound_starts,
     fbeta_pair,
     shrink_to_feasible,
 )
@@ -569,9 +569,9 @@ def _interval_rows(x, beta, z):
     first; the rows where it does not converge, or where a bound is at the
     edge ±1, go through the profile route (:func:`_profile_interval_rows`).
     """
-    f_a, f_b = fbeta_pair(x, beta)
-    diff = f_a - f_b  # of the counts (the solver's has the pseudo-counts)
-    pi, lower, upper, ok = PairedNewton(x, beta).interval(z)
+    newton = PairedNewton(x, beta)
+    diff = newton.estimate.copy()  # of the counts (the solver's has pseudo-counts)
+    pi, lower, upper, ok = newton.interval(z)
     pvalue = np.where(diff == 0, 1.0, stats.chi2.sf(_pearson(x, pi), 1))
     slow = np.flatnonzero(~ok)
     if slow.size:
@@ -592,17 +592,15 @@ def _profile_interval_rows(x, beta, z):
         solver.constrained(every, step * diff)
     x2_zero = _pearson(x, solver.constrained(every, np.zeros(n)))
     pvalue = np.where(diff == 0, 1.0, stats.chi2.sf(x2_zero, 1))
-    spread = z * np.maximum(delta_se(x, beta), 1.0 / x.sum(axis=1))
+    starts = bound_starts(x, beta, z, diff, edge=1 - 1e-12)
 
     def excess(idx, delta):  # √X²(δ0) − z: negative inside the interval
         return np.sqrt(_pearson(x[idx], solver.constrained(idx, delta))) - z
 
     bounds = []
-    for side in (-1.0, 1.0):
+    for side, start in zip((-1.0, 1.0), starts, strict=True):
         solver.reset()
         edge = np.full(n, side * (1 - 1e-12))
-        start = diff + side * spread
-        start = np.where(side * (start - edge) < 0, start, 0.5 * (diff + edge))
         bounds.append(_bound(excess, diff, -z, edge, start))
     return diff, bounds[0], bounds[1], pvalue
 
