@@ -407,7 +407,7 @@ def available_tables(res):
     names = [first, *TABLES[1:]]
     roles = getattr(res.model, "roles", None) or {}
     for name, ok in (
-        ("algorithm_tests", res.estimand == "algorithms"),
+        ("algorithm_tests", "algorithm_tests" in res.question.extra_tables),
         ("tango", res.counts.tn_known),
         ("paired_errors", res.counts.paired),
         ("roc", roles.get("score") is not None),

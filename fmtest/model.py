@@ -22,6 +22,7 @@ from fmtest.options import (
     renamed_options,
 )
 from fmtest.tables.counts import CountTables
+from fmtest.tables.design import Design
 from fmtest.tables.formula import parse_formula
 from fmtest.tables.longdata import check_score, read_long_data
 from fmtest.tables.plausibility import warn_implausible_response, warn_majority_positive
@@ -139,6 +140,7 @@ class MetricComparison:
                 f"At least two algorithms are needed; got {list(counts.algorithms)}."
             )
         self.counts = counts
+        self.design = Design.from_counts(counts)
         self.notes = tuple(notes)
         self.formula = None
         self.data = None

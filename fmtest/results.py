@@ -18,10 +18,8 @@ from fmtest.across.cv_tests import check_rope
 from fmtest.across.estimand import (
     algorithm_estimates,
     algorithm_pairwise,
-    algorithm_test_name,
     effective_tables,
     metric_difference_range,
-    resolve_estimand,
 )
 from fmtest.across.pooling import (
     across_datasets_table,
@@ -34,6 +32,7 @@ from fmtest.estimates.fmeasure import divide, safe_sqrt
 from fmtest.estimates.metric_intervals import metric_interval
 from fmtest.estimates.metrics import get_metric
 from fmtest.estimates.wong import WongLinearVariance, recall_weight
+from fmtest.question import question_of
 from fmtest.report import accessors
 from fmtest.report.pair_notes import pair_reasons
 from fmtest.report.wording import (
@@ -43,7 +42,9 @@ from fmtest.report.wording import (
     NOTE_WONG_REPEATS,
 )
 from fmtest.tables.counts import CELL_OF
+from fmtest.tables.design import Design
 from fmtest.within.bootstrap import bootstrap_intervals
+from fmtest.within.comparisons import Comparisons
 from fmtest.within.hypothesis import (
     check_hypothesis,
 )
@@ -178,7 +179,11 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
                 "bound at level 1 - alpha is that of the two-sided 1 - 2 alpha "
                 "interval, so alpha must be at most 0.25."
             )
-        self.estimand, why = resolve_estimand(estimand, self.counts)
+        self.design = getattr(model, "design", None) or Design.from_counts(self.counts)
+        self.question, why = question_of(self.design, estimand)
+        self.comparisons = Comparisons(
+            self.design.datasets, self.design.algorithms, self.hypothesis.control
+        )
         self.metric = metric
         self.method = method
         self.alpha = float(alpha)
@@ -197,15 +202,20 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             "alternative": self.hypothesis.alternative,
             "margin": self.hypothesis.margin,
             "control": self.hypothesis.control,
-            "test": algorithm_test_name(self.counts)
-            if self.estimand == "algorithms"
-            else f"z test, {'Wong' if method == 'wong' else 'delta method'} SE",
+            "test": self.question.test_name(
+                f"z test, {'Wong' if method == 'wong' else 'delta method'} SE"
+            ),
         }
         self.delta = DeltaMethodVariance(self.counts, metric=metric)
         self.wong = None
         self._multitest = check_multitest(multitest)
         self._wong_divisor = "theorem"
         check_pooling_options(re_method, re_test)
+
+    @property
+    def estimand(self) -> str:
+        """The question answered, by its ``fit(estimand=...)`` key (see :attr:`question`)."""
+        return self.question.key
 
     @property
     def lead(self):
@@ -244,10 +254,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         est = self.lead.estimates.ravel()
         var = self.lead.variances.ravel()
         columns = {"estimate": est, "se_delta": delta["se"]}
-        if self.estimand == "algorithms":
-            columns["se_algorithm"] = self._algorithm_estimates(self.alpha)[
-                "se"
-            ].ravel()
+        columns.update(self.question.estimate_columns(self))
         columns["ci_lower"], columns["ci_upper"] = self._interval_of_estimates(
             self.alpha
         )
@@ -308,18 +315,12 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             frame["se_wong"] = safe_sqrt(var_w.ravel())
             frame["z_wong"], frame["pvalue_wong"] = z_test(diff.ravel(), var_w.ravel())
         reason = pair_reasons(self.counts, pairs).ravel()
-        if self.estimand == "algorithms":  # the lead test of algorithm_tests
-            tests = self.algorithm_tests
-            frame["diff"] = tests["diff"].to_numpy()  # pooled (5x2cv: first fold)
-            frame["se_algorithm"] = tests["se"].to_numpy()
-            frame["ci_lower"] = tests["ci_lower"].to_numpy()
-            frame["ci_upper"] = tests["ci_upper"].to_numpy()
-            matching_p = tests["pvalue"].to_numpy()
-        else:
-            low, high = self._difference_interval(self.alpha)
-            frame["ci_lower"], frame["ci_upper"] = low, high
-            wald_p = frame["pvalue_wong" if self.method == "wong" else "pvalue_delta"]
-            matching_p = self._difference_pvalue(wald_p)
+        lead = self.question.pair_tests(self, self.alpha)  # the fit's question
+        frame["diff"] = lead["diff"]
+        if "se" in lead:
+            frame[f"se_{self.question.variance}"] = lead["se"]
+        frame["ci_lower"], frame["ci_upper"] = lead["ci_lower"], lead["ci_upper"]
+        matching_p = lead["pvalue"]
         # a pair with a reason has no test (identical predictions: no information)
         pvalue = np.where(reason != "", np.nan, matching_p)
         frame["pvalue"] = pvalue
@@ -332,6 +333,11 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         families = frame["pvalue"].astype(float).reshape(len(self.counts.datasets), -1)
         frame["pvalue_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
         return _renamed(pd.DataFrame(frame, index=index), PAIRWISE_RENAMED)
+
+    def _wald_pvalue(self):
+        """z-test p of every pair a < b by ``method``'s variance, (D·P,)."""
+        _, diff, var, _ = self._contrasts(self.lead)
+        return z_test(diff.ravel(), var.ravel())[1]
 
     def _wong_pair_variances(self, shape):
         if self.wong is None:
@@ -366,7 +372,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             omnibus_wald_test(est, cov, names=names)
             for est, cov in zip(self.lead.estimates, self.lead.cov, strict=True)
         ]
-        if self.estimand == "algorithms":  # no omnibus test of the algorithms
+        if not self.question.has_omnibus:  # no omnibus test of the algorithms
             return pd.DataFrame(
                 {
                     "statistic": np.nan,
@@ -443,22 +449,19 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             ``p_wong``) still select their columns for one release, with a
             ``FutureWarning``.
         """
-        pairs, diff, var_d, _ = self._contrasts(self.delta)
+        pairs = self._contrasts(self.delta)[0]
+        diff, var_d = self.question.pooling_input(self)  # the fit's question
         shape = diff.shape
-        if self.estimand == "algorithms":  # per-data-set corrected t estimates
-            tests = self.algorithm_tests
-            diff = tests["diff"].to_numpy(dtype=float).reshape(shape)
-            var_d = tests["se"].to_numpy(dtype=float).reshape(shape) ** 2
         # the tested pairs (with a control: control − other)
-        keep, _, pair_index = self._pair_orientation
-        index = pair_index.droplevel("dataset")[: len(keep)]
-        diff = self._orient(diff)
+        comp = self.comparisons
+        keep, index = comp.keep, comp.pair_index
+        diff = comp.orient(diff)
         var_d, var_w = (
-            self._orient(v, False) for v in (var_d, self._wong_pair_variances(shape))
+            comp.orient(v, False) for v in (var_d, self._wong_pair_variances(shape))
         )
 
         def interval():
-            return self._orient_interval(*self._pair_interval(self.alpha))
+            return comp.orient_interval(*self._pair_interval(self.alpha))
 
         h = self.hypothesis
         frame = across_datasets_table(
@@ -530,15 +533,19 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         >>> row["test"]
         'corrected repeated k-fold t'
         """
-        resolve_estimand("algorithms", self.counts)
-        table = algorithm_pairwise(
+        return _renamed(self._algorithm_tests_all, ALGORITHM_TESTS_RENAMED)
+
+    @cached_property
+    def _algorithm_tests_all(self):
+        """:func:`algorithm_pairwise` of every pair a < b (the question's input)."""
+        self.design.question_for("algorithms")  # the design must allow them
+        return algorithm_pairwise(
             self.counts,
             self.metric,
             self.delta,
             alpha=self.alpha,
             rope=self.config["rope"],
         )
-        return _renamed(table, ALGORITHM_TESTS_RENAMED)
 
     # -- statsmodels-style accessors ----------------------------------------
 
@@ -616,7 +623,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             if self.hypothesis.is_default:
                 low, high = self._pair_interval(alpha)
             elif one_sided is False and self.hypothesis.one_sided:
-                low, high = self._orient_interval(*self._pair_interval(2 * alpha))
+                low, high = self.comparisons.orient_interval(
+                    *self._pair_interval(2 * alpha)
+                )
                 low, high = low.ravel(), high.ravel()
             else:
                 low, high = (b.ravel() for b in self._hypothesis_interval(alpha))
@@ -637,9 +646,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
 
     def _interval_of_estimates(self, alpha):
         """(lower, upper) per (data set, algorithm) for the estimand of the fit."""
-        if self.estimand == "algorithms":
-            return self._algorithm_estimate_interval(alpha)
-        return self._estimate_interval(alpha)
+        return self.question.estimate_interval(self, alpha)
 
     def _algorithm_estimates(self, alpha):
         """Each algorithm's metric with the corrected fold variance (t interval);
@@ -647,10 +654,6 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         return algorithm_estimates(
             self.counts, self.metric, self.delta.estimates, alpha=alpha
         )
-
-    def _algorithm_estimate_interval(self, alpha):
-        out = self._algorithm_estimates(alpha)
-        return out["ci_lower"].ravel(), out["ci_upper"].ravel()
 
     def _estimate_interval(self, alpha):
         """(lower, upper) per (data set, algorithm), flattened: each metric's default.
@@ -929,8 +932,8 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
             self.config["test"] = f"{name} (inverted interval)"
         elif ci_method == "bootstrap":
             self.config["test"] = "bootstrap percentile (inverted interval)"
-        if self.estimand == "algorithms":
-            self.config["test"] = algorithm_test_name(self.counts)
+        if self.question.test_name(None) is not None:  # its own test, not ci_method's
+            self.config["test"] = self.question.test_name(None)
             self.config["difference_ci"] = self.config["test"]
             self.config.pop("difference_ci_note", None)
         if self.counts.has_folds and self.counts.n_repeats == 1:

@@ -6,20 +6,14 @@ formulas are in :mod:`fmtest.within.hypothesis`.
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from fmtest.across.estimand import (
-    algorithm_pairwise,
-    metric_difference_range,
-)
+from fmtest.across.estimand import metric_difference_range
 from fmtest.estimates.fmeasure import divide, safe_sqrt
 from fmtest.report.pair_notes import REASON_IDENTICAL
 from fmtest.within.hypothesis import (
-    control_pairs,
     one_sided_bounds,
     one_sided_pvalue,
     tail_pvalue,
@@ -34,40 +28,6 @@ __all__ = ["HypothesisMixin"]
 class HypothesisMixin:
     """Methods of the results classes; see the module docstring."""
 
-    @cached_property
-    def _pair_orientation(self):
-        """(keep, sign, index): the pairs the hypothesis tests, control first.
-
-        ``keep`` are positions among the P pairs a < b, ``sign`` −1 where a
-        pair is flipped to put the control first, ``index`` the labels of the
-        (data set, kept pair) rows.
-        """
-        index, first, second = self.counts.pair_index()
-        control = self.hypothesis.control
-        if control is None:
-            return np.arange(len(first)), np.ones(len(first)), index
-        code = list(self.counts.algorithms).index(control)
-        keep, sign, other = control_pairs(first, second, code)
-        algs = list(self.counts.algorithms)
-        index = pd.MultiIndex.from_tuples(
-            [(ds, control, algs[o]) for ds in self.counts.datasets for o in other],
-            names=["dataset", "algorithm_1", "algorithm_2"],
-        )
-        return keep, sign, index
-
-    def _orient(self, values, flip=True):
-        """(D·P,) values of the pairs a < b → (D, K) of the tested pairs, control
-        first (× sign when ``flip``: differences and statistics)."""
-        keep, sign, _ = self._pair_orientation
-        values = np.asarray(values).reshape(len(self.counts.datasets), -1)[:, keep]
-        return values * sign if flip else values
-
-    def _orient_interval(self, lower, upper):
-        """Two-sided (lower, upper) of the pairs a < b → (D, K), control first."""
-        sign = self._pair_orientation[1]
-        low, high = self._orient(lower, False), self._orient(upper, False)
-        return np.where(sign > 0, low, -high), np.where(sign > 0, high, -low)
-
     def _hypothesis_columns(self, frame, shape):
         """The pairwise columns for the fit's hypothesis (control, side, margin).
 
@@ -77,9 +37,10 @@ class HypothesisMixin:
         from the two-sided 1 − 2α interval.
         """
         h = self.hypothesis
-        keep, sign, index = self._pair_orientation
+        comp = self.comparisons
+        keep, sign, index = comp.keep, comp.sign, comp.index
         flipped = {"diff", "z_delta", "z_wong"}
-        out = {col: self._orient(v, col in flipped).ravel() for col, v in frame.items()}
+        out = {col: comp.orient(v, col in flipped).ravel() for col, v in frame.items()}
         low, high = self._hypothesis_interval(self.alpha)
         out["ci_lower"], out["ci_upper"] = low.ravel(), high.ravel()
         if not h.one_sided:
@@ -97,7 +58,7 @@ class HypothesisMixin:
             null_pairs = np.broadcast_to(null * sign, (shape[0], len(keep)))
             at = np.full(shape, np.nan)
             at[:, keep] = null_pairs
-            p_two = self._orient(self._pvalue_at(at), False).ravel()
+            p_two = comp.orient(self._pvalue_at(at), False).ravel()
             # identical predictions (difference exactly 0) are evidence against
             # a null at -margin: tested, not a pair without a test
             identical = out["reason"] == REASON_IDENTICAL
@@ -117,35 +78,19 @@ class HypothesisMixin:
                 "alpha must be at most 0.25."
             )
         level = 2 * alpha if h.one_sided else alpha
-        low, high = self._orient_interval(*self._pair_interval(level))
+        low, high = self.comparisons.orient_interval(*self._pair_interval(level))
         return one_sided_bounds(
             low, high, h.alternative, metric_difference_range(self.metric)
         )
 
     def _pair_interval(self, alpha):
         """Two-sided (lower, upper) of every pair a < b, flattened (D·P,)."""
-        if self.estimand == "algorithms":
-            tests = (
-                self.algorithm_tests
-                if alpha == self.alpha
-                else algorithm_pairwise(
-                    self.counts, self.metric, self.delta, alpha=alpha
-                )
-            )
-            return tests["ci_lower"].to_numpy(), tests["ci_upper"].to_numpy()
-        return self._difference_interval(alpha)
+        return self.question.pair_interval(self, alpha)
 
     def _pvalue_at(self, null):
         """Two-sided p-value of the fit's pairwise test of θ_a − θ_b = ``null``
         ((D, P) array; NaN entries are not computed) for the pairs a < b."""
-        if self.estimand == "algorithms":
-            tests = self.algorithm_tests
-            stat = divide(
-                tests["diff"].to_numpy(float) - null.ravel(),
-                tests["se"].to_numpy(float),
-            )
-            return tail_pvalue(stat, tests["df"].to_numpy(float))
-        return self._difference_pvalue_at(null).ravel()
+        return self.question.pvalue_at(self, null)
 
     def _difference_pvalue_at(self, null):
         """Wald test of ``method`` at ``null`` (D, P)."""

@@ -143,7 +143,7 @@ class PlanningMixin:
             the models question only. For the instances a comparison of
             the fitted models needs, fit with ``estimand="models"``.
         """
-        if self.estimand == "algorithms":
+        if self.question.planning_unit == "repeats":
             return self._repeats_needed(power, self.alpha if alpha is None else alpha)
         joint = self._paired_joint("The sample size of the paired test")
         alpha = self.alpha if alpha is None else alpha

@@ -28,6 +28,7 @@ from fmtest.across.retraining import finite_moments, retraining_test
 from fmtest.estimates.delta import cell_variance, pair_covariance
 from fmtest.estimates.fmeasure import fbeta_gradient
 from fmtest.estimates.metrics import metric_value_and_gradient
+from fmtest.tables.design import QUESTIONS, Design, _is_five_by_two, fold_repeat
 
 __all__ = [
     "ESTIMANDS",
@@ -42,7 +43,7 @@ __all__ = [
     "resolve_estimand",
 ]
 
-ESTIMANDS = ("models", "algorithms")
+ESTIMANDS = QUESTIONS
 ESTIMAND_WORDS = {
     "models": "these fitted models (conditional on training; instances random)",
     "algorithms": "the learning algorithms (retraining variability included)",
@@ -57,11 +58,7 @@ def check_estimand(estimand, counts):
 def resolve_estimand(estimand, counts):
     """The question the data answer: the estimand and why.
 
-    ``estimand=None`` (the default of ``fit``) follows the design: data with
-    cross-validation folds ask whether the *learning algorithms* differ, a
-    fixed test set (no folds) whether *these fitted models* do. An explicit
-    ``estimand`` always wins, but ``"algorithms"`` needs folds that the
-    algorithms share.
+    :meth:`fmtest.tables.design.Design.question_for` of the counts' design.
 
     Parameters
     ----------
@@ -86,46 +83,12 @@ def resolve_estimand(estimand, counts):
     >>> resolve_estimand(None, CountTables.from_counts(pooled))
     ('models', 'no folds: a fixed test set')
     """
-    if estimand is not None and estimand not in ESTIMANDS:
-        raise ValueError(
-            f"`estimand` must be one of {set(ESTIMANDS)} or None (follow the "
-            f"design); got {estimand!r}."
-        )
-    folds_per_repeat = _folds_per_repeat(counts)
-    if not counts.has_folds:
-        why_not = "no folds: a fixed test set"
-    elif counts.fold_mismatch:
-        why_not = "folds differ between algorithms"
-    elif folds_per_repeat.max(initial=0) < 2:
-        why_not = "one fold per repeat"
-    else:
-        why_not = ""
-    if estimand == "algorithms" and why_not:
-        raise ValueError(
-            "`estimand='algorithms'` needs the cross-validation folds, shared by "
-            "the algorithms (a fold column, and a repeat column for repeated "
-            f"CV): its tests compare the algorithms fold by fold; here: {why_not}."
-        )
-    if estimand is not None:
-        return estimand, "as asked"
-    if why_not:
-        return "models", why_not
-    return "algorithms", "data have folds"
+    return Design.from_counts(counts).question_for(estimand)
 
 
 def algorithm_test_name(counts):
     """The lead test of the algorithm estimand for this design."""
     return "5x2cv paired t" if _is_five_by_two(counts) else CORRECTED_TEST
-
-
-def _folds_per_repeat(counts):
-    """The number of folds per repeat used in each data set, shape (D,)."""
-    used = counts.fold_present.any(axis=1)  # (D, K)
-    repeat = _fold_repeat(counts)
-    per_repeat = np.stack(
-        [used[:, repeat == r].sum(axis=1) for r in np.unique(repeat)], axis=-1
-    )
-    return per_repeat.max(axis=-1)
 
 
 def fold_metric(counts, metric):
@@ -167,24 +130,7 @@ def fold_size_ratio(counts):
     number of instances divisible by k this is ``1/(k − 1)``.
     """
     sizes = counts.fold_counts.sum(axis=(-2, -1)).max(axis=1)  # (D, K)
-    return mean_test_train_ratio(sizes, _fold_repeat(counts))
-
-
-def _is_five_by_two(counts):
-    """Whether every data set was run as five repeats of 2-fold CV."""
-    if not isinstance(counts.folds, pd.MultiIndex) or counts.n_repeats != 5:
-        return False
-    used = counts.fold_present.any(axis=1)  # (D, K): folds used in each data set
-    repeat = _fold_repeat(counts)
-    per_repeat = np.stack([used[:, repeat == r].sum(axis=1) for r in range(5)])
-    return bool((per_repeat == 2).all())
-
-
-def _fold_repeat(counts):
-    """The repeat code of every fold (all 0 without repeats)."""
-    if isinstance(counts.folds, pd.MultiIndex):
-        return np.asarray(counts.folds.codes[0], dtype=np.int64)
-    return np.zeros(len(counts.folds), dtype=np.int64)
+    return mean_test_train_ratio(sizes, fold_repeat(counts))
 
 
 def repeat_metric(counts, metric):
@@ -212,7 +158,7 @@ def repeat_metric(counts, metric):
     >>> repeat_metric(counts, get_metric("f1")).round(3).tolist()
     [[[0.737]]]
     """
-    repeat = _fold_repeat(counts)
+    repeat = fold_repeat(counts)
     n_rep = int(repeat.max()) + 1
     shape = counts.fold_counts.shape[:2]
     tables = np.zeros((*shape, n_rep, 2, 2))

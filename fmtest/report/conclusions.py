@@ -37,9 +37,9 @@ def lead_name(res):
 def ci_names(res):
     """How the intervals of the two main tables were made."""
     ci_method = res.config.get("ci_method")
-    if res.estimand == "algorithms":
-        five_by_two = res.config["test"] == "5x2cv paired t"
-        return "corrected t", "5x2cv t" if five_by_two else "corrected t"
+    names = res.question.interval_names()
+    if names is not None:  # the question's own intervals, not ci_method's
+        return names
     if ci_method is None:
         return f"Wald, {lead_name(res)}", f"Wald, {lead_name(res)}"
     f_name, diff_name = CI_METHOD_NAMES[ci_method]

@@ -382,8 +382,7 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     if control is not None:  # the control's column first, as papers print it
         values = values[[control, *(a for a in values.columns if a != control)]]
     est = res.estimates
-    algorithms = res.estimand == "algorithms"
-    se_column = "se_algorithm" if algorithms else "se_delta"
+    se_column = res.question.se_column("delta")
     fmt = f"{{:.{digits}f}}"
 
     def cell(ds, alg):
@@ -426,16 +425,12 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
         better = better.astype(bool)
     what = {
         "ci": f"{100 * (1 - res.alpha):g}% CI",
-        "se": "SE (corrected t)" if algorithms else "SE (delta)",
+        "se": f"SE ({res.question.pooled_variance_name('delta')})",
         None: "",
     }
     metric = f"F_{res.beta:g}" if res.has_wong else res.metric.label()
     caption = f"{metric}" + (f" with {what[interval]}" if interval else "")
-    caption += (
-        "; learning algorithms (corrected repeated k-fold t over the folds)"
-        if algorithms
-        else "; these fitted models (test instances only)"
-    )
+    caption += f"; {res.question.caption_words}"
     caption += "; best per data set in bold"
     if markers and control is not None:
         caption += _control_caption(res, alpha)

@@ -95,14 +95,9 @@ def _pair_rows(res, a, b, sign, alpha):
     pooled = []
     if len(frame) >= 2:
         across = res.across_datasets.loc[key]
-        wong = res.method == "wong"
         for label, est, se, df in (
             (
-                FIXED_LABEL.format(
-                    "corrected t"
-                    if res.estimand == "algorithms"
-                    else ("Wong" if wong else "delta")
-                ),
+                FIXED_LABEL.format(res.question.pooled_variance_name(res.method)),
                 across["diff_fe"],
                 across["se_fe"],
                 np.inf,

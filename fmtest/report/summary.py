@@ -507,13 +507,13 @@ def _header_section(res, mode, wong, width):
     )
     ci_f, ci_diff = ci_names(res)
     se = "delta method (JVESR)" if res.method == "delta" else "Wong"
-    if res.estimand == "algorithms":
+    if res.question.interval_names() is not None:  # the question's own test
         se = "corrected fold variance"
     if wong and res.wong is not None:
         se += ", Wong shown" if res.method == "delta" else ", delta shown"
     n_pairs = len(res.pairwise)
     items = {
-        "Estimand:": ESTIMAND_LABELS[res.estimand],
+        "Estimand:": res.question.label,
         "Chosen by:": res.config["estimand_reason"],
         "Data sets:": str(len(counts.datasets)),
         "Algorithms:": _listing(algs, value_width),
@@ -553,12 +553,6 @@ PAIRS_SHOWN = {"all": "all", "control": "vs control"}
 OPEN_SIDE = {"greater": "ci_upper", "less": "ci_lower"}
 
 
-ESTIMAND_LABELS = {
-    "models": "these fitted models",
-    "algorithms": "learning algorithms",
-}
-
-
 def _clip(text, width):
     return text if len(text) <= width else text[: width - 1] + "\u2026"
 
@@ -578,7 +572,7 @@ def _first_section(res, names, level, wong, full):
             cols = _full_columns(res, FMEASURE_FULL)
         else:
             cols = dict(FMEASURE_COLUMNS)
-            se_col = "se_algorithm" if res.estimand == "algorithms" else f"se_{lead}"
+            se_col = res.question.se_column(lead)
             cols = {(se_col if c == "se_delta" else c): h for c, h in cols.items()}
             if other is not None:
                 cols[f"se_{other}"] = f"SE {other_label}"
@@ -586,10 +580,9 @@ def _first_section(res, names, level, wong, full):
     else:
         frame, name = res.estimates, res.metric.key
         cols = dict(ESTIMATE_FULL if full else ESTIMATE_COLUMNS)
-        if res.estimand == "algorithms" and not full:
-            cols = {
-                ("se_algorithm" if c == "se_delta" else c): h for c, h in cols.items()
-            }
+        if not full:
+            se_col = res.question.se_column("delta")
+            cols = {(se_col if c == "se_delta" else c): h for c, h in cols.items()}
         cols["estimate"] = name
         what = f"{res.metric.label()} from the pooled counts"
     ci_f, _ = ci_names(res)
@@ -632,7 +625,7 @@ def _pairwise_section(res, names, shown, level, wong, full):
     else:
         p_col = pvalue_column(res)
         cols = {(p_col if c == "p" else c): h for c, h in PAIRWISE_COLUMNS.items()}
-        se_col = "se_algorithm" if res.estimand == "algorithms" else f"se_{lead}"
+        se_col = res.question.se_column(lead)
         cols = {(se_col if c == "se_delta" else c): h for c, h in cols.items()}
         if other is not None:
             cols[f"se_{other}"] = f"SE {other_label}"
@@ -651,13 +644,8 @@ def _pairwise_section(res, names, shown, level, wong, full):
         "differences, for the learning algorithms",
         "5x2": "Dietterich's 5x2cv t",
     }
-    five_by_two = res.config["test"] == "5x2cv paired t"
-    se_key = "delta" if full else (lead if res.estimand == "models" else "algorithms")
-    if se_key == "algorithms" and five_by_two:
-        se_key = "5x2"
-    diff_text = (
-        "the first fold's " if res.estimand == "algorithms" and five_by_two else ""
-    )
+    se_key = "delta" if full else res.question.se_words_key(lead)
+    diff_text = res.question.diff_words()
     legend = [
         f"diff: {diff_text}{name}(algorithm_1) {MINUS} {name}(algorithm_2) for the "
         f"row 'algorithm_1 {MINUS} algorithm_2'",
@@ -1159,7 +1147,7 @@ def build_summary(
     smry.add_section(_header_section(res, mode, wong, smry.width))
     smry.add_section(_first_section(res, names, level, wong, full))
     smry.add_section(_pairwise_section(res, names, shown, level, wong, full))
-    if len(res.counts.algorithms) > 2 and res.estimand != "algorithms":
+    if len(res.counts.algorithms) > 2 and res.question.has_omnibus:
         # under the algorithm estimand there is no omnibus test (a note says so)
         smry.add_section(_omnibus_section(res, names))
     if across is not None:
