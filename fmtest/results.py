@@ -412,7 +412,10 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
               Theorem 2, or formula (7) as printed with
               ``wong_divisor="printed"``); ``se_delta``, ``z_delta``,
               ``pvalue_delta`` (the same mean with delta variances including the
-              within-data-set covariance);
+              within-data-set covariance; under the algorithm question
+              ``se_algorithm``, ``z_algorithm``, ``pvalue_algorithm``, from the
+              variances of the pairwise test of the learning algorithms, and
+              the former names select them with a ``FutureWarning``);
             * fixed effect (inverse-variance weighted mean of ``method``'s
               variances): ``diff_fe``, ``se_fe``, ``z_fe``, ``pvalue_fe``;
             * random effects (``re_method`` τ², ``re_test`` reference):
@@ -488,7 +491,13 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         else:
             large = self._pair_large_sample(pairs)[:, keep].all(axis=0)
             frame.insert(1, "large_sample", large)
-        return _renamed(frame, ACROSS_DATASETS_RENAMED)
+        renamed = ACROSS_DATASETS_RENAMED
+        variance = self.question.variance
+        if variance != "delta":  # columns named for the variance they pool
+            own = {f"{k}_delta": f"{k}_{variance}" for k in ("se", "z", "pvalue")}
+            frame = frame.rename(columns=own)
+            renamed = {k: own.get(v, v) for k, v in renamed.items()} | own
+        return _renamed(frame, renamed)
 
     @cached_property
     def algorithm_tests(self) -> pd.DataFrame | None:
@@ -501,9 +510,11 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         equivalence ``rope`` of :meth:`fit`
         (:func:`fmtest.across.estimand.algorithm_pairwise`).
         Available whenever the data have folds that the algorithms share,
-        whatever the estimand of the fit. It is the detailed table of every
-        pair a < b, two-sided, whatever ``control``, ``alternative`` and
-        ``margin`` say; ``pairwise`` holds the fit's hypothesis.
+        whatever the estimand of the fit. It holds the compared pairs of
+        :attr:`comparisons` (every pair a < b, or with a ``control`` the
+        pairs control − other, as in ``pairwise``), two-sided, whatever
+        ``alternative`` and ``margin`` say; ``pairwise`` holds the fit's
+        one-sided tests.
 
         Returns
         -------
@@ -533,7 +544,19 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         >>> row["test"]
         'corrected repeated k-fold t'
         """
-        return _renamed(self._algorithm_tests_all, ALGORITHM_TESTS_RENAMED)
+        comp = self.comparisons
+        if comp.is_all_pairs:
+            table = self._algorithm_tests_all
+        else:  # the compared pairs, control - other
+            table = algorithm_pairwise(
+                self.counts,
+                self.metric,
+                self.delta,
+                alpha=self.alpha,
+                rope=self.config["rope"],
+                pairs=(comp.index, comp.first, comp.second),
+            )
+        return _renamed(table, ALGORITHM_TESTS_RENAMED)
 
     @cached_property
     def _algorithm_tests_all(self):

@@ -77,7 +77,9 @@ class MisclassificationMixin:
         Returns
         -------
         pandas.DataFrame
-            Index (``dataset``, ``algorithm_1``, ``algorithm_2``). Columns
+            Index (``dataset``, ``algorithm_1``, ``algorithm_2``): the
+            compared pairs of :attr:`comparisons` (with a ``control``,
+            control − other). Columns
             ``n10`` (1 correct, 2 wrong), ``n01`` (1 wrong, 2 correct),
             ``error_1``, ``error_2``, ``diff`` (err_1 − err_2), ``ci_lower``,
             ``ci_upper``, ``statistic``, ``pvalue`` (Tango),
@@ -98,7 +100,8 @@ class MisclassificationMixin:
             "n01": j[..., 0, 1, 0] + j[..., 1, 0, 1],
             "n00": j[..., 0, 1, 1] + j[..., 1, 0, 0],
         }
-        index, first, second = self.counts.pair_index()
+        comp = self.comparisons  # with a control: control - other
+        index, first, second = comp.index, comp.first, comp.second
         table = paired_error_comparisons(
             *(cells[k][:, first, second] for k in ("n11", "n10", "n01", "n00")),
             alpha=self.alpha,

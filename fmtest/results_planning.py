@@ -28,9 +28,10 @@ class PlanningMixin:
     """Methods of the results classes; see the module docstring."""
 
     def _pair_index(self):
-        """The index of :attr:`pairwise` and its pairs, without computing that table."""
-        index, first, second = self.counts.pair_index()
-        return index, list(zip(first.tolist(), second.tolist(), strict=True))
+        """The index of the compared pairs and their codes (first, second)."""
+        comp = self.comparisons
+        pairs = list(zip(comp.first.tolist(), comp.second.tolist(), strict=True))
+        return comp.index, pairs
 
     def _repeats_needed(self, power, alpha):
         """:meth:`sample_size` under the algorithm estimand: repeats, not instances.
@@ -120,10 +121,10 @@ class PlanningMixin:
         Returns
         -------
         pandas.DataFrame
-            Indexed like :attr:`pairwise` of a plain fit (every pair a < b,
-            whatever ``control``). Columns ``diff`` (observed
-            F_1 − F_2), ``nobs`` (instances in the pair's table; with
-            repeated cross-validation each instance once per repeat),
+            Indexed like :attr:`pairwise` (the compared pairs of
+            :attr:`comparisons`: with a ``control``, control − other).
+            Columns ``diff`` (observed F_1 − F_2), ``nobs`` (distinct
+            instances in the pair's table, the unit of ``sample_size``),
             ``discordant`` (share of instances the two algorithms predict
             differently), ``sample_size`` (NaN where no n reaches the power),
             ``validated`` (False where fewer than 40 discordant instances
@@ -147,6 +148,7 @@ class PlanningMixin:
             return self._repeats_needed(power, self.alpha if alpha is None else alpha)
         joint = self._paired_joint("The sample size of the paired test")
         alpha = self.alpha if alpha is None else alpha
+        comp = self.comparisons
         out = pairwise_sample_size(
             joint,
             power=power,
@@ -155,7 +157,10 @@ class PlanningMixin:
             alternative=alternative,
             margin=margin,
             method=method,
+            pairs=(comp.first, comp.second),
         )
+        # one unit in the row: distinct instances (each is in every repeat)
+        out["nobs"] = out["nobs"] / self.design.n_repeats
         index, pairs = self._pair_index()
         frame = pd.DataFrame({k: np.ravel(v) for k, v in out.items()}, index=index)
         reasons = pair_reasons(self.counts, pairs).ravel()
@@ -188,15 +193,21 @@ class PlanningMixin:
         Returns
         -------
         pandas.DataFrame
-            Indexed like :attr:`pairwise` of a plain fit (every pair a < b,
-            whatever ``control``). Columns ``diff``, ``pvalue``,
+            Indexed like :attr:`pairwise` (the compared pairs of
+            :attr:`comparisons`: with a ``control``, control − other).
+            Columns ``diff``, ``pvalue``,
             ``n_discordant_pos``, ``n_discordant_neg`` (instances the two
             algorithms predict differently among the positives and the
             negatives) and ``reason`` (why ``pvalue`` is NaN).
         """
+        self.question.check_randomization()  # it tests the fitted models only
         joint = self._paired_joint("The paired randomization test")
+        comp = self.comparisons
         res = pairwise_randomization_test(
-            joint, beta=self.beta, alternative=alternative
+            joint,
+            beta=self.beta,
+            alternative=alternative,
+            pairs=(comp.first, comp.second),
         )
         index, pairs = self._pair_index()
         frame = res.to_frame(index=index)

@@ -145,12 +145,17 @@ class RankMixin:
         nsamples: int = 50_000,
         random_state: int | None = 0,
     ) -> pd.DataFrame:
-        """Bayesian signed-rank test with a ROPE; see :func:`fmtest.across.bayes_signed_rank.bayesian_signed_rank`."""
+        """Bayesian signed-rank test with a ROPE; see :func:`fmtest.across.bayes_signed_rank.bayesian_signed_rank`.
+
+        ``control``: by default the fit's (rows control − other, as in every
+        pair table of the fit); ``False`` compares all pairs even then.
+        """
         from fmtest.across.bayes_signed_rank import bayesian_signed_rank
         from fmtest.across.ranks import metric_matrix
         from fmtest.report.frames import TestFrame
         from fmtest.report.wording import BAYES_LEGEND
 
+        control = self._rank_hypothesis(control)[0]
         frame = bayesian_signed_rank(
             metric_matrix(self),
             rope=rope,

@@ -456,20 +456,23 @@ def test_identical_predictions_are_tested_against_a_margin():
 
 
 def test_summary_tables_of_every_pair_follow_the_control(model):
-    """paired_errors / the randomization test keep every pair; the summary shows
-    the pairs with the control (the randomization test oriented and one-sided)."""
+    """paired_errors and the randomization test hold the compared pairs, control
+    − other, as pairwise does (issue 28: one orientation); the one-sided
+    randomization p of (control, other) is the mirror test of (other, control)
+    in the all-pairs fit."""
     res = model.fit(estimand="models", control=CONTROL, alternative="greater")
     smry = res.summary(misclassification=True, randomization=True)
     text = smry.as_text()
-    assert "knn1 − rf" in text  # paired errors in the table's own order
-    rand = res.randomization_test("less")  # rf is second in (knn1, rf)
-    expected = rand.loc[("synth_medium", "knn1", "rf"), "pvalue"]
+    assert "rf − knn1" in text and "knn1 − rf" not in text
+    plain = model.fit(estimand="models")
+    expected = plain.randomization_test("less").loc[("synth_medium", "knn1", "rf")]
     from fmtest.report.summary import _randomization_frame
 
     shown = np.ones(len(res.pairwise), bool)
     frame = _randomization_frame(res, shown)
     row = frame.loc[("synth_medium", CONTROL, "knn1")]
-    assert row["pvalue"] == expected
+    assert row["pvalue"] == pytest.approx(expected["pvalue"], rel=1e-12)
+    assert row["diff"] == pytest.approx(-expected["diff"], rel=1e-12)
     assert row["diff"] == pytest.approx(
         res.pairwise.loc[("synth_medium", CONTROL, "knn1"), "diff"]
     )

@@ -273,7 +273,7 @@ def _corrected_lead(diff, corrected, alpha, bounds):
     }
 
 
-def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0):
+def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0, pairs=None):
     """Tests of the algorithm estimand for every pair in every data set.
 
     The lead test is the corrected repeated k-fold t (Nadeau & Bengio;
@@ -300,6 +300,10 @@ def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0):
         the instance-level covariance).
     alpha : float, default=0.05
     rope : float, default=0.0
+    pairs : (index, first, second), optional
+        The compared pairs (:class:`fmtest.within.comparisons.Comparisons`:
+        its ``index``, ``first`` and ``second``), each written first −
+        second; by default every pair a < b (``counts.pair_index()``).
 
     Returns
     -------
@@ -315,7 +319,7 @@ def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0):
         designs also ``pvalue_5x2cv_t`` and ``pvalue_5x2cv_f``.
     """
     rope = check_rope(rope)
-    index, first, second = counts.pair_index()
+    index, first, second = counts.pair_index() if pairs is None else pairs
     est, cov = delta.estimates, delta.cov
     diff = est[:, first] - est[:, second]
     var_inst = cov[:, first, first] + cov[:, second, second] - 2 * cov[:, first, second]

@@ -19,7 +19,6 @@ import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
@@ -782,6 +781,13 @@ def _across_sections(res, names, shown, level, full):
     fixed = dict(FIXED_COLUMNS)
     if res.wong is None:
         fixed.pop("z_wong"), fixed.pop("pvalue_wong")
+    variance = res.question.variance  # the columns of the question's variance
+    if variance != "delta":
+        label = res.question.pooled_variance_name(res.method)
+        fixed = {
+            c.replace("_delta", f"_{variance}"): h.replace("delta", label)
+            for c, h in fixed.items()
+        }
     out = []
     for title, cols, legend in (
         (
@@ -847,8 +853,7 @@ def _misclassification_sections(res, names, shown, level):
             )
         )
     if res.counts.paired:
-        frame = res.paired_errors
-        frame = frame[_all_pairs_shown(res, frame.index, shown)]
+        frame = res.paired_errors[shown]  # the compared pairs, as in pairwise
         cells = format_table(frame, PAIRED_ERROR_COLUMNS)
         sections.append(
             _grouped_section(
@@ -884,37 +889,10 @@ def _misclassification_sections(res, names, shown, level):
     return sections
 
 
-def _all_pairs_shown(res, index, shown):
-    """Rows of a table of every pair a < b (``paired_errors``) to show: those of
-    ``shown`` or, with a control, the pairs that contain it (in the table's
-    own order)."""
-    control = Hypothesis.of(res).control
-    if control is None:
-        return shown
-    first = index.get_level_values(1).to_numpy(dtype=object)
-    second = index.get_level_values(2).to_numpy(dtype=object)
-    return (first == control) | (second == control)
-
-
 def _randomization_frame(res, shown):
-    """The randomization test of the shown rows of ``pairwise``, in their
-    orientation and for the fit's alternative (a flipped pair uses the
-    mirror alternative)."""
-    alternative = Hypothesis.of(res).alternative
-    keys = res.pairwise.index[shown]
-    if Hypothesis.of(res).is_default:
-        return res.randomization_test().loc[keys].copy()
-    mirror = {"greater": "less", "less": "greater"}.get(alternative, alternative)
-    same, flipped = res.randomization_test(alternative), res.randomization_test(mirror)
-    rows = []
-    for ds, a, b in keys:
-        if (ds, a, b) in same.index:
-            rows.append(same.loc[(ds, a, b)])
-        else:
-            row = flipped.loc[(ds, b, a)].copy()
-            row["diff"] = -row["diff"]
-            rows.append(row)
-    return pd.DataFrame(rows, index=keys)
+    """The randomization test of the shown rows of ``pairwise`` (the same
+    compared pairs, so the same orientation) for the fit's alternative."""
+    return res.randomization_test(Hypothesis.of(res).alternative)[shown].copy()
 
 
 def _randomization_section(res, names, shown):

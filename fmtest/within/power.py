@@ -591,6 +591,7 @@ def pairwise_sample_size(
     alternative="two-sided",
     margin=0.0,
     method="normal",
+    pairs=None,
 ):
     """Sample sizes for every pair a < b of joint tables (the results' planning table).
 
@@ -603,6 +604,9 @@ def pairwise_sample_size(
     method : {"normal", "auto", "simulation"}, default="normal"
         As in :func:`sample_size`; the default is the approximation alone,
         because simulating costs about a second per pair that needs it.
+    pairs : (ndarray, ndarray), optional
+        The algorithm codes (first, second) of the pairs, each written
+        first − second; by default every pair a < b.
 
     Returns
     -------
@@ -620,7 +624,7 @@ def pairwise_sample_size(
     3260
     """
     joint = np.asarray(joint, float)
-    first, second = np.triu_indices(joint.shape[-4], k=1)
+    first, second = np.triu_indices(joint.shape[-4], k=1) if pairs is None else pairs
     tables = joint[..., first, second, :, :, :]
     nobs = tables.sum(axis=(-3, -2, -1))
     x7 = paired_cells(tables)

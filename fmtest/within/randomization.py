@@ -345,7 +345,9 @@ def randomization_test(
     )
 
 
-def pairwise_randomization_test(joint, *, beta=1.0, alternative="two-sided"):
+def pairwise_randomization_test(
+    joint, *, beta=1.0, alternative="two-sided", pairs=None
+):
     """:func:`randomization_test` for every pair a < b of joint tables.
 
     Parameters
@@ -354,11 +356,15 @@ def pairwise_randomization_test(joint, *, beta=1.0, alternative="two-sided"):
         ``CountTables.joint``.
     beta : float, default=1.0
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
+    pairs : (ndarray, ndarray), optional
+        The algorithm codes (first, second) of the pairs, each written
+        first − second; by default every pair a < b.
 
     Returns
     -------
     RandomizationTest
-        Arrays of shape (D, P), pairs in :func:`numpy.triu_indices` order.
+        Arrays of shape (D, P), pairs in :func:`numpy.triu_indices` order
+        (or that of ``pairs``).
 
     Examples
     --------
@@ -368,7 +374,7 @@ def pairwise_randomization_test(joint, *, beta=1.0, alternative="two-sided"):
     0.1364
     """
     joint = np.asarray(joint, float)
-    first, second = np.triu_indices(joint.shape[-4], k=1)
+    first, second = np.triu_indices(joint.shape[-4], k=1) if pairs is None else pairs
     return randomization_test(
         joint[..., first, second, :, :, :], beta=beta, alternative=alternative
     )
