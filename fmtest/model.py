@@ -14,13 +14,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from fmtest.options import (
-    check_choice,
-    check_fit_options,
-    check_probability_bound,
-    check_random_state,
-    renamed_options,
-)
+from fmtest.fit_options import METHODS  # noqa: F401 (its former home)
+from fmtest.options import renamed_options
 from fmtest.tables.counts import CountTables
 from fmtest.tables.design import Design
 from fmtest.tables.formula import parse_formula
@@ -40,7 +35,6 @@ __all__ = [
     "compare_metrics",
 ]
 
-METHODS = {"delta": "delta", "jvesr": "delta", "wong": "wong"}
 NOTE_NO_PAIRING = (
     "The predictions are not paired by instance, so the covariance between "
     "algorithms is not identifiable: the delta method assumes them independent."
@@ -604,13 +598,12 @@ class MetricComparison:
         >>> round(float(res.pairwise.loc[("synth_medium", "logit", "rf"), "diff"]), 4)
         0.0226
         """
-        from fmtest.estimates.metrics import get_metric
+        from fmtest.fit_options import FitOptions
         from fmtest.results import MetricComparisonResults
 
-        alpha = check_fit_options(alpha=alpha)["alpha"]
-        return MetricComparisonResults(
-            self,
-            metric=get_metric(metric, **metric_options),
+        options = FitOptions.check(
+            self.design,
+            metric=(metric, metric_options),
             alpha=alpha,
             multitest=multitest,
             re_method=re_method,
@@ -621,6 +614,7 @@ class MetricComparison:
             alternative=alternative,
             margin=margin,
         )
+        return MetricComparisonResults(self, options)
 
 
 class FMeasureComparison(MetricComparison):
@@ -770,53 +764,36 @@ class FMeasureComparison(MetricComparison):
         -------
         FMeasureComparisonResults
         """
+        from fmtest.fit_options import FitOptions
         from fmtest.results import FMeasureComparisonResults
 
         if unknown:
             _refuse_unknown_options(unknown)
-        checked = check_fit_options(
-            alpha=alpha, beta=beta, min_count=min_count, n_boot=n_boot
-        )
-        rho_fallback = check_probability_bound(
-            rho_fallback, "rho_fallback", allow_nan=True
-        )
-        check_choice(wong_divisor, "wong_divisor", ("theorem", "printed"))
-        random_state = check_random_state(random_state)
-        if method not in METHODS:
-            raise ValueError(f"`method` must be one of {set(METHODS)}; got {method!r}.")
-        if METHODS[method] == "wong" and not self.counts.has_folds:
-            raise ValueError(
-                "`method='wong'` needs folds: give a fold column (`fold=`) or fold "
-                "counts; without folds use method='delta'."
-            )
-        if METHODS[method] == "wong" and self.counts.n_repeats > 1:
-            raise ValueError(
-                "Wong's method (`method='wong'`) is defined for one cross-validation "
-                "run; these data "
-                f"repeat it {self.counts.n_repeats} times. Use method='delta', or "
-                "keep one repeat for Wong's method."
-            )
-        return FMeasureComparisonResults(
-            self,
-            beta=checked["beta"],
-            method=METHODS[method],
-            alpha=checked["alpha"],
-            min_count=checked["min_count"],
-            rho_fallback=rho_fallback,
+        options = FitOptions.check(
+            self.design,
+            metric=("fbeta", {}),
+            alpha=alpha,
             multitest=multitest,
-            wong_divisor=wong_divisor,
             re_method=re_method,
             re_test=re_test,
-            ci_method=ci_method,
-            n_boot=checked["n_boot"],
-            random_state=random_state,
-            wong=wong,
             estimand=estimand,
             rope=rope,
             control=control,
             alternative=alternative,
             margin=margin,
+            f_options={
+                "beta": beta,
+                "method": method,
+                "min_count": min_count,
+                "rho_fallback": rho_fallback,
+                "wong_divisor": wong_divisor,
+                "ci_method": ci_method,
+                "n_boot": n_boot,
+                "random_state": random_state,
+                "wong": wong,
+            },
         )
+        return FMeasureComparisonResults(self, options)
 
 
 def _refuse_unknown_options(unknown):

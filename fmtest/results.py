@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from fmtest.across.cv_tests import check_rope
 from fmtest.across.estimand import (
     algorithm_estimates,
     algorithm_pairwise,
@@ -23,15 +22,13 @@ from fmtest.across.estimand import (
 )
 from fmtest.across.pooling import (
     across_datasets_table,
-    check_pooling_options,
-    mean_difference_test,
 )
 from fmtest.across.recommend import recommend_across
 from fmtest.estimates.delta_engine import DeltaMethodVariance
 from fmtest.estimates.fmeasure import divide, safe_sqrt
 from fmtest.estimates.metric_intervals import metric_interval
-from fmtest.estimates.metrics import get_metric
 from fmtest.estimates.wong import WongLinearVariance, recall_weight
+from fmtest.fit_options import CI_ALIASES, CI_METHODS, FitOptions  # noqa: F401
 from fmtest.question import question_of
 from fmtest.report import accessors
 from fmtest.report.pair_notes import pair_reasons
@@ -45,9 +42,6 @@ from fmtest.tables.counts import CELL_OF
 from fmtest.tables.design import Design
 from fmtest.within.bootstrap import bootstrap_intervals
 from fmtest.within.comparisons import Comparisons
-from fmtest.within.hypothesis import (
-    check_hypothesis,
-)
 from fmtest.within.inference import (
     bounded_interval,
     check_alpha,
@@ -57,7 +51,7 @@ from fmtest.within.inference import (
     z_test,
 )
 from fmtest.within.intervals import difference_test, fmeasure_interval
-from fmtest.within.multitest import adjust_pvalues, check_multitest
+from fmtest.within.multitest import adjust_pvalues
 from fmtest.within.paired_score import (
     paired_difference_test,
     paired_score_test,
@@ -77,8 +71,6 @@ from fmtest.results_ranks import POSTHOC_RENAMED, RankMixin  # noqa: F401
 
 __all__ = ["FMeasureComparisonResults", "MetricComparisonResults"]
 
-CI_METHODS = ("score", "mover-score", "mover", "binomial", "wald", "logit", "bootstrap")
-CI_ALIASES = {"binomial": "mover"}  # the earlier name of "mover"
 PAIRWISE_RENAMED = {  # old column -> new (issue 22; one release)
     "p_delta": "pvalue_delta",
     "p_wong": "pvalue_wong",
@@ -150,67 +142,29 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
 
     has_wong = False
 
-    def __init__(
-        self,
-        model,
-        *,
-        metric,
-        alpha,
-        multitest,
-        re_method,
-        re_test="hksj",
-        method="delta",
-        min_count=5,
-        estimand=None,
-        rope=0.0,
-        alternative="two-sided",
-        margin=0.0,
-        control=None,
-    ):
-        check_alpha(alpha)
+    def __init__(self, model, options: FitOptions):
         self.model = model
         self.counts = model.counts
-        self.hypothesis = check_hypothesis(
-            alternative, margin, control, self.counts.algorithms
-        )
-        if self.hypothesis.one_sided and alpha > 0.25:
-            raise ValueError(
-                f"`alpha` = {alpha:g} with a one-sided test: the one-sided "
-                "bound at level 1 - alpha is that of the two-sided 1 - 2 alpha "
-                "interval, so alpha must be at most 0.25."
-            )
+        self.options = options
+        self.hypothesis = options.hypothesis
         self.design = getattr(model, "design", None) or Design.from_counts(self.counts)
-        self.question, why = question_of(self.design, estimand)
+        self.question, why = question_of(self.design, options.estimand)
         self.comparisons = Comparisons(
             self.design.datasets, self.design.algorithms, self.hypothesis.control
         )
-        self.metric = metric
-        self.method = method
-        self.alpha = float(alpha)
-        self.config = {
-            "metric": metric.key,
-            **metric.options,
-            "method": method,
-            "alpha": self.alpha,
-            "min_count": min_count,
-            "multitest": multitest,
-            "re_method": re_method,
-            "re_test": re_test,
-            "estimand": self.estimand,
-            "estimand_reason": why,
-            "rope": check_rope(rope),
-            "alternative": self.hypothesis.alternative,
-            "margin": self.hypothesis.margin,
-            "control": self.hypothesis.control,
-            "test": self.question.test_name(
-                f"z test, {'Wong' if method == 'wong' else 'delta method'} SE"
-            ),
-        }
-        self.delta = DeltaMethodVariance(self.counts, metric=metric)
+        self.metric = options.metric
+        self.method = options.method
+        self.alpha = options.alpha
+        lead = "Wong" if self.method == "wong" else "delta method"
+        self.config = options.config(
+            question=self.question,
+            why=why,
+            test=self.question.test_name(f"z test, {lead} SE"),
+        )
+        self.delta = DeltaMethodVariance(self.counts, metric=self.metric)
         self.wong = None
-        self._multitest = check_multitest(multitest)
-        self._wong_divisor = "theorem"
-        check_pooling_options(re_method, re_test)
+        self._multitest = options.multitest
+        self._wong_divisor = options.wong_divisor
 
     @property
     def estimand(self) -> str:
@@ -881,67 +835,12 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
 
     has_wong = True
 
-    def __init__(
-        self,
-        model,
-        *,
-        beta,
-        method,
-        alpha,
-        min_count,
-        rho_fallback,
-        multitest,
-        wong_divisor,
-        re_method,
-        re_test="hksj",
-        ci_method="score",
-        n_boot=2000,
-        random_state=None,
-        wong=False,
-        estimand=None,
-        rope=0.0,
-        alternative="two-sided",
-        margin=0.0,
-        control=None,
-    ):
-        super().__init__(
-            model,
-            metric=get_metric("fbeta", beta=beta),
-            alternative=alternative,
-            margin=margin,
-            control=control,
-            alpha=alpha,
-            multitest=multitest,
-            re_method=re_method,
-            re_test=re_test,
-            method=method,
-            min_count=min_count,
-            estimand=estimand,
-            rope=rope,
-        )
-        mean_difference_test([0.0], [1.0], divisor=wong_divisor)
-        if ci_method not in CI_METHODS:
-            raise ValueError(
-                f"`ci_method` must be one of {set(CI_METHODS)}; got {ci_method!r}."
-            )
-        ci_method = CI_ALIASES.get(ci_method, ci_method)
-        if ci_method == "bootstrap" and self.hypothesis.margin:
-            raise ValueError(
-                "`margin` with ci_method='bootstrap' is not available (the "
-                "percentile p-value is inverted at 0 only); use ci_method='score'."
-            )
-        self.beta = float(beta)
-        self._wong_divisor = wong_divisor
+    def __init__(self, model, options: FitOptions):
+        super().__init__(model, options)
+        ci_method = options.ci_method
+        self.beta = float(self.metric.options["beta"])
         self._bootstraps = {}
         self._differences = {}
-        self.config.update(
-            rho_fallback=rho_fallback,
-            wong_divisor=wong_divisor,
-            ci_method=ci_method,
-            n_boot=n_boot,
-            random_state=random_state,
-            wong=bool(wong),
-        )
         if ci_method in MOVER_BASE:
             name = CI_METHOD_NAMES[ci_method][1]
             why_not = paired_score_unusable(self.counts) if ci_method == "score" else ""
@@ -959,9 +858,12 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
             self.config["test"] = self.question.test_name(None)
             self.config["difference_ci"] = self.config["test"]
             self.config.pop("difference_ci_note", None)
-        if self.counts.has_folds and self.counts.n_repeats == 1:
+        if self.design.has_folds and self.design.n_repeats == 1:
             self.wong = WongLinearVariance(
-                self.counts, beta=beta, min_count=min_count, rho_fallback=rho_fallback
+                self.counts,
+                beta=self.beta,
+                min_count=options.min_count,
+                rho_fallback=options.rho_fallback,
             )
 
     @property

@@ -5,6 +5,7 @@ Mixed into :class:`fmtest.results.FMeasureComparisonResults` (issue 23).
 
 from __future__ import annotations
 
+import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -14,6 +15,7 @@ from fmtest.across.estimand import (
     fold_size_ratio,
 )
 from fmtest.across.retraining import normal_power, repeats_for_power
+from fmtest.options import check_alpha
 from fmtest.report.pair_notes import REASON_IDENTICAL, pair_reasons
 from fmtest.within.power import pairwise_sample_size
 from fmtest.within.randomization import pairwise_randomization_test
@@ -22,6 +24,35 @@ if TYPE_CHECKING:
     pass
 
 __all__ = ["PlanningMixin"]
+
+
+def _check_repeats_plan(power, alpha, alternative, margin, method):
+    """Refuse what the repeats route of ``sample_size`` does not plan for.
+
+    It plans the two-sided corrected t of the learning algorithms by the
+    normal approximation; the one-sided, margin and simulated routes plan the
+    paired test of the fitted models (``fit(estimand="models")``).
+    """
+    if isinstance(power, (bool, np.bool_)) or not isinstance(power, numbers.Real):
+        raise TypeError(f"`power` must be a number in (alpha, 1); got {power!r}.")
+    if not alpha < power < 1:
+        raise ValueError(
+            f"`power` must lie strictly between `alpha` ({alpha:g}) and 1; "
+            f"got {power!r}."
+        )
+    asked = {
+        "alternative": (alternative, "two-sided"),
+        "margin": (margin, 0.0),
+        "method": (method, "normal"),
+    }
+    other = [f"{k}={v!r}" for k, (v, default) in asked.items() if v != default]
+    if other:
+        raise ValueError(
+            f"sample_size({', '.join(other)}) plans the paired test of the fitted "
+            "models; under the learning-algorithm question the plan is in "
+            "repeats of the two-sided corrected t (normal approximation). For the "
+            'models question, fit with estimand="models".'
+        )
 
 
 class PlanningMixin:
@@ -145,7 +176,9 @@ class PlanningMixin:
             the fitted models needs, fit with ``estimand="models"``.
         """
         if self.question.planning_unit == "repeats":
-            return self._repeats_needed(power, self.alpha if alpha is None else alpha)
+            alpha = check_alpha(self.alpha if alpha is None else alpha)
+            _check_repeats_plan(power, alpha, alternative, margin, method)
+            return self._repeats_needed(power, alpha)
         joint = self._paired_joint("The sample size of the paired test")
         alpha = self.alpha if alpha is None else alpha
         comp = self.comparisons

@@ -208,3 +208,76 @@ def test_summary_of_a_control_fit_raises_no_warning(with_control):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with_control.summary().as_text()
+
+
+# -- options checked once --------------------------------------------------------
+
+
+def test_options_are_one_frozen_object(plain):
+    import dataclasses
+
+    from fmtest.fit_options import FitOptions
+
+    assert isinstance(plain.options, FitOptions)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plain.options.alpha = 0.1
+    assert plain.config["alpha"] == plain.options.alpha
+    assert plain.config["ci_method"] == plain.options.ci_method == "score"
+
+
+def test_one_sided_without_a_control_works_through_every_output(model, tmp_path):
+    """Before: fit(alternative="greater") without a control (>= 2 data sets,
+    >= 3 algorithms) fitted, then summary() raised "Nemenyi's test is
+    two-sided" and ``fmtest example --alternative greater`` exited 2."""
+    import io
+
+    from fmtest.cli import main, write_json
+
+    res = model.fit(alternative="greater")
+    smry = res.summary()
+    for text in (smry.as_text(), smry.as_latex(), smry.as_html()):
+        words = " ".join(text.split())
+        assert "a one-sided rank test needs a control" in words
+    write_json(res, io.StringIO())
+    assert res.posthoc()["alternative"].eq("greater").all()
+    out = tmp_path / "out.txt"
+    assert main(["example", "--alternative", "greater", "--output", str(out)]) in (
+        0,
+        None,
+    )
+    assert "Hypothesis" in out.read_text()
+
+
+@pytest.mark.parametrize("control", [1, 1.0, "1", np.int64(1), np.float64(1.0)])
+def test_control_matches_integer_labels_by_value(control):
+    """Before: control=1.0 was refused for integer labels while 1 and "1" worked."""
+    df = load_example()
+    codes = {name: k for k, name in enumerate(sorted(df["algorithm"].unique()), 1)}
+    df["algorithm"] = df["algorithm"].map(codes)
+    res = FMeasureComparison.from_formula(FORMULA, df).fit(control=control)
+    assert res.hypothesis.control == 1 and type(res.hypothesis.control) is not float
+    assert set(res.pairwise.index.get_level_values(1)) == {1}
+
+
+def test_control_that_is_not_an_algorithm_is_refused_at_fit(model):
+    with pytest.raises(ValueError, match="is not one of the algorithms"):
+        model.fit(control="svm")
+    with pytest.raises(ValueError, match="is not one of the algorithms"):
+        model.fit(control=True)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"power": 0}, "`power` must lie strictly between"),
+        ({"alpha": 0.9}, "`alpha` is the error rate"),
+        ({"alternative": "greater"}, 'estimand="models"'),
+        ({"margin": 0.01}, 'estimand="models"'),
+        ({"method": "simulation"}, 'estimand="models"'),
+    ],
+)
+def test_sample_size_in_repeats_checks_its_options(plain, kwargs, message):
+    """Before: the repeats route accepted power=0 and alpha=0.9 and ignored
+    alternative, margin and method without a word."""
+    with pytest.raises((ValueError, TypeError), match=message):
+        plain.sample_size(**kwargs)

@@ -200,8 +200,10 @@ def rank_summary_table(res, *, control=None, alternative="two-sided", margin=0.0
 
 
 def _against_best(res, ranks):
-    """Every algorithm against the best-ranked one by Nemenyi's test."""
-    posthoc = res.posthoc("nemenyi")
+    """Every algorithm against the best-ranked one by Nemenyi's test (two-sided,
+    whatever the fit's alternative: without a control the side of a rank
+    comparison has no meaning; a note says so)."""
+    posthoc = res.posthoc("nemenyi", control=False, alternative="two-sided")
     cd = float(posthoc["critical_difference"].iloc[0])
     mean = ranks.mean.sort_values(kind="stable")
     top = mean.index[0]

@@ -152,11 +152,29 @@ def check_hypothesis(alternative="two-sided", margin=0.0, control=None, algorith
 
 
 def _match_label(control, labels):
-    """The algorithm label equal to ``control``; by its text if none is equal
-    (the command line gives text while the column may hold numbers)."""
+    """The algorithm label equal to ``control``, matched by value as pandas
+    does (``1``, ``1.0`` and ``np.int64(1)`` name the integer level 1), or by
+    its text if none is equal (the command line gives text while the column
+    may hold numbers: ``"1"`` names it too).
+
+    Examples
+    --------
+    >>> _match_label(1.0, [1, 2]), _match_label("2", [1, 2]), _match_label("b", ["a", "b"])
+    (1, 2, 'b')
+    """
     for label in labels:
         if type(label) is type(control) and label == control:
             return label
+    if isinstance(control, numbers.Number) and not isinstance(control, bool):
+        equal = [
+            label
+            for label in labels
+            if isinstance(label, numbers.Number)
+            and not isinstance(label, bool)
+            and label == control
+        ]
+        if len(equal) == 1:
+            return equal[0]
     matches = [label for label in labels if str(label) == str(control)]
     if len(matches) != 1:
         raise ValueError(
