@@ -23,13 +23,13 @@ from fmtest.across.estimand import (
 from fmtest.across.pooling import (
     across_datasets_table,
 )
+from fmtest.across.question import question_of
 from fmtest.across.recommend import recommend_across
 from fmtest.estimates.delta_engine import DeltaMethodVariance
 from fmtest.estimates.fmeasure import divide, safe_sqrt
 from fmtest.estimates.metric_intervals import metric_interval
 from fmtest.estimates.wong import WongLinearVariance, recall_weight
 from fmtest.fit_options import CI_ALIASES, CI_METHODS, FitOptions  # noqa: F401
-from fmtest.question import question_of
 from fmtest.report import accessors
 from fmtest.report.pair_notes import pair_reasons
 from fmtest.report.wording import (

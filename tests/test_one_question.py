@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from fmtest import FMeasureComparison
+from fmtest.across.question import AlgorithmsQuestion, ModelsQuestion, QuestionError
 from fmtest.datasets import load_example
-from fmtest.question import AlgorithmsQuestion, ModelsQuestion, QuestionError
 from fmtest.tables.design import Design
 from fmtest.within.comparisons import Comparisons
 from tests.test_repeats import five_by_two_frame, repeated_cv

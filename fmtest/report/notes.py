@@ -20,6 +20,7 @@ from fmtest.across.retraining import normal_power, projected_se
 from fmtest.report.pair_notes import REASON_IDENTICAL
 from fmtest.report.text_format import format_pvalue
 from fmtest.report.wording import (
+    NOTE_MODELS_WITH_REPEATS,
     NOTE_WILCOXON,
     NOTE_WONG_F_ONLY,
     NOTE_WONG_INDEPENDENT,
@@ -207,7 +208,8 @@ def estimand_notes(res):
     """
     notes = []
     counts = res.counts
-    notes += res.question.design_notes()
+    if res.question.conditional_on_models and counts.n_repeats > 1:
+        notes.append(NOTE_MODELS_WITH_REPEATS)
     if "algorithm_tests" not in res.question.extra_tables:
         return notes
     tests = res.algorithm_tests

@@ -33,7 +33,6 @@ from fmtest.across.estimand import (
     algorithm_pairwise,
 )
 from fmtest.estimates.fmeasure import divide
-from fmtest.report.wording import NOTE_MODELS_WITH_REPEATS
 from fmtest.within.hypothesis import tail_pvalue
 
 __all__ = [
@@ -69,6 +68,9 @@ class Question:
     variance : str
         The qualifier of the columns that hold this question's standard error
         and its tests (``se_<variance>``, ``pvalue_<variance>``).
+    conditional_on_models : bool
+        Whether its intervals treat the fitted models as fixed (with repeated
+        cross-validation the summary then warns that they are R × k models).
     has_omnibus : bool
         Whether a joint test of all algorithms exists.
     extra_tables : tuple of str
@@ -81,6 +83,7 @@ class Question:
     words = ""
     planning_unit = ""
     variance = ""
+    conditional_on_models = False
     caption_words = ""
     has_omnibus = True
     extra_tables: tuple = ()
@@ -118,10 +121,6 @@ class Question:
     def se_words_key(self, lead):
         """Key of the summary's legend text for the pairwise SE."""
         return lead
-
-    def design_notes(self):
-        """Notes on what this question means for these data."""
-        return []
 
     def estimate_columns(self, res):
         """Extra columns of the per-algorithm table (name -> (D·A,) values)."""
@@ -176,6 +175,7 @@ class ModelsQuestion(Question):
     words = ESTIMAND_WORDS["models"]
     planning_unit = "instances"
     variance = "delta"
+    conditional_on_models = True
     caption_words = "these fitted models (test instances only)"
 
     def estimate_interval(self, res, alpha):
@@ -200,9 +200,6 @@ class ModelsQuestion(Question):
     def pooling_input(self, res):
         _, diff, var, _ = res._contrasts(res.delta)
         return diff, var
-
-    def design_notes(self):
-        return [NOTE_MODELS_WITH_REPEATS] if self.design.n_repeats > 1 else []
 
 
 class AlgorithmsQuestion(Question):
