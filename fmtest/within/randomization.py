@@ -29,7 +29,7 @@ nulls at 16–53 % for R = 2–10 at a nominal 5 %). The table is then
 ``n(z, u, v)``, the instances of truth z that a predicted positive in u of
 the repeats and b in v. A swap gives a either u or v, so a's summed count
 among the positives is ``Σ min(u, v) + K₁`` with ``K₁ = Σ_s s·K₁ₛ``, K₁ₛ ~
-Binomial(number of positives with |u − v| = s, ½) (and K₂ likewise among
+Binomial(number of positives with ``|u − v| = s``, ½) (and K₂ likewise among
 the negatives): the cells above with ``n(1, 1, 1) → Σ min(u, v)``, ``m_pos
 → Σ |u − v|`` and ``n(1, 0, 0) → Σ (R − max(u, v))``, and the binomials
 replaced by the exact distribution of the swap sums
