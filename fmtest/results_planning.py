@@ -18,7 +18,7 @@ from fmtest.across.retraining import normal_power, repeats_for_power
 from fmtest.options import check_alpha
 from fmtest.report.pair_notes import REASON_IDENTICAL, pair_reasons
 from fmtest.within.power import pairwise_sample_size
-from fmtest.within.randomization import pairwise_randomization_test
+from fmtest.within.randomization import randomization_test
 
 if TYPE_CHECKING:
     pass
@@ -206,17 +206,21 @@ class PlanningMixin:
         """Exact paired randomization test of each pair's F_β difference.
 
         The approximate-randomization (permutation) test of Yeh (2000)
-        computed exactly from each pair's 8-cell table by
+        computed exactly from each pair's tables by
         :func:`fmtest.within.randomization.randomization_test`: p is the
         probability, over all swaps of the two algorithms' predictions on
         each instance, that ``|F_1 − F_2|`` is at least the observed one
-        (ties included; one-sided analogues with ``alternative``). It tests
-        whether the two sets of predictions on *these* instances are
-        exchangeable (the models question, conditional on the test set), so
-        it has no interval, it can disagree with the paired score interval
-        and test in :attr:`pairwise`, and it is not used in the conclusions.
-        With repeated cross-validation every (instance, repeat) prediction
-        pair swaps on its own.
+        (ties included; one-sided analogues with ``alternative``).
+
+        Its null hypothesis is that the two algorithms' predictions are
+        exchangeable on each instance, which is stronger than
+        ``F_1 = F_2`` (equal F-measures with different errors are not
+        exchangeable). It is a test of *these fitted models* on *these*
+        instances (the models question), so it has no interval, it can
+        disagree with the paired score interval and test in
+        :attr:`pairwise`, and it is not used in the conclusions. With
+        repeated cross-validation each instance is swapped as a whole (the
+        same swap in every repeat): its repeats are one cluster.
 
         Parameters
         ----------
@@ -231,16 +235,25 @@ class PlanningMixin:
             Columns ``diff``, ``pvalue``,
             ``n_discordant_pos``, ``n_discordant_neg`` (instances the two
             algorithms predict differently among the positives and the
-            negatives) and ``reason`` (why ``pvalue`` is NaN).
+            negatives; with repeats, instances with different numbers of
+            positive repeats) and ``reason`` (why ``pvalue`` is NaN).
+
+        Raises
+        ------
+        ValueError
+            Under the learning-algorithm question (``estimand="algorithms"``,
+            the default for data with folds): the swaps test the fitted
+            models, not the learning algorithms, whose retraining
+            variability they do not contain; fit with
+            ``estimand="models"``.
         """
         self.question.check_randomization()  # it tests the fitted models only
-        joint = self._paired_joint("The paired randomization test")
+        self._paired_joint("The paired randomization test")
         comp = self.comparisons
-        res = pairwise_randomization_test(
-            joint,
+        res = randomization_test(
+            self.counts.repeat_pair_tables(pairs=(comp.first, comp.second)),
             beta=self.beta,
             alternative=alternative,
-            pairs=(comp.first, comp.second),
         )
         index, pairs = self._pair_index()
         frame = res.to_frame(index=index)

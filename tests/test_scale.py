@@ -268,6 +268,16 @@ def assert_same_tables(got, want):
     if want.cross is not None:
         assert got.cross.dtype == want.cross.dtype == np.float64
         np.testing.assert_array_equal(got.cross, want.cross)  # the same bits
+    assert (got.repeat_patterns is None) == (want.repeat_patterns is None)
+    if want.repeat_patterns is not None:
+        for name in ("dataset", "truth", "positive", "count"):
+            a, b = (
+                getattr(got.repeat_patterns, name),
+                getattr(want.repeat_patterns, name),
+            )
+            assert a.dtype == b.dtype == np.int64, name
+            np.testing.assert_array_equal(a, b, err_msg=name)
+        assert got.repeat_patterns.n_repeats == want.repeat_patterns.n_repeats
 
 
 def scale_tables(frame, **kwargs):

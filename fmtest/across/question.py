@@ -34,6 +34,7 @@ from fmtest.across.estimand import (
 )
 from fmtest.estimates.fmeasure import divide
 from fmtest.within.hypothesis import tail_pvalue
+from fmtest.within.randomization import REFUSAL_ALGORITHMS
 
 __all__ = [
     "QUESTIONS",
@@ -160,8 +161,15 @@ class Question:
             f"{why}. For it, {route}."
         )
 
+    def randomization_refusal(self):
+        """Why the exact randomization test does not answer this question ("")."""
+        return ""
+
     def check_randomization(self):
-        """None when the exact randomization test answers this question."""
+        """Raise :class:`QuestionError` unless the randomization test answers it."""
+        refusal = self.randomization_refusal()
+        if refusal:
+            raise QuestionError(refusal)
 
     def check_sample_size(self):
         """None when ``sample_size()`` plans for this question."""
@@ -273,17 +281,8 @@ class AlgorithmsQuestion(Question):
         var = tests["se"].to_numpy(dtype=float).reshape(shape) ** 2
         return diff, var
 
-    def check_randomization(self):
-        self.refuse(
-            "The exact randomization test",
-            "it swaps the two algorithms' predictions on each test instance, so "
-            "it asks whether these fitted models' predictions are exchangeable; "
-            "the variability of retraining the learners is not in it, and no "
-            "permutation of folds is exact for the learning algorithms "
-            "(training sets overlap)",
-            'fit with estimand="models"; the algorithm tests are in '
-            "res.algorithm_tests",
-        )
+    def randomization_refusal(self):
+        return REFUSAL_ALGORITHMS
 
 
 #: The questions by ``estimand`` key.

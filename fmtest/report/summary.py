@@ -908,13 +908,25 @@ def _randomization_section(res, names, shown):
         _pair_labels(names, frame.index),
         [
             "disc pos/neg: instances the two algorithms predict differently, among "
-            "the positives / the negatives",
+            "the positives / the negatives"
+            + (
+                " (with repeats: in how many repeats each predicts positive)"
+                if res.counts.n_repeats > 1
+                else ""
+            ),
             f"p rand: exact randomization p = P(|{name}_1 {MINUS} {name}_2| >= observed) "
-            "over all swaps of the pair's predictions, ties included",
+            "over all swaps of the pair's predictions on each instance"
+            + (
+                " (an instance swapped as a whole: the same swap in every repeat)"
+                if res.counts.n_repeats > 1
+                else ""
+            )
+            + ", ties included",
             f"p score: {test_name(res)} (the reported test)",
-            "The randomization test asks whether the two algorithms' predictions on "
-            "these instances are exchangeable; its p can disagree with the score "
-            "interval and is not used in the conclusions.",
+            "H0 of the randomization test: the two algorithms' predictions are "
+            f"exchangeable on each instance, stronger than {name}_1 = {name}_2 "
+            "(a test of these fitted models on these instances); its p can disagree "
+            "with the score interval and is not used in the conclusions",
         ],
         len(res.counts.datasets),
     )
@@ -1144,13 +1156,16 @@ def build_summary(
     if misclassification:
         for section in _misclassification_sections(res, names, shown, level):
             smry.add_section(section)
+    refused = ""
     if randomization:
         if not hasattr(res, "randomization_test"):
             raise ValueError(
                 "`randomization=True` needs an F-measure comparison "
                 "(FMeasureComparison); the randomization test is of F_β."
             )
-        smry.add_section(_randomization_section(res, names, shown))
+        refused = res.question.randomization_refusal()
+        if not refused:  # else a note says why, instead of the table
+            smry.add_section(_randomization_section(res, names, shown))
     _, ci_diff = ci_names(res)
     across_text = (
         "; across data sets only the recommended test, named in the line"
@@ -1180,6 +1195,8 @@ def build_summary(
             "(and summary(pairs='all'))."
         )
     notes += ranks_notes
+    if refused:
+        notes.append(f"No randomization test (randomization=True): {refused}")
     name_note = names.note()
     if name_note:
         notes.append(name_note)

@@ -35,6 +35,7 @@ from fmtest.tables.longdata import (
     plain,
     read_long_data,
 )
+from fmtest.tables.repeat_patterns import RepeatPatterns
 from fmtest.tables.roles import name_kind
 
 __all__ = ["CountTables"]
@@ -84,6 +85,11 @@ class CountTables:
         ``x_ia`` is the share of repeats in which algorithm ``a`` predicted
         instance ``i`` positive. It gives the instance-level (cluster)
         covariance of :meth:`instance_joint`.
+    repeat_patterns : RepeatPatterns or None
+        With repeats and paired data: per instance, the number of repeats in
+        which each algorithm predicted it positive, kept once per distinct
+        (data set, truth, pattern) with its count. It gives the tables of
+        :meth:`repeat_pair_tables` (the instance as the unit).
     fold_mismatch : str or None
         Without repeats, when some instances are in different folds for
         different algorithms, the sentence that says so (the
@@ -117,6 +123,7 @@ class CountTables:
     repeats: pd.Index | None = None
     cross: np.ndarray | None = None
     fold_mismatch: str | None = None
+    repeat_patterns: RepeatPatterns | None = None
 
     def __post_init__(self):
         # an algorithm not run on a data set pairs with none: zero its tables,
@@ -183,12 +190,16 @@ class CountTables:
                 long.dataset, long.algorithm, long.fold, long.truth,
                 long.predicted, (n_ds, n_alg, n_fold),
             )  # fmt: skip
-        joint, cross = None, None
+        joint, cross, patterns = None, None, None
         if long.wide is not None:
             joint = _joint_tables(long, n_ds, n_alg)
         repeats = long.repeat_levels
         if repeats is not None and long.wide is not None:
-            cross = _repeat_cross(long, n_ds, len(repeats))
+            group, positive = _repeat_positives(long, len(repeats))
+            cross = _repeat_cross(group, positive, n_ds, len(repeats))
+            patterns = RepeatPatterns.from_instances(
+                group // 2, group % 2, positive, len(repeats)
+            )
         if not isinstance(folds, pd.MultiIndex):
             folds = folds.rename("fold")
         return cls(
@@ -202,6 +213,7 @@ class CountTables:
             repeats=repeats,
             cross=cross,
             fold_mismatch=long.fold_mismatch,
+            repeat_patterns=patterns,
         )
 
     @classmethod
@@ -444,6 +456,49 @@ class CountTables:
         _zero_absent(table, self.present)  # as in `joint`
         return table
 
+    def repeat_pair_tables(self, pairs=None):
+        """Instances by (truth, u, v) for every pair a < b, the instance as the unit.
+
+        ``[d, p, z, u, v]``: instances of data set ``d`` with truth ``z``
+        that the pair's first algorithm predicted positive in ``u`` of the R
+        repeats and its second in ``v`` (pairs in :meth:`pair_index` order).
+        Without repeats (R = 1) these are the 8-cell tables of :attr:`joint`.
+        The tables of a pair with an algorithm not run on ``d`` are zero.
+
+        Parameters
+        ----------
+        pairs : (ndarray, ndarray), optional
+            Algorithm codes (first, second) of the pairs; by default every
+            pair a < b.
+
+        Returns
+        -------
+        ndarray of int64, shape (D, P, 2, R + 1, R + 1), or None
+            ``None`` for unpaired data.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"instance": [0, 0, 0, 0, 1, 1, 1, 1],
+        ...                    "repeat": [1, 1, 2, 2] * 2,
+        ...                    "algorithm": ["a", "b"] * 4,
+        ...                    "truth": [1] * 4 + [0] * 4,
+        ...                    "predicted": [1, 1, 1, 0, 0, 1, 0, 1]})
+        >>> counts = CountTables.from_long(df, response="predicted")
+        >>> tables = counts.repeat_pair_tables()
+        >>> tables.shape, int(tables[0, 0, 1, 2, 1]), int(tables[0, 0, 0, 0, 2])
+        ((1, 1, 2, 3, 3), 1, 1)
+        """
+        if self.joint is None:
+            return None
+        first, second = self.pair_index()[1:] if pairs is None else pairs
+        if self.repeat_patterns is None:
+            return self.joint[:, first, second]
+        tables = self.repeat_patterns.pair_tables(first, second, len(self.datasets))
+        present = self.present
+        tables[~(present[:, first] & present[:, second])] = 0
+        return tables
+
     def confusion(self, by_fold: bool = False) -> pd.DataFrame:
         """Tidy table of TP, FN, FP, TN.
 
@@ -578,19 +633,32 @@ def _zero_absent(pair_tables, present):
     pair_tables.swapaxes(1, 2)[absent] = 0
 
 
-def _repeat_cross(long: LongData, n_ds, n_repeats):
-    """``Σ_i x_ia x_ib`` per (data set, truth); x = share of repeats predicted positive.
+def _repeat_positives(long: LongData, n_repeats):
+    """Per used instance: its (data set, truth) group and its positive repeats.
 
-    ``long.wide`` has one row per (instance, repeat) slot, repeat fastest; one
-    matrix product per (data set, truth) group, none per instance. The
-    products are taken of the integer numbers of positive repeats (exact in
-    float64) and divided by R² once, so that an engine summing the same
-    integers (:mod:`fmtest.tables.engines`) gets the same bits.
+    ``long.wide`` has one row per (instance, repeat) slot, repeat fastest.
+    Returns ``group`` (``2 * data set + truth``, shape (n,)) and
+    ``positive`` (int64, shape (n, A)): the number of repeats in which each
+    algorithm predicted the instance positive (0 where it has no row).
     """
     n_alg = long.wide.shape[1]
     wide = np.ascontiguousarray(long.wide).reshape(-1, n_repeats, n_alg)
     group = long.slot_group.reshape(-1, n_repeats)[:, 0]
-    positive = (wide == 1).sum(axis=1, dtype=np.float64)
+    used = group < 2 * len(long.dataset_levels)
+    positive = (wide[used] == 1).sum(axis=1, dtype=np.int64)
+    return group[used].astype(np.int64), positive
+
+
+def _repeat_cross(group, positive, n_ds, n_repeats):
+    """``Σ_i x_ia x_ib`` per (data set, truth); x = share of repeats predicted positive.
+
+    One matrix product per (data set, truth) group, none per instance. The
+    products are taken of the integer numbers of positive repeats (exact in
+    float64) and divided by R² once, so that an engine summing the same
+    integers (:mod:`fmtest.tables.engines`) gets the same bits.
+    """
+    n_alg = positive.shape[1]
+    positive = positive.astype(np.float64)
     cross = np.zeros((2 * n_ds, n_alg, n_alg))
     for g in range(2 * n_ds):  # a loop over (data set, truth) groups
         rows = positive[group == g]

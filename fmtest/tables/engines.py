@@ -32,7 +32,9 @@ folds are (repeat, fold) combinations, and a fourth query pairs the repeats
 of each instance: per (data set, instance) the number of repeats in which
 each algorithm predicted it positive, then per (data set, truth) the sums of
 the products of those numbers (``CountTables.cross``), with the checks that
-every repeat holds every instance with the same truth. Folds that differ
+every repeat holds every instance with the same truth; one more group-by
+counts the instances per (data set, truth, those numbers)
+(``CountTables.repeat_patterns``, at most one row per instance). Folds that differ
 between algorithms within a repeat are then an error, not a warning.
 
 Columns named like a response beside the one in use (a ``correct`` beside
@@ -71,6 +73,7 @@ from fmtest.tables.longdata import (
     optional_roles,
     plain,
 )
+from fmtest.tables.repeat_patterns import RepeatPatterns
 from fmtest.tables.roles import DATASET_NAMES, name_kind, normalise_name
 from fmtest.warnings import DatasetColumnWarning, FoldMismatchWarning
 
@@ -495,6 +498,7 @@ class _Reduction:
             repeats=None if repeats is None else repeats.rename("repeat"),
             cross=cross,
             fold_mismatch=getattr(self, "fold_mismatch", None),
+            repeat_patterns=getattr(self, "repeat_patterns", None),
         )
 
     # -- query 1: the profile and the checks that need no pairing --------------
@@ -1029,7 +1033,36 @@ class _Reduction:
         for row in summary:
             d = 0 if self.dataset is None else d_code[row[self.dataset]]
             both[d, row[zmin]] += row[tmp("pmat")]
+        self.repeat_patterns = self.count_patterns(
+            per_instance, n_alg, d_code, n_repeats
+        )
         return both / n_repeats**2
+
+    def count_patterns(self, per_instance, n_alg, d_code, n_repeats):
+        """:class:`~fmtest.tables.repeat_patterns.RepeatPatterns` in one group-by.
+
+        The instances of :meth:`per_instance_counts` (across repeats) are
+        counted per (data set, truth, positive repeats of every algorithm):
+        one row per distinct pattern comes back, at most one per instance.
+        """
+        nw, tmp = self.nw, self.tmp
+        dkeys = [] if self.dataset is None else [self.dataset]
+        pos = [tmp(f"p{a}") for a in range(n_alg)]
+        rows = self.collect(
+            per_instance.group_by(*dkeys, tmp("zmin"), *pos).agg(
+                nw.len().alias(tmp("n"))
+            )
+        )
+        dataset = [0 if self.dataset is None else d_code[r[self.dataset]] for r in rows]
+        return RepeatPatterns.from_instances(
+            dataset,
+            [r[tmp("zmin")] for r in rows],
+            np.array([[r[c] for c in pos] for r in rows], dtype=np.int64).reshape(
+                len(rows), len(pos)
+            ),
+            n_repeats,
+            count=[r[tmp("n")] for r in rows],
+        )
 
     def report_fold_clash(self, rows, algorithms):
         """Raise fmtest.tables.longdata's error for the first unit in several folds."""
