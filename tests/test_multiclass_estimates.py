@@ -440,15 +440,28 @@ def test_identical_repeats_give_the_single_run_variance():
         4,
         n_repeats=repeats,
     )
+    shuffle = np.random.default_rng(22).permutation(800 * repeats)
+    shuffled = make_counts(
+        [
+            (
+                np.repeat(truth, repeats)[shuffle],
+                np.repeat(preds, repeats, axis=1)[:, shuffle],
+                cluster[shuffle],
+            )
+        ],
+        4,
+        n_repeats=repeats,
+    )
     for average in AVERAGES:
         one = MulticlassDelta(single, average=average)
-        many = MulticlassDelta(repeated, average=average)
-        np.testing.assert_allclose(many.estimates, one.estimates, rtol=1e-13)
-        np.testing.assert_allclose(many.cov, one.cov, rtol=1e-10)
-        for key in ("se_f", "se_precision", "se_recall"):
-            np.testing.assert_allclose(
-                many.per_class[key], one.per_class[key], rtol=1e-10
-            )
+        for counts in (repeated, shuffled):  # rows in instance order or not
+            many = MulticlassDelta(counts, average=average)
+            np.testing.assert_allclose(many.estimates, one.estimates, rtol=1e-13)
+            np.testing.assert_allclose(many.cov, one.cov, rtol=1e-10)
+            for key in ("se_f", "se_precision", "se_recall"):
+                np.testing.assert_allclose(
+                    many.per_class[key], one.per_class[key], rtol=1e-10
+                )
     # read as independent rows, the repeats would shrink the variance R-fold
     rows = make_counts(
         [(np.repeat(truth, repeats), np.repeat(preds, repeats, axis=1))], 4
@@ -543,6 +556,34 @@ def test_cluster_robust_per_class_equals_pattern_delta_method():
             )
 
 
+def test_partly_missing_predictions_equal_pattern_delta_method():
+    """Algorithm b predicted only 70 % of the instances: each proportion has its
+    own denominator, and the covariance uses the rows both predicted."""
+    rng = np.random.default_rng(300)
+    k, n = 4, 800
+    truth, preds = random_codes(rng, n, k, 2)
+    preds[1, rng.random(n) < 0.3] = -1
+    counts = make_counts([(truth, preds)], k)
+    patterns = np.column_stack([truth, preds[0], preds[1]])
+
+    def tables(key):
+        out = np.zeros((2, k, k))
+        out[0, key[0], key[1]] = 1
+        if key[2] >= 0:
+            out[1, key[0], key[2]] = 1
+        return out
+
+    for average in AVERAGES:
+        engine = MulticlassDelta(counts, average=average)
+        want = pattern_delta_cov(
+            patterns,
+            tables,
+            lambda t, av=average: multiclass_f(t[0], av),
+            lambda t, av=average: multiclass_f(t[1], av),
+        )
+        np.testing.assert_allclose(engine.cov[0], want, rtol=1e-6)
+
+
 # -- multi-label --------------------------------------------------------------------
 
 
@@ -606,6 +647,24 @@ def test_multilabel_variance_has_the_instance_as_unit():
     assert (engine.variances[0] / (separate / n_labels**2) > 1.1).all()
 
 
+def test_multilabel_identical_repeats_give_the_single_run_variance():
+    rng = np.random.default_rng(44)
+    truth, preds = random_multilabel(rng, 400, 3, 2)
+    single = MulticlassDelta(make_counts([(truth, preds)], 3, multilabel=True))
+    shuffle = rng.permutation(800)
+    rows = (
+        np.repeat(truth, 2, axis=0)[shuffle],
+        np.repeat(preds, 2, axis=1)[:, shuffle],
+        np.repeat(np.arange(400), 2)[shuffle],
+    )
+    twice = MulticlassDelta(make_counts([rows], 3, multilabel=True, n_repeats=2))
+    np.testing.assert_allclose(twice.cov, single.cov, rtol=1e-10)
+    for key in ("se_f", "se_precision", "se_recall"):
+        np.testing.assert_allclose(
+            twice.per_class[key], single.per_class[key], rtol=1e-10
+        )
+
+
 def test_multilabel_counts_only_variance_is_nan_with_reason():
     rng = np.random.default_rng(43)
     truth, preds = random_multilabel(rng, 200, 3, 2)
@@ -616,6 +675,12 @@ def test_multilabel_counts_only_variance_is_nan_with_reason():
     assert all("labels of one instance" in r for r in engine.reasons.ravel())
     # the per-label standard errors need no instance codes
     assert np.isfinite(engine.per_class["se_f"]).all()
+    # with one label there is no correlation to miss
+    one = [(truth[:, :1], preds[:, :, :1])]
+    alone = MulticlassDelta(make_counts(one, 1, paired=False, multilabel=True))
+    paired = MulticlassDelta(make_counts(one, 1, multilabel=True))
+    assert alone.independent and not paired.independent
+    np.testing.assert_allclose(alone.variances, paired.variances, rtol=1e-12)
 
 
 # -- degenerate cells and bad input -------------------------------------------------

@@ -113,7 +113,12 @@ import numpy as np
 import pandas as pd
 
 from fmtest.estimates.fmeasure import divide, safe_sqrt
-from fmtest.estimates.variance import VarianceEngine, mark_not_run, mask_degenerate
+from fmtest.estimates.variance import (
+    REASON_NOT_RUN,
+    VarianceEngine,
+    mark_not_run,
+    mask_degenerate,
+)
 from fmtest.options import check_beta
 
 __all__ = [
@@ -316,7 +321,6 @@ class _Average:
         self.gt, self.gr, self.gc = zeros, zeros.copy(), zeros.copy()
         self.convention = {}
         self.undefined = np.zeros(t.shape[:-1], dtype=bool)
-        self.fallback = np.zeros(t.shape[:-1], dtype=bool)
         getattr(self, "_" + average)(t, r, c, b2, zd, select)
 
     def _class_f(self, t, r, c, b2, zd, select):
@@ -356,8 +360,7 @@ class _Average:
         m = include.sum(axis=-1)
         plain = divide(np.where(include, f, 0.0).sum(axis=-1), m)
         weighted = divide((weights * np.where(include, f, 0.0)).sum(axis=-1), total)
-        self.fallback = (total == 0) & (m > 0)  # scikit-learn: unweighted mean
-        self.value = np.where(total > 0, weighted, plain)
+        self.value = np.where(total > 0, weighted, plain)  # as scikit-learn
         self.undefined = total == 0
         share = divide(weights, total[..., None])  # r_k / W
         on = include & defined & (total > 0)[..., None]
@@ -392,13 +395,6 @@ class _Average:
         self.gc = np.where(on_p, -a_p * divide(prec, c), 0.0)
         self.gr = np.where(on_r, -a_r * divide(rec, r), 0.0)
         self.convention = {"precision": inc_p & ~p_def, "recall": inc_r & ~r_def}
-
-    def degenerate(self):
-        """(…,) True where the average has no derivative (0/0 or a convention)."""
-        bad = self.undefined.copy()
-        for mask in self.convention.values():
-            bad |= mask.any(axis=-1)
-        return bad
 
 
 def multiclass_f(
@@ -503,7 +499,11 @@ def _is_zero(var, *scales):
 
 
 class _Clusters:
-    """Sums over the rows of each instance (cluster); identity without repeats."""
+    """Sums over the rows of each instance (cluster); identity without repeats.
+
+    Rows are put in cluster order once per data set (no sort when they come
+    sorted, as the tables wing lays them out: repeat fastest).
+    """
 
     def __init__(self, cluster, n_rows):
         self.starts = self.order = None
@@ -511,32 +511,28 @@ class _Clusters:
         if cluster is None or n_rows == 0:
             return
         cluster = np.asarray(cluster, dtype=np.int64)
-        if np.bincount(cluster).max() <= 1:
+        counts = np.bincount(cluster)
+        if counts.max() <= 1:
             return
-        order = np.argsort(cluster, kind="stable")
-        ordered = cluster[order]
+        if (cluster[1:] >= cluster[:-1]).all():
+            order, ordered = slice(None), cluster  # a view, no gather
+        else:
+            order = np.argsort(cluster, kind="stable")
+            ordered = cluster[order]
+        change = ordered[1:] != ordered[:-1]
         self.order = order
-        self.starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-        self.code = np.cumsum(np.r_[False, ordered[1:] != ordered[:-1]])
+        self.starts = np.flatnonzero(np.r_[True, change])
+        self.code = np.r_[0, np.cumsum(change, dtype=np.int64)]
 
     @property
     def clustered(self):
         return self.order is not None
 
     def sum(self, values):
-        """(rows, ...) -> (clusters, ...)."""
+        """(..., rows) -> (..., clusters)."""
         if self.order is None:
             return values
-        return np.add.reduceat(values[self.order], self.starts, axis=0)
-
-    def of_rows(self):
-        """The cluster number (0..) of each row."""
-        out = np.empty(self.n_rows, dtype=np.int64)
-        if self.order is None:
-            out[:] = np.arange(self.n_rows)
-        else:
-            out[self.order] = self.code
-        return out
+        return np.add.reduceat(values[..., self.order], self.starts, axis=-1)
 
 
 def _ran(predicted, multilabel):
@@ -545,16 +541,17 @@ def _ran(predicted, multilabel):
 
 
 def _contributions(codes, cell_grad, multilabel):
-    """Per-row gradient contributions, (N, A), from one table of gradients per alg.
+    """Per-row gradient contributions, (A, N), from one table of gradients per alg.
 
     ``cell_grad`` is (A, K, K) (or (A, L, 2, 2)); a row contributes the
     gradient at its own cell, summed over labels for multi-label rows.
-    Rows where the algorithm did not run contribute 0.
+    Rows where the algorithm did not run contribute 0. One gather per
+    algorithm from its flattened gradient table.
     """
     truth = np.asarray(codes.truth)
     pred = np.asarray(codes.predicted)
-    n_alg = pred.shape[0]
-    out = np.zeros((truth.shape[0], n_alg))
+    n_alg, n_rows = pred.shape[0], truth.shape[0]
+    out = np.empty((n_alg, n_rows))
     flat = np.nan_to_num(cell_grad.reshape(n_alg, -1))
     if multilabel:
         n_labels = truth.shape[-1]
@@ -562,68 +559,106 @@ def _contributions(codes, cell_grad, multilabel):
         for a in range(n_alg):  # a loop over algorithms, not rows
             ran = (pred[a] >= 0).all(axis=-1)
             cell = base + np.clip(pred[a], 0, 1)
-            out[:, a] = np.where(ran, flat[a][cell].sum(axis=-1), 0.0)
+            out[a] = np.where(ran, flat[a][cell].sum(axis=-1), 0.0)
         return out
     k = cell_grad.shape[-1]
     base = truth.astype(np.int64) * k
+    cell = np.empty(n_rows, dtype=np.int64)
     for a in range(n_alg):  # a loop over algorithms, not rows
-        ran = pred[a] >= 0
-        out[:, a] = np.where(ran, flat[a][base + np.where(ran, pred[a], 0)], 0.0)
+        np.add(base, pred[a], out=cell)
+        missing = pred[a] < 0
+        if missing.any():
+            cell[missing] = 0
+            np.take(flat[a], cell, out=out[a])
+            out[a, missing] = 0.0
+        else:
+            np.take(flat[a], cell, out=out[a])
     return out
 
 
 def _contribution_cov(contrib, ran, clusters):
-    """Cluster-robust ``Σ_i (S_ia − m_ia ḡ_a)(S_ib − m_ib ḡ_b) / (N_a N_b)``."""
-    ran = ran.T.astype(float)  # (N, A)
-    n = ran.sum(axis=0)
-    mean = divide(contrib.sum(axis=0), n)
-    sums = clusters.sum(contrib)
-    rows = clusters.sum(ran)
-    centred = sums - rows * np.nan_to_num(mean)
-    return divide(centred.T @ centred, np.outer(n, n))
+    """Cluster-robust ``Σ_i (S_ia − m_ia ḡ_a)(S_ib − m_ib ḡ_b) / (N_a N_b)``.
 
-
-def _clustered_class_variance(codes, a, gt, gr, gc, clusters, multilabel):
-    """Cluster-robust variance of a per-class statistic for algorithm ``a``, (K,).
-
-    ``gt, gr, gc`` (K,) are the proportion-scale partials of each class's own
-    statistic. Each row adds to the statistic of its truth class and of its
-    predicted class (single-label; two sparse entries) or of every label
-    (multi-label; dense), so the instance sums are formed by key, not as an
-    (N, K) matrix.
+    ``contrib`` and ``ran`` are (A, N): one row per algorithm.
     """
-    truth = np.asarray(codes.truth)
-    pred = np.asarray(codes.predicted[a])
-    ran = _ran(pred, multilabel)
-    truth, pred = truth[ran], pred[ran]
-    group = clusters.of_rows()[ran]
-    n_rows = len(group)
-    gt, gr, gc = (np.nan_to_num(g) for g in (gt, gr, gc))
-    rows_in = np.bincount(group)
-    m = rows_in[group].astype(float)  # rows of the row's instance
-    moment = float((rows_in.astype(float) ** 2).sum())
-    if multilabel:
-        z, lab = truth.astype(float), pred.astype(float)
-        values = z * lab * gt + z * gr + lab * gc  # (rows, L)
-        order = np.argsort(group, kind="stable")
-        starts = np.flatnonzero(np.r_[True, np.diff(group[order]) != 0])
-        sums = np.add.reduceat(values[order], starts, axis=0)
-        square = (sums**2).sum(axis=0)
-        total = values.sum(axis=0)
-        linear = (values * m[:, None]).sum(axis=0)
+    n = ran.sum(axis=1).astype(float)
+    mean = np.nan_to_num(divide(contrib.sum(axis=1), n))[:, None]
+    if ran.all():
+        centred = clusters.sum(contrib - mean)
     else:
-        k = len(gt)
-        hit = truth == pred
-        keys = np.concatenate([group * k + truth, group * k + pred])
-        vals = np.concatenate([gr[truth] + np.where(hit, gt[truth], 0.0), gc[pred]])
-        cls = np.concatenate([truth, pred])
-        unique, inverse = np.unique(keys, return_inverse=True)
-        sums = np.bincount(inverse, weights=vals, minlength=len(unique))
-        square = np.bincount(unique % k, weights=sums**2, minlength=k)
-        total = np.bincount(cls, weights=vals, minlength=k)
-        linear = np.bincount(cls, weights=vals * np.concatenate([m, m]), minlength=k)
-    mean = divide(total, n_rows)
-    return divide(square - 2 * mean * linear + mean**2 * moment, float(n_rows) ** 2)
+        centred = clusters.sum(contrib - ran * mean)
+    return divide(centred @ centred.T, np.outer(n, n))
+
+
+class _ClassGrouping:
+    """Cluster-robust variances of per-class statistics of one algorithm.
+
+    Each row adds to the statistic of its truth class and of its predicted
+    class (single-label: two sparse entries per row) or of every label
+    (multi-label: dense), so the instance sums are never formed as an (N, K)
+    matrix: the single-label entries are grouped by (instance, class) key,
+    with a stable sort of keys that already come in instance order (nearly
+    sorted, so the sort is fast). The grouping is computed once;
+    :meth:`variance` takes the partials of any per-class statistic. Rows the
+    algorithm did not predict weigh 0.
+    """
+
+    def __init__(self, codes, a, clusters, multilabel, n_classes):
+        order = clusters.order
+        truth = np.asarray(codes.truth)[order]
+        pred = np.asarray(codes.predicted[a])[order]
+        ran = _ran(pred, multilabel)
+        weight = ran.astype(float)
+        self.multilabel, self.k = multilabel, n_classes
+        self.n_rows = float(weight.sum())
+        starts = clusters.starts
+        rows_in = np.add.reduceat(weight, starts)  # predicted rows of each instance
+        self.moment = float((rows_in**2).sum())
+        m = rows_in[clusters.code] * weight
+        if multilabel:
+            self.z = truth * weight[:, None]
+            self.lab = np.clip(pred, 0, 1) * weight[:, None]
+            self.m, self.starts = m[:, None], starts
+            return
+        pred = np.where(ran, pred, truth)
+        self.truth, self.pred, self.weight = truth, pred, weight
+        self.hit = (truth == pred).astype(float)
+        self.cls = np.concatenate([truth, pred])
+        self.m = np.concatenate([m, m])
+        base = np.concatenate([clusters.code, clusters.code]) * n_classes
+        keys = base + self.cls
+        perm = np.argsort(keys, kind="stable")
+        ordered = keys[perm]
+        new = np.r_[True, ordered[1:] != ordered[:-1]]
+        self.inverse = np.empty(len(keys), dtype=np.int64)
+        self.inverse[perm] = np.cumsum(new, dtype=np.int64) - 1
+        self.key_class = ordered[new] % n_classes
+
+    def variance(self, gt, gr, gc):
+        """(K,) variances from the (K,) proportion-scale partials."""
+        gt, gr, gc = (np.nan_to_num(g) for g in (gt, gr, gc))
+        k = self.k
+        if self.multilabel:
+            values = self.z * self.lab * gt + self.z * gr + self.lab * gc
+            square = (np.add.reduceat(values, self.starts, axis=0) ** 2).sum(axis=0)
+            total = values.sum(axis=0)
+            linear = (values * self.m).sum(axis=0)
+        else:
+            truth, pred = self.truth, self.pred
+            vals = np.concatenate(
+                [
+                    (gr[truth] + self.hit * gt[truth]) * self.weight,
+                    gc[pred] * self.weight,
+                ]
+            )
+            total = np.bincount(self.cls, weights=vals, minlength=k)
+            linear = np.bincount(self.cls, weights=vals * self.m, minlength=k)
+            sums = np.bincount(self.inverse, weights=vals)
+            square = np.bincount(self.key_class, weights=sums**2, minlength=k)
+        mean = divide(total, self.n_rows)
+        return divide(
+            square - 2 * mean * linear + mean**2 * self.moment, self.n_rows**2
+        )
 
 
 # -- the engine --------------------------------------------------------------------
@@ -636,9 +671,9 @@ def _label_list(labels, mask, limit=3):
 
 
 CONVENTION_TEXT = {
-    "F": "{which} no instance and no prediction here, so F is 0/0",
-    "precision": "{which} never predicted here, so precision is 0/0",
-    "recall": "{which} no instance here, so recall is 0/0",
+    "F": "{noun} {names} {has} no instance and no prediction here, so F is 0/0",
+    "precision": "{noun} {names} {was} never predicted here, so precision is 0/0",
+    "recall": "{noun} {names} {has} no instance here, so recall is 0/0",
 }
 
 
@@ -803,18 +838,16 @@ class MulticlassDelta(VarianceEngine):
             "macro recall are both 0 or undefined",
         }[self.average]
         reasons[avg.undefined] = undefined_text
-        kind = "label" if self.multilabel else "class"
+        nouns = ("label", "labels") if self.multilabel else ("class", "classes")
         for key, mask in avg.convention.items():
             hit = mask.any(axis=-1) & (reasons == "")
             for d, a in zip(*np.nonzero(hit), strict=True):
-                which = _label_list(self.class_labels, mask[d, a])
-                plural = mask[d, a].sum() > 1
-                who = f"{kind}{'es' if plural and kind == 'class' else ''}"
-                who = f"{who}{'s' if plural and kind == 'label' else ''} {which}"
-                verb = "have" if plural else "has"
-                verb_was = "were" if plural else "was"
+                plural = int(mask[d, a].sum() > 1)
                 text = CONVENTION_TEXT[key].format(
-                    which=f"{who} {verb_was if key == 'precision' else verb}"
+                    noun=nouns[plural],
+                    names=_label_list(self.class_labels, mask[d, a]),
+                    has=("has", "have")[plural],
+                    was=("was", "were")[plural],
                 )
                 reasons[d, a] = (
                     f"{text}, set to zero_division={self.zero_division!r}; "
@@ -851,38 +884,36 @@ class MulticlassDelta(VarianceEngine):
         }
         defined = {"f": f_def, "precision": p_def, "recall": r_def}
         out = {"precision": precision, "recall": recall, "f": f, "support": r}
-        instances = getattr(self.counts, "instances", None)
         present = np.asarray(self.counts.present, dtype=bool)
+        groupings = {}  # (d, a) -> _ClassGrouping, with repeats only
+        for d, codes in enumerate(getattr(self.counts, "instances", None) or ()):
+            if codes is None:
+                continue
+            clusters = _Clusters(getattr(codes, "cluster", None), len(codes.truth))
+            if clusters.clustered:
+                for a in np.flatnonzero(present[d]):  # a loop over algorithms
+                    groupings[d, a] = _ClassGrouping(
+                        codes, a, clusters, self.multilabel, t.shape[-1]
+                    )
+        zeros = {}
         for key, (gt, gr, gc) in partials.items():
             var = _own_table_variance(t, r, c, n, gt, gr, gc)
-            if instances is not None:
-                for d, codes in enumerate(instances):  # a loop over data sets
-                    if codes is None:
-                        continue
-                    clusters = _Clusters(
-                        getattr(codes, "cluster", None), len(codes.truth)
-                    )
-                    if not clusters.clustered:
-                        continue
-                    for a in np.flatnonzero(present[d]):  # over algorithms
-                        var[d, a] = _clustered_class_variance(
-                            codes, a, gt[d, a], gr[d, a], gc[d, a], clusters,
-                            self.multilabel,
-                        )  # fmt: skip
+            for (d, a), grouping in groupings.items():
+                var[d, a] = grouping.variance(gt[d, a], gr[d, a], gc[d, a])
             zero = _is_zero(var, gt, gr, gc) & ~np.isnan(var)
             ok = defined[key] & ~zero & present[..., None]
             out[f"se_{key}"] = np.where(ok, safe_sqrt(var), np.nan)
-            if key == "f":
-                reason = np.select(
-                    [~present[..., None], ~f_def, zero],
-                    [
-                        "not run on this data set",
-                        "F is 0/0: no instance and no prediction of this class",
-                        "the delta-method variance degenerates to 0 (F = 0 or 1)",
-                    ],
-                    default="",
-                ).astype(object)
-        out["reason"] = reason
+            zeros[key] = zero
+        kind = "label" if self.multilabel else "class"
+        out["reason"] = np.select(
+            [~present[..., None], ~f_def, zeros["f"]],
+            [
+                REASON_NOT_RUN,
+                f"F is 0/0: no instance and no prediction of this {kind}",
+                "the delta-method variance degenerates to 0 (F = 0 or 1)",
+            ],
+            default="",
+        ).astype(object)
         for key in ("precision", "recall", "f"):
             out[key] = np.where(present[..., None], out[key], np.nan)
         return out
