@@ -154,7 +154,7 @@ ZERO_DIVISIONS = ["warn", 0, 1, np.nan]
 
 
 @pytest.mark.parametrize("k", [3, 5, 10])
-@pytest.mark.parametrize("beta", [1.0, 0.5, 2.0])
+@pytest.mark.parametrize("beta", [1.0, 0.5, 2.0, 0.0])
 def test_estimates_equal_sklearn(k, beta):
     rng = np.random.default_rng(k * 10 + int(beta * 2))
     # class k-1 never appears (truth nor prediction), class 0 is never predicted

@@ -93,8 +93,8 @@ With one row per instance this is the multinomial formula above.
 Without instance codes (count tables only), the covariance between
 algorithms cannot be identified. The off-diagonal entries are then 0 and
 ``independent`` is True. For multi-label data the variance itself needs the
-instance as unit, so without instances it is NaN with a reason (one label
-excepted).
+instance as unit, so without instances it is NaN with a reason (unless
+there is a single label).
 
 No variance exists where θ is not differentiable, and those cells are NaN
 with a reason. This happens when the average is 0/0, when an included class
