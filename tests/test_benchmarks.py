@@ -172,3 +172,18 @@ def test_quick_paired_score_benchmark_runs(monkeypatch, capsys):
     assert out["share"] > 0.9
     assert out["distinct"] <= out["tables"]
     assert "Newton route (default)" in capsys.readouterr().out
+
+
+def test_quick_multiclass_benchmark_runs(monkeypatch, capsys):
+    """The quick run checks that the multi-class per-class F of class 0 equals
+    the binary F of the class-0 reduction (it raises otherwise) and prints
+    the ratio of the two routes; no timing is asserted."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_multiclass
+
+    try:
+        out = bench_multiclass.main(["--quick", "--classes", "20", "--algorithms", "3"])
+    finally:
+        sys.modules.pop("bench_multiclass", None)
+    assert set(out) == {"multiclass", "engine", "per_class", "binary"}
+    assert "multi-class / binary" in capsys.readouterr().out
