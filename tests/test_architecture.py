@@ -15,7 +15,7 @@ PACKAGE = pathlib.Path(fmtest.__file__).parent
 #: its own rank or lower. The vocabulary modules import nothing of fmtest.
 RANK = {"tables": 1, "estimates": 2, "within": 3, "across": 4, "report": 5}
 TOP_RANK = 6
-VOCABULARY = {"fmtest.warnings", "fmtest.options"}
+VOCABULARY = {"fmtest.warnings", "fmtest.options", "fmtest.renamed"}
 WINGS = tuple(RANK)
 
 
