@@ -198,7 +198,7 @@ class RenamedColumnsFrame(_Renames, pd.DataFrame):
     (True, 0.2)
     >>> print(caught[0].message)
     Column 'p_adjusted' is now 'pvalue_adjusted'; the old name will be removed in the next release.
-    >>> frame[["p_adjusted"]].drop(columns="pvalue_adjusted")["p_adjusted"]
+    >>> frame.drop(columns="pvalue_adjusted")["p_adjusted"]
     Traceback (most recent call last):
     KeyError: "Column 'p_adjusted' is now 'pvalue_adjusted', which this table does not hold."
     """

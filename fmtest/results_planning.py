@@ -14,6 +14,7 @@ from fmtest.across.estimand import (
     fold_size_ratio,
 )
 from fmtest.across.retraining import normal_power, repeats_for_power
+from fmtest.renamed import renamed_columns
 from fmtest.report.pair_notes import REASON_IDENTICAL, pair_reasons
 from fmtest.within.power import pairwise_sample_size
 from fmtest.within.randomization import pairwise_randomization_test
@@ -21,7 +22,9 @@ from fmtest.within.randomization import pairwise_randomization_test
 if TYPE_CHECKING:
     pass
 
-__all__ = ["PlanningMixin"]
+__all__ = ["SAMPLE_SIZE_RENAMED", "PlanningMixin"]
+
+SAMPLE_SIZE_RENAMED = {"repeats_now": "n_repeats"}  # old -> new (issue 28; one release)
 
 
 class PlanningMixin:
@@ -54,20 +57,21 @@ class PlanningMixin:
             "more instances are needed",
             tests["reason"].to_numpy(dtype=object),
         )
-        return pd.DataFrame(
+        frame = pd.DataFrame(
             {
                 "diff": diff,
                 "se": se,
                 "power": normal_power(
                     diff, se, alpha, tests["df"].to_numpy(dtype=float)
                 ),
-                "repeats_now": repeats,
+                "n_repeats": repeats,
                 "repeats": needed,
                 "power_limit": limit,
                 "reason": reason,
             },
             index=tests.index,
         )
+        return renamed_columns(frame, SAMPLE_SIZE_RENAMED)
 
     def _paired_joint(self, what):
         if not self.counts.paired:
@@ -135,7 +139,9 @@ class PlanningMixin:
             the answer is in cross-validation **repeats** instead
             (:func:`fmtest.across.retraining.repeats_for_power`): columns
             ``diff``, ``se``, ``power`` (now, normal approximation),
-            ``repeats_now``, ``repeats`` (the smallest number of repeats of
+            ``n_repeats`` (as in :attr:`algorithm_tests`; the former name
+            ``repeats_now`` answers for one release, with a
+            ``FutureWarning``), ``repeats`` (the smallest number of repeats of
             the same cross-validation that reaches ``power`` at the observed
             difference; NaN where no number of repeats can, because repeats
             reuse the instances), ``power_limit`` (with 1000 repeats) and

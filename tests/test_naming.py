@@ -243,7 +243,7 @@ def test_renamed_columns_frame_keeps_new_names_quiet():
     assert frame["new"].iloc[0] == 1.0  # no warning (errors in this suite)
     with pytest.raises(KeyError):
         frame["nothing"]
-    assert type(frame[["new"]]) is pd.DataFrame
+    assert type(frame[["new"]]) is RenamedColumnsFrame  # derived frames keep the map
     test = TestFrame.wrap(
         pd.DataFrame({"new": [1.0]}), title="t", renamed={"old": "new"}
     )

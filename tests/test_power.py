@@ -191,7 +191,7 @@ def test_results_sample_size_answers_in_repeats_for_the_algorithm_estimand():
     ).fit(estimand="algorithms")
     plan = res.sample_size(power=0.8)
     tests = res.algorithm_tests
-    assert (plan["repeats_now"] == 1).all()
+    assert (plan["n_repeats"] == 1).all()
     # an independent route: the corrected variance s²(1/J + r) projected to
     # J = 5 R folds reaches the power with R - 1 = J - 1 df, one repeat fewer
     # does not (one 5-fold run; r = n_test/n_train, about 1/4)

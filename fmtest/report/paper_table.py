@@ -383,7 +383,7 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
         values = values[[control, *(a for a in values.columns if a != control)]]
     est = res.estimates
     algorithms = res.estimand == "algorithms"
-    se_column = "se_algorithm" if algorithms else "se_delta"
+    se_column = "se" if algorithms else "se_delta"
     fmt = f"{{:.{digits}f}}"
 
     def cell(ds, alg):

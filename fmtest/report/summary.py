@@ -88,8 +88,8 @@ FMEASURE_FULL = {
     "se_wong": "SE Wong",
     "ci_lower": "CI lower",
     "ci_upper": "CI upper",
-    "ci_logit_lower": "logit lower",
-    "ci_logit_upper": "logit upper",
+    "ci_lower_logit": "logit lower",
+    "ci_upper_logit": "logit upper",
     "recall": "recall",
     "precision": "precision",
     "recall_weight": "w (Wong)",
@@ -105,8 +105,8 @@ ESTIMATE_FULL = {
     "se_delta": "SE delta",
     "ci_lower": "CI lower",
     "ci_upper": "CI upper",
-    "ci_logit_lower": "logit lower",
-    "ci_logit_upper": "logit upper",
+    "ci_lower_logit": "logit lower",
+    "ci_upper_logit": "logit upper",
 }
 PAIRWISE_COLUMNS = {
     "diff": "diff",
@@ -180,7 +180,7 @@ WILCOXON_COLUMNS = {
 TANGO_COLUMNS = {
     "fn": "FN",
     "fp": "FP",
-    "delta": "delta",
+    "diff": "delta",
     "ci_lower": "CI lower",
     "ci_upper": "CI upper",
     "pvalue": "p",
@@ -578,7 +578,7 @@ def _first_section(res, names, level, wong, full):
             cols = _full_columns(res, FMEASURE_FULL)
         else:
             cols = dict(FMEASURE_COLUMNS)
-            se_col = "se_algorithm" if res.estimand == "algorithms" else f"se_{lead}"
+            se_col = "se" if res.estimand == "algorithms" else f"se_{lead}"
             cols = {(se_col if c == "se_delta" else c): h for c, h in cols.items()}
             if other is not None:
                 cols[f"se_{other}"] = f"SE {other_label}"
@@ -588,7 +588,7 @@ def _first_section(res, names, level, wong, full):
         cols = dict(ESTIMATE_FULL if full else ESTIMATE_COLUMNS)
         if res.estimand == "algorithms" and not full:
             cols = {
-                ("se_algorithm" if c == "se_delta" else c): h for c, h in cols.items()
+                ("se" if c == "se_delta" else c): h for c, h in cols.items()
             }
         cols["estimate"] = name
         what = f"{res.metric.label()} from the pooled counts"
@@ -599,7 +599,7 @@ def _first_section(res, names, level, wong, full):
     se_names = {
         "se_delta": "delta-method (JVESR) standard error",
         "se_wong": "Wong's linear-approximation standard error",
-        "se_algorithm": "standard error of the learning algorithm's value "
+        "se": "standard error of the learning algorithm's value "
         "(Nadeau & Bengio's corrected variance of the fold values)",
     }
     legend = [f"{name}: {what}"]
@@ -607,7 +607,7 @@ def _first_section(res, names, level, wong, full):
     legend.append(f"CI lower/upper: {level} {ci_f} interval")
     if "recall" in cols:
         legend.append("recall = TP/(TP+FN); precision = TP/(TP+FP)")
-    if "ci_logit_lower" in cols:
+    if "ci_lower_logit" in cols:
         legend.append("logit lower/upper: Wald interval on the logit scale")
     if "recall_weight" in cols:
         legend.append("w (Wong): Wong's recall weight")
@@ -632,7 +632,7 @@ def _pairwise_section(res, names, shown, level, wong, full):
     else:
         p_col = pvalue_column(res)
         cols = {(p_col if c == "p" else c): h for c, h in PAIRWISE_COLUMNS.items()}
-        se_col = "se_algorithm" if res.estimand == "algorithms" else f"se_{lead}"
+        se_col = "se" if res.estimand == "algorithms" else f"se_{lead}"
         cols = {(se_col if c == "se_delta" else c): h for c, h in cols.items()}
         if other is not None:
             cols[f"se_{other}"] = f"SE {other_label}"
