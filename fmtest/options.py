@@ -170,7 +170,7 @@ def check_beta(beta):
 
 
 def check_count_option(value, name, *, minimum=0):
-    """An option that counts something (``min_count``, ``n_boot``) as an int.
+    """An option that counts something (``min_count``, ``n_resamples``) as an int.
 
     Whole floats (``5.0``) are accepted; fractions, NaN, infinities,
     booleans and strings are not.
@@ -192,7 +192,7 @@ def check_count_option(value, name, *, minimum=0):
     return int(number)
 
 
-def check_fit_options(*, alpha, beta=_UNSET, min_count=_UNSET, n_boot=_UNSET):
+def check_fit_options(*, alpha, beta=_UNSET, min_count=_UNSET, n_resamples=_UNSET):
     """Check the numeric options of a fit; an option not given is skipped.
 
     An explicit ``None`` is checked like any other value (and refused).
@@ -201,7 +201,7 @@ def check_fit_options(*, alpha, beta=_UNSET, min_count=_UNSET, n_boot=_UNSET):
     -------
     dict
         The checked options, converted (``alpha``, ``beta`` to float;
-        ``min_count``, ``n_boot`` to int), for those given.
+        ``min_count``, ``n_resamples`` to int), for those given.
 
     Raises
     ------
@@ -209,7 +209,7 @@ def check_fit_options(*, alpha, beta=_UNSET, min_count=_UNSET, n_boot=_UNSET):
         An option that is not a number (a string, a boolean).
     ValueError
         ``alpha`` outside (0, 1); ``beta`` outside [0, ``MAX_BETA``];
-        ``min_count`` not a whole number ≥ 0; ``n_boot`` not a whole
+        ``min_count`` not a whole number ≥ 0; ``n_resamples`` not a whole
         number ≥ 1.
 
     Examples
@@ -222,8 +222,10 @@ def check_fit_options(*, alpha, beta=_UNSET, min_count=_UNSET, n_boot=_UNSET):
         checked["beta"] = check_beta(beta)
     if min_count is not _UNSET:
         checked["min_count"] = check_count_option(min_count, "min_count")
-    if n_boot is not _UNSET:
-        checked["n_boot"] = check_count_option(n_boot, "n_boot", minimum=1)
+    if n_resamples is not _UNSET:
+        checked["n_resamples"] = check_count_option(
+            n_resamples, "n_resamples", minimum=1
+        )
     return checked
 
 

@@ -877,7 +877,7 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
         re_method,
         re_test="hksj",
         ci_method="score",
-        n_boot=2000,
+        n_resamples=2000,
         random_state=None,
         wong=False,
         estimand=None,
@@ -920,7 +920,7 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
             rho_fallback=rho_fallback,
             wong_divisor=wong_divisor,
             ci_method=ci_method,
-            n_boot=n_boot,
+            n_resamples=n_resamples,
             random_state=random_state,
             wong=bool(wong),
         )
@@ -962,7 +962,7 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
                 tables,
                 beta=self.beta,
                 alpha=alpha,
-                n_boot=self.config["n_boot"],
+                n_resamples=self.config["n_resamples"],
                 random_state=self.config["random_state"],
             )
         return self._bootstraps[alpha]

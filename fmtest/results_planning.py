@@ -89,6 +89,7 @@ class PlanningMixin:
         alternative="two-sided",
         margin=0.0,
         method="normal",
+        random_state=None,
     ):
         """Test instances each pair would need for the paired test to reach ``power``.
 
@@ -120,6 +121,9 @@ class PlanningMixin:
             :func:`fmtest.paired_power` (fast); ``"auto"`` simulates the test
             where fewer than 40 discordant instances are expected, where the
             approximation is not validated (about a second per such pair).
+        random_state : int, numpy.random.Generator or None, default=None
+            Seed of the simulations of ``method="auto"`` or
+            ``"simulation"``.
 
         Returns
         -------
@@ -157,10 +161,11 @@ class PlanningMixin:
             joint,
             power=power,
             alpha=alpha,
-            beta=self.beta,
+            beta_f=self.beta,
             alternative=alternative,
             margin=margin,
             method=method,
+            random_state=random_state,
         )
         index, pairs = self._pair_index()
         frame = pd.DataFrame({k: np.ravel(v) for k, v in out.items()}, index=index)

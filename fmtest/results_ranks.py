@@ -134,15 +134,15 @@ class RankMixin:
             alternative = self.hypothesis.alternative
         return control, alternative
 
-    @renamed_options(seed="random_state")
+    @renamed_options(seed="random_state", nsamples="n_resamples")
     def bayesian_signed_rank(
         self,
         rope: float = 0.01,
         *,
         control: Any = None,
         prior: float = 0.5,
-        nsamples: int = 50_000,
-        random_state: int | None = 0,
+        n_resamples: int = 50_000,
+        random_state: int | None = None,
     ) -> pd.DataFrame:
         """Bayesian signed-rank test with a ROPE; see :func:`fmtest.across.bayes_signed_rank.bayesian_signed_rank`."""
         from fmtest.across.bayes_signed_rank import bayesian_signed_rank
@@ -155,7 +155,7 @@ class RankMixin:
             rope=rope,
             control=control,
             prior=prior,
-            nsamples=nsamples,
+            n_resamples=n_resamples,
             random_state=random_state,
         )
         return TestFrame.wrap(

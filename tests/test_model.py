@@ -573,10 +573,10 @@ def test_default_intervals_are_score_and_paired_score(res, example):
         wald.pairwise["z_delta"], res.pairwise["z_delta"]
     )  # tests unchanged
     boot = res.model.fit(
-        estimand="models", ci_method="bootstrap", n_boot=500, random_state=3
+        estimand="models", ci_method="bootstrap", n_resamples=500, random_state=3
     )
     again = res.model.fit(
-        estimand="models", ci_method="bootstrap", n_boot=500, random_state=3
+        estimand="models", ci_method="bootstrap", n_resamples=500, random_state=3
     )
     assert boot.pairwise["ci_lower"].tolist() == again.pairwise["ci_lower"].tolist()
     with pytest.raises(ValueError, match="`ci_method` must be one of"):

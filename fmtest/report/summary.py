@@ -39,6 +39,7 @@ from fmtest.report.text_format import (
     html_text,
     latex_escape,
     latex_text,
+    latex_width,
     longtable_lines,
     pdflatex_unsafe,
     plain_text,
@@ -587,9 +588,7 @@ def _first_section(res, names, level, wong, full):
         frame, name = res.estimates, res.metric.key
         cols = dict(ESTIMATE_FULL if full else ESTIMATE_COLUMNS)
         if res.estimand == "algorithms" and not full:
-            cols = {
-                ("se" if c == "se_delta" else c): h for c, h in cols.items()
-            }
+            cols = {("se" if c == "se_delta" else c): h for c, h in cols.items()}
         cols["estimate"] = name
         what = f"{res.metric.label()} from the pooled counts"
     ci_f, _ = ci_names(res)
@@ -1030,9 +1029,14 @@ class ComparisonSummary(Summary):
 
         Parameters
         ----------
-        width : float, default=345
-            Text width in points (345 pt: a 10pt ``article``; 390 pt an
-            11pt one; a two-column paper's ``\\columnwidth`` is about 240 pt).
+        width : float or str, default=345
+            The text width the tables must fit, as everywhere fmtest writes
+            LaTeX (:func:`fmtest.report.text_format.latex_width`): a number
+            of points (345: a 10pt ``article``; 390 an 11pt one; a
+            two-column paper's ``\\columnwidth`` is about 240) or an
+            absolute LaTeX length (``"16cm"``, ``"6.5in"``). A relative length
+            such as ``"\\linewidth"`` is refused: the layout is chosen here,
+            before LaTeX knows the document.
         unicode : {"keep", "ascii"}, default="keep"
             Characters pdflatex cannot typeset (e.g. in names: 模型) are kept
             for XeLaTeX/LuaLaTeX, or written as code points (``<U+6A21>``),
@@ -1046,6 +1050,7 @@ class ComparisonSummary(Summary):
         -------
         str
         """
+        width, _ = latex_width(width, absolute=True)
         parts = []
         for section in self.sections:
             parts.append(section.as_latex(unicode, width))

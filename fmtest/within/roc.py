@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fmtest.within.inference import check_alpha
 from fmtest.renamed import renamed_columns
+from fmtest.within.inference import check_alpha
 from fmtest.within.tango import TANGO_RENAMED, tango_ci, tango_test
 
 if TYPE_CHECKING:
