@@ -157,7 +157,7 @@ class _RenamedIndexer:
 class RenamedColumnsSeries(_Renames, pd.Series):
     """A row of a :class:`RenamedColumnsFrame`: its labels answer old names too."""
 
-    _metadata: ClassVar[list[str]] = ["renamed"]
+    _metadata: ClassVar[list[str]] = [*pd.Series._metadata, "renamed"]
 
     @property
     def _constructor(self):
@@ -172,6 +172,7 @@ class RenamedColumnsSeries(_Renames, pd.Series):
 
     @property
     def loc(self):
+        """pandas' ``.loc``, its column part answering old names."""
         return _RenamedIndexer(super().loc, self)
 
 
@@ -250,6 +251,7 @@ class RenamedColumnsFrame(_Renames, pd.DataFrame):
 
     @property
     def loc(self):
+        """pandas' ``.loc``, its column part answering old names."""
         return _RenamedIndexer(super().loc, self)
 
     def sort_values(self, by, *args, **kwargs):
