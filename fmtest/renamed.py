@@ -266,9 +266,7 @@ class RenamedColumnsFrame(_Renames, pd.DataFrame):
             columns = self._new_key(columns)
         elif labels is not None and axis in (1, "columns"):
             labels = self._new_key(labels)
-        return super().drop(
-            labels, axis=axis, index=index, columns=columns, **kwargs
-        )
+        return super().drop(labels, axis=axis, index=index, columns=columns, **kwargs)
 
 
 def renamed_columns(frame, renamed):
