@@ -34,7 +34,6 @@ table.
 from __future__ import annotations
 
 import warnings
-from types import MappingProxyType
 from typing import ClassVar
 
 import pandas as pd
@@ -45,8 +44,6 @@ __all__ = [
     "renamed_columns",
 ]
 
-_NO_RENAMES = MappingProxyType({})
-
 
 def _message(old, new):
     return f"Column {old!r} is now {new!r}; the old name will be removed in the next release."
@@ -55,7 +52,7 @@ def _message(old, new):
 class _Renames:
     """The name lookups shared by the frame (its columns) and a row (its index)."""
 
-    renamed = _NO_RENAMES  # old -> new; set per object, carried by _metadata
+    renamed = None  # a dict old -> new, set per object and carried by _metadata
 
     def _names(self):
         raise NotImplementedError
@@ -119,7 +116,7 @@ class _Renames:
         super().__setitem__(self._new_key(key), value)
 
     def __getattr__(self, name):
-        if name in self.renamed and not name.startswith("_"):
+        if not name.startswith("_") and self.renamed and name in self.renamed:
             return self._old_attribute(name)
         return super().__getattr__(name)
 
@@ -231,7 +228,7 @@ class RenamedColumnsFrame(_Renames, pd.DataFrame):
     def wrap(cls, frame, *, renamed=None):
         """``frame`` (not copied) answering the old names of ``renamed`` (old → new)."""
         out = cls(frame)
-        out.renamed = MappingProxyType(dict(renamed or {}))
+        out.renamed = dict(renamed or {})
         return out
 
     def _names(self):
@@ -246,7 +243,7 @@ class RenamedColumnsFrame(_Renames, pd.DataFrame):
             for obj in inputs:
                 merged.update(getattr(obj, "renamed", None) or {})
             if merged:
-                object.__setattr__(out, "renamed", MappingProxyType(merged))
+                object.__setattr__(out, "renamed", merged)
         return out
 
     @property
@@ -284,6 +281,6 @@ def renamed_columns(frame, renamed):
     ('RenamedColumnsFrame', {'fe_se': 'se_fe'})
     """
     if isinstance(frame, RenamedColumnsFrame):
-        frame.renamed = MappingProxyType({**frame.renamed, **renamed})
+        frame.renamed = {**(frame.renamed or {}), **renamed}
         return frame
     return RenamedColumnsFrame.wrap(frame, renamed=renamed)

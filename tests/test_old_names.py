@@ -273,6 +273,22 @@ def test_assigning_an_old_name_writes_the_new_column(models):
     assert (pw["pvalue_wong"] == 0.25).all()
 
 
+def test_renamed_tables_pickle_with_their_map(models):
+    """Tables and rows survive pickling (joblib, multiprocessing) with their map."""
+    import pickle
+
+    pw = pickle.loads(pickle.dumps(models.pairwise))
+    row = pickle.loads(pickle.dumps(models.pairwise.iloc[0]))
+    post = pickle.loads(pickle.dumps(models.posthoc()))
+    with pytest.warns(FutureWarning):
+        _same(pw["p_delta"], models.pairwise["pvalue_delta"])
+    with pytest.warns(FutureWarning):
+        _same(row["p_delta"], models.pairwise["pvalue_delta"].iloc[0])
+    with pytest.warns(FutureWarning):
+        _same(post["rank_diff"], post["diff_rank"])
+    assert post.title == models.posthoc().title
+
+
 def test_wrapping_does_not_copy_the_data():
     """Tables can have millions of rows: the wrapper and its columns share memory."""
     frame = pd.DataFrame({"new": np.arange(1_000_000, dtype=float)})

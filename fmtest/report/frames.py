@@ -10,7 +10,6 @@ legend and p-values written for reading (``<1e-16`` rather than
 
 from __future__ import annotations
 
-from types import MappingProxyType
 from typing import ClassVar
 
 import pandas as pd
@@ -68,7 +67,7 @@ class TestFrame(RenamedColumnsFrame):
         out = cls(frame)
         out.title = title
         out.legend = legend
-        out.renamed = MappingProxyType(dict(renamed or {}))
+        out.renamed = dict(renamed or {})
         return out
 
     def _display(self):
