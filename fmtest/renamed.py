@@ -91,15 +91,6 @@ class _Renames:
             return out
         return key
 
-    def _old_attribute(self, name):
-        """The value of attribute ``name`` when it is a former column name."""
-        if name.startswith("_"):
-            return None
-        new = self._moved(name)
-        if new is None:
-            return None
-        return self[self._new_name(name, 4, missing=AttributeError)]
-
     def __contains__(self, key):
         if super().__contains__(key):
             return True
@@ -116,8 +107,13 @@ class _Renames:
         super().__setitem__(self._new_key(key), value)
 
     def __getattr__(self, name):
-        if not name.startswith("_") and self.renamed and name in self.renamed:
-            return self._old_attribute(name)
+        if (
+            not name.startswith("_")
+            and self.renamed
+            and name in self.renamed
+            and self._moved(name) is not None
+        ):
+            return self[self._new_name(name, 3, missing=AttributeError)]
         return super().__getattr__(name)
 
 

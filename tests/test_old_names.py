@@ -263,6 +263,15 @@ def test_new_names_are_quiet_and_plain_columns_plain(models):
     assert pw.iloc[0].copy().name == first
 
 
+def test_a_column_really_named_like_an_old_name_wins():
+    """A user's own column called like a former name is that column, quietly."""
+    frame = RenamedColumnsFrame.wrap(
+        pd.DataFrame({"old": [1.0], "new": [2.0]}), renamed={"old": "new"}
+    )
+    assert frame["old"].iloc[0] == frame.old.iloc[0] == frame.iloc[0]["old"] == 1.0
+    assert frame.loc[0, "old"] == 1.0 and "old" in frame
+
+
 def test_assigning_an_old_name_writes_the_new_column(models):
     pw = models.pairwise.copy()
     with pytest.warns(FutureWarning, match="'p_delta' is now 'pvalue_delta'"):
