@@ -12,7 +12,7 @@ script also prints the ratio against the fit with ``ci_method="mover-score"``
 (the route the default took beyond 20 000 tables before).
 
 Run: ``python benchmarks/bench_bayes_signed_rank.py [--algorithms 200]
-[--datasets 10] [--instances 2000] [--nsamples 50000]``; ``--quick`` runs
+[--datasets 10] [--instances 2000] [--n-resamples 50000]``; ``--quick`` runs
 20 algorithms.
 """
 
@@ -30,14 +30,14 @@ GOAL = 2.0
 
 def main(argv=None):
     parser = study_parser(__doc__)
-    parser.add_argument("--nsamples", type=int, default=50_000)
+    parser.add_argument("--n-resamples", type=int, default=50_000)
     args = parser.parse_args(argv)
     if args.quick:
-        args.algorithms, args.nsamples = 20, 5000
+        args.algorithms, args.n_resamples = 20, 5000
     df = long_data(args.algorithms, args.instances, args.datasets)
     base, res = timed(fit_summary, df)
     seconds, out = timed(
-        lambda: res.bayesian_signed_rank(nsamples=args.nsamples, random_state=0)
+        lambda: res.bayesian_signed_rank(n_resamples=args.n_resamples, random_state=0)
     )
     ratio = seconds / base
     distinct = distinct_patterns(res)
@@ -49,7 +49,7 @@ def main(argv=None):
     mover, _ = timed(mover_fit_summary)
     print(
         f"A = {args.algorithms}, M = {args.datasets}, {len(out)} pairs, "
-        f"{args.nsamples} draws"
+        f"{args.n_resamples} draws"
     )
     print(f"  {distinct} distinct Walsh-average patterns among the pairs "
           "(each computed once)")  # fmt: skip

@@ -515,6 +515,7 @@ F_ONLY_DEFAULTS = {
     "rho_fallback": 1.0,
     "wong_divisor": "theorem",
     "ci_method": "score",
+    "n_resamples": 2000,
     "random_state": None,
 }
 
@@ -556,6 +557,7 @@ def _fit(model, args):
         re_method=args.re_method,
         re_test=args.re_test,
         ci_method=args.ci_method,
+        n_resamples=args.n_resamples,
         random_state=args.random_state,
         wong=args.wong,
         estimand=args.estimand,
@@ -773,6 +775,13 @@ def _fit_options():
         default=0.0,
         help="non-inferiority margin m >= 0 with --alternative greater (H0: "
         "difference <= -m); default 0",
+    )
+    group.add_argument(
+        "--n-resamples",
+        type=int,
+        default=F_ONLY_DEFAULTS["n_resamples"],
+        metavar="N",
+        help="resamples of --ci-method bootstrap (default: 2000)",
     )
     group.add_argument(
         "--random-state",

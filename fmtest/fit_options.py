@@ -63,7 +63,7 @@ class FitOptions:
     wong_divisor : {"theorem", "printed"}
     ci_method : str or None
         F-measure fits only (None for other metrics).
-    n_boot : int
+    n_resamples : int
     random_state : None, int or Generator
     wong : bool
     """
@@ -81,7 +81,7 @@ class FitOptions:
     rho_fallback: float = 1.0
     wong_divisor: str = "theorem"
     ci_method: Any = None
-    n_boot: int = 2000
+    n_resamples: int = 2000
     random_state: Any = None
     wong: bool = False
 
@@ -116,7 +116,7 @@ class FitOptions:
         f_options : dict, optional
             The F-measure options: ``beta``, ``method``,
             ``min_count``, ``rho_fallback``, ``wong_divisor``, ``ci_method``,
-            ``n_boot``, ``random_state``, ``wong``.
+            ``n_resamples``, ``random_state``, ``wong``.
 
         Raises
         ------
@@ -126,7 +126,9 @@ class FitOptions:
         f = dict(f_options or {})
         given = {"alpha": alpha}
         if f:
-            given.update(beta=f["beta"], min_count=f["min_count"], n_boot=f["n_boot"])
+            given.update(
+                beta=f["beta"], min_count=f["min_count"], n_resamples=f["n_resamples"]
+            )
         checked = check_fit_options(**given)
         key, metric_options = metric
         if f:
@@ -185,7 +187,7 @@ class FitOptions:
                 rho_fallback=self.rho_fallback,
                 wong_divisor=self.wong_divisor,
                 ci_method=self.ci_method,
-                n_boot=self.n_boot,
+                n_resamples=self.n_resamples,
                 random_state=self.random_state,
                 wong=self.wong,
             )
@@ -219,7 +221,7 @@ def _check_f_options(f, checked, design):
         "min_count": checked["min_count"],
         "rho_fallback": rho_fallback,
         "wong_divisor": f["wong_divisor"],
-        "n_boot": checked["n_boot"],
+        "n_resamples": checked["n_resamples"],
         "random_state": random_state,
         "wong": bool(f["wong"]),
     }

@@ -644,7 +644,7 @@ class FMeasureComparison(MetricComparison):
     Name: (synth_medium, logit, rf), dtype: float64
     """
 
-    @renamed_options(seed="random_state")
+    @renamed_options(seed="random_state", n_boot="n_resamples")
     @_hypothesis_parameters
     def fit(  # type: ignore[override]
         self,
@@ -659,7 +659,7 @@ class FMeasureComparison(MetricComparison):
         re_method: str = "dl",
         re_test: str = "hksj",
         ci_method: str = "score",
-        n_boot: int = 2000,
+        n_resamples: int = 2000,
         random_state: int | None = None,
         wong: bool = False,
         estimand: str | None = None,
@@ -727,10 +727,10 @@ class FMeasureComparison(MetricComparison):
             inverted p-value. ``"wald"``: F̂ ± z·SE of ``method`` and its z-test.
             ``"logit"``: Wald on the logit scale for F (Wald and its z-test for
             differences). ``"bootstrap"``: percentile intervals from
-            multinomial resamples of the count tables (``n_boot``, ``random_state``)
+            multinomial resamples of the count tables (``n_resamples``, ``random_state``)
             and the percentile interval inverted at 0. See
             ``docs/accuracy.rst`` for their coverage.
-        n_boot : int, default=2000
+        n_resamples : int, default=2000
             Resamples for ``ci_method="bootstrap"``.
         random_state : int or None, default=None
             Seed for ``ci_method="bootstrap"`` (the scikit-learn and SciPy
@@ -788,7 +788,7 @@ class FMeasureComparison(MetricComparison):
                 "rho_fallback": rho_fallback,
                 "wong_divisor": wong_divisor,
                 "ci_method": ci_method,
-                "n_boot": n_boot,
+                "n_resamples": n_resamples,
                 "random_state": random_state,
                 "wong": wong,
             },

@@ -75,6 +75,7 @@ PAIRWISE_RENAMED = {  # old column -> new (issue 22; one release)
     "p_delta": "pvalue_delta",
     "p_wong": "pvalue_wong",
     "p_adjusted": "pvalue_adjusted",
+    "se_algorithm": "se",  # issue 28
 }
 ACROSS_DATASETS_RENAMED = {  # old column -> new (issue 22; one release)
     "mean_diff": "diff_mean",
@@ -104,7 +105,12 @@ ALGORITHM_TESTS_RENAMED = {  # old column -> new (issue 22; one release)
     "p_5x2cv_t": "pvalue_5x2cv_t",
     "p_5x2cv_f": "pvalue_5x2cv_f",
 }
-FMEASURES_RENAMED = {"f": "estimate"}  # (issue 22; one release)
+ESTIMATES_RENAMED = {  # old column -> new (issue 28; one release)
+    "se_algorithm": "se",
+    "ci_logit_lower": "ci_lower_logit",
+    "ci_logit_upper": "ci_upper_logit",
+}
+FMEASURES_RENAMED = {"f": "estimate", **ESTIMATES_RENAMED}  # (issues 22, 28)
 # the single-F interval that MOVER combines, per ci_method
 MOVER_BASE = {"score": "score", "mover-score": "score", "mover": "jeffreys"}
 
@@ -192,16 +198,20 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         -------
         pandas.DataFrame
             Index (``dataset``, ``algorithm``). Columns: ``estimate``,
-            ``se_delta``, ``se_algorithm`` (under the algorithm estimand: the
-            corrected standard error of the fold values), ``ci_lower``,
+            ``se_delta``, ``se`` (under the algorithm estimand: the
+            corrected standard error of the fold values, the standard error
+            of ``ci_lower``/``ci_upper``), ``ci_lower``,
             ``ci_upper`` (the metric's default interval, inside its range:
             see :mod:`fmtest.estimates.metric_intervals`; for F-measures as
             chosen by ``ci_method``; under the algorithm estimand the
             corrected t interval),
-            ``ci_logit_lower``, ``ci_logit_upper`` (the interval on the logit
+            ``ci_lower_logit``, ``ci_upper_logit`` (the interval on the logit
             scale of the metric mapped to [0, 1], so it stays inside the
             metric's range), ``tp``, ``fn``, ``fp``, ``tn`` and
-            ``reason_delta`` (why the delta standard error is NaN).
+            ``reason_delta`` (why the delta standard error is NaN). The
+            former names ``se_algorithm``, ``ci_logit_lower`` and
+            ``ci_logit_upper`` still answer for one release, with a
+            ``FutureWarning`` (:mod:`fmtest.options`).
         """
         cells = self.counts.totals.reshape(-1, 2, 2)
         delta = self.delta.columns()
@@ -213,14 +223,14 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             self.alpha
         )
         low, high = bounded_interval(est, var, self.metric.bounds, self.alpha)
-        columns["ci_logit_lower"], columns["ci_logit_upper"] = low, high
+        columns["ci_lower_logit"], columns["ci_upper_logit"] = low, high
         for col, (z, lab) in CELL_OF.items():  # tp, fn, fp, tn
             columns[col] = cells[:, z, lab]
         if not self.counts.tn_known:
             columns["tn"] = pd.array([pd.NA] * len(est), dtype="Int64")
         columns["reason_delta"] = delta["reason"]
         # one constructor call: column-by-column inserts cost ~0.1 ms each
-        return pd.DataFrame(columns, index=self._index())
+        return _renamed(pd.DataFrame(columns, index=self._index()), ESTIMATES_RENAMED)
 
     def _contrasts(self, engine):
         return pairwise_contrasts(engine.estimates, engine.cov)
@@ -238,7 +248,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             ``se_wong``, ``z_wong``, ``pvalue_wong`` (independence assumed);
             ``ci_lower``, ``ci_upper`` (Wald of ``method``; for F-measures as
             chosen by ``ci_method``). With ``estimand="algorithms"`` (the
-            default for data with folds), ``se_algorithm`` is the standard
+            default for data with folds), ``se`` is the standard
             error of the lead test of :attr:`algorithm_tests` (delta +
             retraining; on 5×2cv designs Dietterich's t, whose ``diff`` is the
             first fold's difference), and ``ci_lower``, ``ci_upper`` and
@@ -254,9 +264,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             (both algorithms meet Wong's large-sample condition TP, FN,
             FP ≥ ``min_count``); ``reason``: why the pair has no test (an
             algorithm not run on the data set; identical predictions), empty
-            otherwise. The former names ``p_delta``, ``p_wong`` and
-            ``p_adjusted`` still select their columns for one release, with a
-            ``FutureWarning``.
+            otherwise. The former names ``p_delta``, ``p_wong``,
+            ``p_adjusted`` and ``se_algorithm`` still select their columns for
+            one release, with a ``FutureWarning``.
         """
         pairs, diff, var_d, corr_d = self._contrasts(self.delta)
         index = self.counts.pair_index()[0]
@@ -271,8 +281,8 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         reason = pair_reasons(self.counts, pairs).ravel()
         lead = self.question.pair_tests(self, self.alpha)  # the fit's question
         frame["diff"] = lead["diff"]
-        if "se" in lead:
-            frame[f"se_{self.question.variance}"] = lead["se"]
+        if "se" in lead:  # the question's own test's SE (not the delta method's)
+            frame["se"] = lead["se"]
         frame["ci_lower"], frame["ci_upper"] = lead["ci_lower"], lead["ci_upper"]
         matching_p = lead["pvalue"]
         # a pair with a reason has no test (identical predictions: no information)
@@ -791,14 +801,14 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
 
 def _renamed(frame, renamed):
     """``frame`` answering its columns' former names, with a warning."""
-    from fmtest.report.frames import renamed_columns
+    from fmtest.options import renamed_columns
 
     return renamed_columns(frame, renamed)
 
 
 def _interval_frame(low, high, index):
     """Intervals as statsmodels gives them: columns 0 and 1 (old names warn)."""
-    from fmtest.report.frames import RenamedColumnsFrame
+    from fmtest.options import RenamedColumnsFrame
 
     return RenamedColumnsFrame.wrap(
         pd.DataFrame({0: low, 1: high}, index=index),
@@ -882,7 +892,7 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
                 tables,
                 beta=self.beta,
                 alpha=alpha,
-                n_boot=self.config["n_boot"],
+                n_resamples=self.config["n_resamples"],
                 random_state=self.config["random_state"],
             )
         return self._bootstraps[alpha]
@@ -998,18 +1008,19 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
             Index (``dataset``, ``algorithm``). Columns: ``estimate`` (F_β),
             ``recall``,
             ``precision``, ``recall_weight`` (Wong's w̄), ``tp``, ``fn``,
-            ``fp``, ``tn``, ``se_delta``, ``se_algorithm`` (algorithm
-            estimand only), ``se_wong``, ``rho_wong`` (fold
+            ``fp``, ``tn``, ``se_delta``, ``se`` (algorithm
+            estimand only: the standard error of ``ci_lower``/``ci_upper``), ``se_wong``, ``rho_wong`` (fold
             correlation used by Wong), ``ci_lower``, ``ci_upper`` (by
             ``ci_method``: the F_β score interval by default; the differences'
             default is the paired score interval of ``pairwise``),
-            ``ci_logit_lower``,
-            ``ci_logit_upper`` (the Wald interval of ``method`` on the logit
+            ``ci_lower_logit``,
+            ``ci_upper_logit`` (the Wald interval of ``method`` on the logit
             scale: stays inside [0, 1]), ``large_sample`` (Wong's
             TP, FN, FP ≥ ``min_count``), ``small_counts``, ``rho_status``,
             ``reason_delta``, ``reason_wong`` (why a value is NaN). The former
-            name ``f`` still selects ``estimate`` for one release, with a
-            ``FutureWarning``.
+            names ``f``, ``se_algorithm``, ``ci_logit_lower`` and
+            ``ci_logit_upper`` still select their columns for one release,
+            with a ``FutureWarning``.
         """
         est = self.estimates
         tot = self.counts.totals
@@ -1019,7 +1030,7 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
         frame["recall"] = divide(tp, tp + fn).ravel()
         frame["precision"] = divide(tp, tp + fp).ravel()
         frame["recall_weight"] = recall_weight(tp, fn, fp, self.beta).ravel()
-        for col in ("tp", "fn", "fp", "tn", "se_delta", "se_algorithm"):
+        for col in ("tp", "fn", "fp", "tn", "se_delta", "se"):
             if col in est:
                 frame[col] = est[col].array
         wong = self.wong.columns() if self.wong is not None else None
@@ -1027,7 +1038,7 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
         blank = np.full(len(est), "", dtype=object)
         frame["se_wong"] = wong["se"] if wong is not None else nan
         frame["rho_wong"] = wong["rho"] if wong is not None else nan
-        for col in ("ci_lower", "ci_upper", "ci_logit_lower", "ci_logit_upper"):
+        for col in ("ci_lower", "ci_upper", "ci_lower_logit", "ci_upper_logit"):
             frame[col] = est[col].array
         if wong is None:
             frame["large_sample"] = np.full(len(est), False)

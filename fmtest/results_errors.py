@@ -55,7 +55,7 @@ class MisclassificationMixin:
         -------
         pandas.DataFrame
             Index (``dataset``, ``algorithm``); columns of
-            :func:`fmtest.within.tango.misclassification_balance` (``delta``,
+            :func:`fmtest.within.tango.misclassification_balance` (``diff``,
             ``ci_lower``, ``ci_upper``, ``statistic``, ``pvalue``, ``reason``
             and the counts).
         """

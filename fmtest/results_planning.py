@@ -15,7 +15,7 @@ from fmtest.across.estimand import (
     fold_size_ratio,
 )
 from fmtest.across.retraining import normal_power, repeats_for_power
-from fmtest.options import check_alpha
+from fmtest.options import check_alpha, renamed_columns
 from fmtest.report.pair_notes import REASON_IDENTICAL, pair_reasons
 from fmtest.within.power import pairwise_sample_size
 from fmtest.within.randomization import randomization_test
@@ -23,7 +23,9 @@ from fmtest.within.randomization import randomization_test
 if TYPE_CHECKING:
     pass
 
-__all__ = ["PlanningMixin"]
+__all__ = ["SAMPLE_SIZE_RENAMED", "PlanningMixin"]
+
+SAMPLE_SIZE_RENAMED = {"repeats_now": "n_repeats"}  # old -> new (issue 28; one release)
 
 
 def _check_repeats_plan(power, alpha, alternative, margin, method):
@@ -86,20 +88,21 @@ class PlanningMixin:
             "more instances are needed",
             tests["reason"].to_numpy(dtype=object),
         )
-        return pd.DataFrame(
+        frame = pd.DataFrame(
             {
                 "diff": diff,
                 "se": se,
                 "power": normal_power(
                     diff, se, alpha, tests["df"].to_numpy(dtype=float)
                 ),
-                "repeats_now": repeats,
+                "n_repeats": repeats,
                 "repeats": needed,
                 "power_limit": limit,
                 "reason": reason,
             },
             index=tests.index,
         )
+        return renamed_columns(frame, SAMPLE_SIZE_RENAMED)
 
     def _paired_joint(self, what):
         if not self.counts.paired:
@@ -117,6 +120,7 @@ class PlanningMixin:
         alternative="two-sided",
         margin=0.0,
         method="normal",
+        random_state=None,
     ):
         """Test instances each pair would need for the paired test to reach ``power``.
 
@@ -148,6 +152,9 @@ class PlanningMixin:
             :func:`fmtest.paired_power` (fast); ``"auto"`` simulates the test
             where fewer than 40 discordant instances are expected, where the
             approximation is not validated (about a second per such pair).
+        random_state : int, numpy.random.Generator or None, default=None
+            Seed of the simulations of ``method="auto"`` or
+            ``"simulation"``.
 
         Returns
         -------
@@ -167,7 +174,9 @@ class PlanningMixin:
             the answer is in cross-validation **repeats** instead
             (:func:`fmtest.across.retraining.repeats_for_power`): columns
             ``diff``, ``se``, ``power`` (now, normal approximation),
-            ``repeats_now``, ``repeats`` (the smallest number of repeats of
+            ``n_repeats`` (as in :attr:`algorithm_tests`; the former name
+            ``repeats_now`` answers for one release, with a
+            ``FutureWarning``), ``repeats`` (the smallest number of repeats of
             the same cross-validation that reaches ``power`` at the observed
             difference; NaN where no number of repeats can, because repeats
             reuse the instances), ``power_limit`` (with 1000 repeats) and
@@ -186,11 +195,12 @@ class PlanningMixin:
             joint,
             power=power,
             alpha=alpha,
-            beta=self.beta,
+            beta_f=self.beta,
             alternative=alternative,
             margin=margin,
             method=method,
             pairs=(comp.first, comp.second),
+            random_state=random_state,
         )
         # one unit in the row: distinct instances (each is in every repeat)
         out["nobs"] = out["nobs"] / self.design.n_repeats

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from fmtest.across.ranks import POSTHOC_RENAMED
 from fmtest.options import renamed_options
 
 if TYPE_CHECKING:
@@ -20,8 +21,6 @@ if TYPE_CHECKING:
 __all__ = ["BAYES_RENAMED", "POSTHOC_RENAMED", "RankMixin"]
 
 BAYES_RENAMED = {"mean_diff": "diff_mean"}  # (issue 22; one release)
-
-POSTHOC_RENAMED = {"p_adjusted": "pvalue_adjusted"}  # (issue 22; one release)
 
 
 class RankMixin:
@@ -75,7 +74,7 @@ class RankMixin:
             or one-sided (Demšar 2006; :func:`fmtest.across.ranks.posthoc_method`).
         control : label or False, optional
             Compare every algorithm with this one only (rows control − other,
-            ``rank_diff`` positive when the control ranks better). By default
+            ``diff_rank`` positive when the control ranks better). By default
             the fit's ``control``; ``False`` compares all pairs even then.
         alpha : float, optional
             The fit's ``alpha`` by default.
@@ -86,7 +85,7 @@ class RankMixin:
         Returns
         -------
         pandas.DataFrame
-            Index (``algorithm_1``, ``algorithm_2``); ``rank_diff``, ``z``,
+            Index (``algorithm_1``, ``algorithm_2``); ``diff_rank``, ``z``,
             ``pvalue``, ``pvalue_adjusted``, ``critical_difference``, ``reject``,
             ``alternative``. The former name ``p_adjusted`` still selects
             ``pvalue_adjusted`` for one release, with a ``FutureWarning``.
@@ -97,7 +96,7 @@ class RankMixin:
         >>> from fmtest.datasets import load_example
         >>> res = FMeasureComparison.from_formula(
         ...     "correct ~ algorithm + dataset", load_example()).fit(control="rf")
-        >>> res.posthoc()["rank_diff"].round(2).tolist()
+        >>> res.posthoc()["diff_rank"].round(2).tolist()
         [0.4, 0.4, 0.4]
         """
         from fmtest.across.ranks import POSTHOC_NAMES, posthoc_method, rank_posthoc
@@ -135,15 +134,15 @@ class RankMixin:
             alternative = self.hypothesis.alternative
         return control, alternative
 
-    @renamed_options(seed="random_state")
+    @renamed_options(seed="random_state", nsamples="n_resamples")
     def bayesian_signed_rank(
         self,
         rope: float = 0.01,
         *,
         control: Any = None,
         prior: float = 0.5,
-        nsamples: int = 50_000,
-        random_state: int | None = 0,
+        n_resamples: int = 50_000,
+        random_state: int | None = None,
     ) -> pd.DataFrame:
         """Bayesian signed-rank test with a ROPE; see :func:`fmtest.across.bayes_signed_rank.bayesian_signed_rank`.
 
@@ -161,7 +160,7 @@ class RankMixin:
             rope=rope,
             control=control,
             prior=prior,
-            nsamples=nsamples,
+            n_resamples=n_resamples,
             random_state=random_state,
         )
         return TestFrame.wrap(

@@ -218,8 +218,8 @@ def example_model():
         ({"min_count": np.nan}, ValueError, "`min_count` must be a whole number"),
         ({"min_count": 5.5}, ValueError, "`min_count` must be a whole number"),
         ({"min_count": "5"}, TypeError, "`min_count` must be a number"),
-        ({"n_boot": 2.5}, ValueError, "`n_boot` must be a whole number >= 1"),
-        ({"n_boot": 0}, ValueError, "`n_boot` must be a whole number >= 1"),
+        ({"n_resamples": 2.5}, ValueError, "`n_resamples` must be a whole number >= 1"),
+        ({"n_resamples": 0}, ValueError, "`n_resamples` must be a whole number >= 1"),
     ],
 )
 def test_fmeasure_fit_options(example_model, options, error, message):
@@ -248,7 +248,10 @@ def test_whole_float_options_equal_integers(example_model):
     a = example_model.fit(min_count=5.0, beta=2).fmeasures
     b = example_model.fit(min_count=5, beta=2.0).fmeasures
     pd.testing.assert_frame_equal(a, b)
-    assert check_fit_options(alpha=0.1, n_boot=20.0) == {"alpha": 0.1, "n_boot": 20}
+    assert check_fit_options(alpha=0.1, n_resamples=20.0) == {
+        "alpha": 0.1,
+        "n_resamples": 20,
+    }
 
 
 def test_largest_beta_is_close_to_recall(example_model):

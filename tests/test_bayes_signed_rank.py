@@ -28,7 +28,7 @@ def test_equals_baycomp(pair, rope):
     baycomp = pytest.importorskip("baycomp")
     x, y = pair
     ref = baycomp.SignedRankTest.probs(x, y, rope, nsamples=NSAMPLES, random_state=7)
-    ours = signed_rank_posterior(x, y, rope, nsamples=NSAMPLES, random_state=7)
+    ours = signed_rank_posterior(x, y, rope, n_resamples=NSAMPLES, random_state=7)
     if rope == 0:
         assert ours[1] == 0.0 and ours[0] + ours[2] == pytest.approx(1.0)
         ours = (ours[0], ours[2])
@@ -40,11 +40,11 @@ def test_closed_form_extremes():
     # draw puts at least the data's share (all but the prior's weight) right.
     x = np.zeros(8)
     left, rope, right = signed_rank_posterior(
-        x, x + 0.2, 0.01, random_state=0, nsamples=2000
+        x, x + 0.2, 0.01, random_state=0, n_resamples=2000
     )
     assert (left, rope) == (0.0, 0.0) and right == 1.0
     left, rope, right = signed_rank_posterior(
-        x, x + 0.001, 0.01, random_state=0, nsamples=2000
+        x, x + 0.001, 0.01, random_state=0, n_resamples=2000
     )
     assert rope == 1.0
     # Symmetric differences: left and right equally likely; left - right =

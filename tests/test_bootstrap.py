@@ -34,8 +34,8 @@ def test_bad_arguments():
     t = cells(1, 2, 3, 4)
     with pytest.raises(ValueError, match="kind"):
         bootstrap_intervals(t[None], kind="basic")
-    with pytest.raises(ValueError, match="n_boot"):
-        bootstrap_intervals(t[None], n_boot=1)
+    with pytest.raises(ValueError, match="n_resamples"):
+        bootstrap_intervals(t[None], n_resamples=1)
 
 
 # -- the parametric bootstrap --------------------------------------------------------
@@ -48,14 +48,14 @@ def large_joint():
 
 
 def test_bootstrap_is_reproducible_with_a_seed(large_joint):
-    a = bootstrap_intervals(large_joint, n_boot=300, random_state=11)
-    b = bootstrap_intervals(large_joint, n_boot=300, random_state=11)
-    c = bootstrap_intervals(large_joint, n_boot=300, random_state=12)
+    a = bootstrap_intervals(large_joint, n_resamples=300, random_state=11)
+    b = bootstrap_intervals(large_joint, n_resamples=300, random_state=11)
+    c = bootstrap_intervals(large_joint, n_resamples=300, random_state=12)
     for field in ("f_lower", "f_upper", "diff_lower", "diff_upper"):
         np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
     assert not np.array_equal(a.f_lower, c.f_lower)
     gen = bootstrap_intervals(
-        large_joint, n_boot=300, random_state=np.random.default_rng(11)
+        large_joint, n_resamples=300, random_state=np.random.default_rng(11)
     )
     np.testing.assert_array_equal(gen.diff_upper, a.diff_upper)
 
@@ -67,7 +67,7 @@ def test_bootstrap_agrees_with_wald_for_large_counts(large_joint, kind):
     SD of a bound is about 0.04 SE (percentile; a 2.5 % quantile of 4000
     resamples) to 0.06 SE (BCa, whose bias correction is estimated too), so
     this is about 4 SD; over 30 seeds the largest deviation seen was 0.16 SE."""
-    res = bootstrap_intervals(large_joint, n_boot=4000, random_state=1, kind=kind)
+    res = bootstrap_intervals(large_joint, n_resamples=4000, random_state=1, kind=kind)
     own = np.stack([large_joint[0, 0].sum(-1), large_joint[1, 1].sum(-1)])
     f = fbeta(own)
     cov = pair_covariance(large_joint, fbeta_gradient(own))
@@ -86,13 +86,13 @@ def test_unpaired_bootstrap_ignores_the_correlation(large_joint):
     """From totals the pair is resampled independently: the width matches Wald with
     V_aa + V_bb (no covariance), which is wider here (positive correlation)."""
     totals = np.stack([large_joint[0, 0].sum(-1), large_joint[1, 1].sum(-1)])
-    res = bootstrap_intervals(totals, n_boot=2000, random_state=2)
+    res = bootstrap_intervals(totals, n_resamples=2000, random_state=2)
     cov = pair_covariance(large_joint, fbeta_gradient(totals))
     width_ind = 2 * Z * np.sqrt(cov[0, 0] + cov[1, 1])
     width = res.diff_upper[0] - res.diff_lower[0]
     assert not res.paired
     assert abs(width - width_ind) < 0.05 * width_ind
-    paired = bootstrap_intervals(large_joint, n_boot=2000, random_state=2)
+    paired = bootstrap_intervals(large_joint, n_resamples=2000, random_state=2)
     assert paired.diff_upper[0] - paired.diff_lower[0] < 0.9 * width
 
 
@@ -100,7 +100,7 @@ def test_unpaired_bootstrap_ignores_the_correlation(large_joint):
 def test_bootstrap_stays_in_range(kind):
     rng = np.random.default_rng(8)
     joint = pair_joint(random_joint(rng, 30, size=(300,)))
-    res = bootstrap_intervals(joint, n_boot=200, random_state=3, kind=kind)
+    res = bootstrap_intervals(joint, n_resamples=200, random_state=3, kind=kind)
     f_ok = ~np.isnan(res.f_lower)
     assert ((res.f_lower[f_ok] >= 0) & (res.f_upper[f_ok] <= 1)).all()
     assert (res.f_lower[f_ok] <= res.f_upper[f_ok]).all()
@@ -108,7 +108,7 @@ def test_bootstrap_stays_in_range(kind):
     assert ((res.diff_lower[d_ok] >= -1) & (res.diff_upper[d_ok] <= 1)).all()
     # a table with TP = 0 resamples to F = 0 every time: no width (documented)
     zero = bootstrap_intervals(
-        cells(0, 4, 6, 90)[None], n_boot=50, random_state=0, kind=kind
+        cells(0, 4, 6, 90)[None], n_resamples=50, random_state=0, kind=kind
     )
     assert zero.f_lower[0] == zero.f_upper[0] == 0
 
@@ -119,7 +119,7 @@ def test_bootstrap_of_a_count_tables_object():
     truth = rng.integers(0, 2, n)
     preds = {k: np.where(rng.random(n) < 0.8, truth, 1 - truth) for k in "abc"}
     counts = FMeasureComparison.from_arrays(truth, preds, positive=1).counts
-    res = bootstrap_intervals(counts, n_boot=200, random_state=0)
+    res = bootstrap_intervals(counts, n_resamples=200, random_state=0)
     assert res.f_lower.shape == (1, 3) and res.diff_lower.shape == (1, 3)
     assert res.pairs == [(0, 1), (0, 2), (1, 2)] and res.paired
     f = fbeta(counts.totals)
@@ -143,7 +143,7 @@ def test_bca_matches_scipy_row_bootstrap():
     ref = stats.bootstrap(
         (codes,), f1, n_resamples=4000, method="BCa", vectorized=True, random_state=0
     ).confidence_interval
-    ours = bootstrap_intervals(t[None], n_boot=4000, random_state=0, kind="bca")
+    ours = bootstrap_intervals(t[None], n_resamples=4000, random_state=0, kind="bca")
     se = np.sqrt(float(cell_variance(t, fbeta_gradient(t))))
     assert abs(ours.f_lower[0] - ref.low) < 0.3 * se
     assert abs(ours.f_upper[0] - ref.high) < 0.3 * se
@@ -158,7 +158,7 @@ def test_bootstrap_cost_does_not_depend_on_n():
         best = np.inf
         for _ in range(3):
             t0 = time.perf_counter()
-            bootstrap_intervals(joint, n_boot=4000, random_state=0)
+            bootstrap_intervals(joint, n_resamples=4000, random_state=0)
             best = min(best, time.perf_counter() - t0)
         times[n] = best
     assert times[10**9] < 3 * times[10**3] + 0.05

@@ -95,7 +95,7 @@ def test_example_prints_full_summary(capsys, example_res):
     assert out == example_res.summary().as_text() + "\n"
     f = example_res.fmeasures.loc[("synth_medium", "logit"), "estimate"]
     se = example_res.fmeasures.loc[
-        ("synth_medium", "logit"), "se_algorithm"
+        ("synth_medium", "logit"), "se"
     ]  # the default: algorithms
     rows = table_rows(out, "F-measures", 6)
     assert rows["synth_medium / logit"][:2] == [f"{f:.4f}", f"{se:.4f}"]
@@ -255,7 +255,7 @@ def test_compare_json(capsys, subset_csv, subset_res):
     posthoc = pd.DataFrame(got["posthoc"]).set_index(["algorithm_1", "algorithm_2"])
     assert_allclose(posthoc["pvalue"], subset_res.posthoc()["pvalue"], rtol=1e-12)
     tango = pd.DataFrame(got["tango"]).set_index(["dataset", "algorithm"])
-    assert_allclose(tango["delta"], subset_res.tango["delta"], rtol=1e-12)
+    assert_allclose(tango["diff"], subset_res.tango["diff"], rtol=1e-12)
     paired = pd.DataFrame(got["paired_errors"])
     assert_allclose(paired["pvalue"], subset_res.paired_errors["pvalue"], rtol=1e-12)
     assert got["config"] == subset_res.config
@@ -658,7 +658,7 @@ def test_misclassification_option(capsys, subset_csv, subset_res):
     assert out == subset_res.summary(misclassification=True).as_text() + "\n"
     rows = table_rows(out, "Misclassification balance", 6)
     row = subset_res.tango.loc[("synth_medium", "rf")]
-    assert rows["synth_medium / rf"][2] == f"{row['delta']:.4f}"
+    assert rows["synth_medium / rf"][2] == f"{row['diff']:.4f}"
     status, out, _ = run(
         capsys,
         "compare",

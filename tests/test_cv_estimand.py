@@ -123,7 +123,7 @@ def test_the_lead_is_the_corrected_t_around_the_pooled_difference():
     assert row["ci_upper"] == pytest.approx(diff + half, rel=1e-10)
     # the pairwise table reports the lead test
     pw = res.pairwise.loc[("all", "alg0", "alg2")]
-    assert pw["se_algorithm"] == pytest.approx(row["se"])
+    assert pw["se"] == pytest.approx(row["se"])
     assert pw["pvalue"] == pytest.approx(row["pvalue"])
 
 
@@ -204,7 +204,7 @@ def test_algorithm_intervals_of_each_f():
     f_pooled = f1_by(df, ["algorithm"])
     fold = f1_by(df, ["repeat", "fold", "algorithm"]).unstack()
     se = np.sqrt(fold.var(ddof=1).to_numpy() * (1 / 20 + 1 / 4))
-    assert res.fmeasures["se_algorithm"].to_numpy() == pytest.approx(se, rel=1e-10)
+    assert res.fmeasures["se"].to_numpy() == pytest.approx(se, rel=1e-10)
     half = stats.t.isf(0.025, 19) * se
     low = np.clip(f_pooled.to_numpy() - half, 0, 1)
     assert res.fmeasures["ci_lower"].to_numpy() == pytest.approx(low, rel=1e-10)

@@ -43,7 +43,7 @@ def test_conf_int_and_table_refuse_a_confidence_level(res):
         res.table(alpha=0.9)
 
 
-@pytest.mark.parametrize("option", ["beta", "min_count", "n_boot"])
+@pytest.mark.parametrize("option", ["beta", "min_count", "n_resamples"])
 def test_none_for_a_numeric_option_is_a_type_error_not_keyerror(model, option):
     with pytest.raises(TypeError, match=f"`{option}` must be a number; got None"):
         model.fit(**{option: None}, estimand="models")
@@ -85,8 +85,8 @@ def test_bad_seed_names_random_state(model, seed):
 def test_bayesian_signed_rank_options(res):
     with pytest.raises(ValueError, match="`rope` must be >= 0 and finite; got nan"):
         res.bayesian_signed_rank(rope=np.nan)
-    with pytest.raises(ValueError, match="`nsamples` must be a whole number"):
-        res.bayesian_signed_rank(nsamples=2.5)
+    with pytest.raises(ValueError, match="`n_resamples` must be a whole number"):
+        res.bayesian_signed_rank(n_resamples=2.5)
     with pytest.raises(ValueError, match="`prior` must be > 0"):
         res.bayesian_signed_rank(prior=0)
     with pytest.raises(TypeError, match="`random_state` must be None"):
@@ -95,19 +95,19 @@ def test_bayesian_signed_rank_options(res):
         res.bayesian_signed_rank(np.array([0.01, 0.02]))
     with pytest.raises(TypeError, match="`values` must be a pandas DataFrame"):
         bayesian_signed_rank(np.ones((3, 2)))
-    with pytest.raises(ValueError, match="`nsamples` must be a whole number >= 1"):
-        signed_rank_posterior([0.1, 0.2], [0.2, 0.3], nsamples=0)
+    with pytest.raises(ValueError, match="`n_resamples` must be a whole number >= 1"):
+        signed_rank_posterior([0.1, 0.2], [0.2, 0.3], n_resamples=0)
 
 
 def test_bayesian_signed_rank_matches_the_single_pair_posterior():
     rng = np.random.default_rng(4)
     values = pd.DataFrame(rng.uniform(0.4, 0.9, (7, 4)), columns=list("wxyz"))
     values.iloc[3, 2] = np.nan
-    out = bayesian_signed_rank(values, rope=0.02, random_state=5, nsamples=3000)
+    out = bayesian_signed_rank(values, rope=0.02, random_state=5, n_resamples=3000)
     for (a, b), row in out.iterrows():
         both = values[[a, b]].dropna()
         want = signed_rank_posterior(
-            both[a], both[b], 0.02, random_state=5, nsamples=3000
+            both[a], both[b], 0.02, random_state=5, n_resamples=3000
         )
         got = row[["p_1_better", "p_rope", "p_2_better"]].to_numpy(float)
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)

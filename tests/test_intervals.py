@@ -488,7 +488,9 @@ def model():
 
 @pytest.mark.parametrize("ci_method", ["score", "mover", "wald", "logit", "bootstrap"])
 def test_pairwise_pvalue_matches_the_interval(model, ci_method):
-    res = model.fit(estimand="models", ci_method=ci_method, n_boot=500, random_state=1)
+    res = model.fit(
+        estimand="models", ci_method=ci_method, n_resamples=500, random_state=1
+    )
     pw = res.pairwise
     excluded = (pw["ci_lower"] > 0) | (pw["ci_upper"] < 0)
     below = pw["pvalue"] < res.alpha

@@ -245,7 +245,7 @@ def test_title_shows_f1_not_f_underscore(big):
         lambda r: r.friedman,
         lambda r: r.posthoc(),
         lambda r: r.posthoc("holm", control="RandomForest"),
-        lambda r: r.bayesian_signed_rank(nsamples=2000),
+        lambda r: r.bayesian_signed_rank(n_resamples=2000),
     ],
 )
 def test_rank_results_have_rich_reprs(big, get):

@@ -219,9 +219,9 @@ def test_bounded_intervals_stay_in_range(example):
         metric="mcc"
     )
     est = res.estimates
-    assert ((est["ci_logit_lower"] > -1) & (est["ci_logit_upper"] < 1)).all()
-    inside = (est["ci_logit_lower"] < est["estimate"]) & (
-        est["estimate"] < est["ci_logit_upper"]
+    assert ((est["ci_lower_logit"] > -1) & (est["ci_upper_logit"] < 1)).all()
+    inside = (est["ci_lower_logit"] < est["estimate"]) & (
+        est["estimate"] < est["ci_upper_logit"]
     )
     assert inside.all()
 

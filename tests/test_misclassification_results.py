@@ -31,10 +31,10 @@ def test_tango_table_is_the_balance_of_each_confusion_matrix(res):
     expected = misclassification_balance(
         res.counts.confusion()[["tp", "fn", "fp", "tn"]]
     )
-    cols = ["delta", "ci_lower", "ci_upper", "statistic", "pvalue"]
+    cols = ["diff", "ci_lower", "ci_upper", "statistic", "pvalue"]
     np.testing.assert_allclose(res.tango[cols], expected[cols], rtol=1e-12)
     row = res.tango.loc[("synth_noisy", "logit")]
-    assert row["delta"] == pytest.approx((85 - 8) / 1500)
+    assert row["diff"] == pytest.approx((85 - 8) / 1500)
 
 
 def test_paired_errors_from_the_rows(res, data):

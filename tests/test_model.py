@@ -76,8 +76,8 @@ def test_fmeasure_table_against_direct_counts(res_wald, example):
     )
     logit = np.log(row["estimate"] / (1 - row["estimate"]))
     half = z * row["se_delta"] / (row["estimate"] * (1 - row["estimate"]))
-    assert row["ci_logit_lower"] == pytest.approx(1 / (1 + np.exp(-(logit - half))))
-    assert row["ci_logit_upper"] == pytest.approx(1 / (1 + np.exp(-(logit + half))))
+    assert row["ci_lower_logit"] == pytest.approx(1 / (1 + np.exp(-(logit - half))))
+    assert row["ci_upper_logit"] == pytest.approx(1 / (1 + np.exp(-(logit + half))))
 
 
 def test_pairwise_is_consistent_with_the_covariance(res):
@@ -366,7 +366,7 @@ def test_degenerate_data_give_nan_and_notes():
         and np.isnan(never["se_delta"])
         and np.isnan(never["se_wong"])
     )
-    assert np.isnan(never["ci_logit_lower"])
+    assert np.isnan(never["ci_lower_logit"])
     assert np.isnan(res.pairwise["z_delta"].iloc[0])
     notes = " ".join(res.notes)
     assert "Delta method: F = 0 (TP = 0): " in notes and ": all/never." in notes
@@ -573,10 +573,10 @@ def test_default_intervals_are_score_and_paired_score(res, example):
         wald.pairwise["z_delta"], res.pairwise["z_delta"]
     )  # tests unchanged
     boot = res.model.fit(
-        estimand="models", ci_method="bootstrap", n_boot=500, random_state=3
+        estimand="models", ci_method="bootstrap", n_resamples=500, random_state=3
     )
     again = res.model.fit(
-        estimand="models", ci_method="bootstrap", n_boot=500, random_state=3
+        estimand="models", ci_method="bootstrap", n_resamples=500, random_state=3
     )
     assert boot.pairwise["ci_lower"].tolist() == again.pairwise["ci_lower"].tolist()
     with pytest.raises(ValueError, match="`ci_method` must be one of"):

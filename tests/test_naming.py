@@ -63,7 +63,7 @@ def _both_ways(func, *args, **kwargs):
 
 def test_fit_seed_is_random_state(example):
     model = FMeasureComparison.from_formula(FORMULA, example)
-    options = {"estimand": "models", "ci_method": "bootstrap", "n_boot": 200}
+    options = {"estimand": "models", "ci_method": "bootstrap", "n_resamples": 200}
     new, old = _both_ways(model.fit, **options)
     pd.testing.assert_frame_equal(new.fmeasures, old.fmeasures)
     assert new.config["random_state"] == old.config["random_state"] == 3
@@ -73,8 +73,8 @@ def test_fit_seed_is_random_state(example):
 @pytest.mark.parametrize(
     ("func", "args", "kwargs"),
     [
-        (paired_power, (TABLE, 300), {"method": "simulation", "n_sim": 200}),
-        (simulated_power, (TABLE, 300), {"n_sim": 200}),
+        (paired_power, (TABLE, 300), {"method": "simulation", "n_resamples": 200}),
+        (simulated_power, (TABLE, 300), {"n_resamples": 200}),
         (sample_size, (TABLE,), {"method": "normal"}),
         (signed_rank_posterior, ([0.1, 0.2, 0.3], [0.2, 0.4, 0.3]), {}),
         (bootstrap_intervals, (np.array([[[600, 40], [30, 50]]] * 2),), {}),
@@ -93,9 +93,9 @@ def test_every_seed_is_random_state(func, args, kwargs):
 
 
 def test_bayesian_signed_rank_seed_is_random_state(res, values):
-    new, old = _both_ways(res.bayesian_signed_rank, 0.01, nsamples=2000)
+    new, old = _both_ways(res.bayesian_signed_rank, 0.01, n_resamples=2000)
     pd.testing.assert_frame_equal(pd.DataFrame(new), pd.DataFrame(old))
-    new, old = _both_ways(bayesian_signed_rank, values, rope=0.01, nsamples=2000)
+    new, old = _both_ways(bayesian_signed_rank, values, rope=0.01, n_resamples=2000)
     pd.testing.assert_frame_equal(new, old)
 
 
@@ -243,7 +243,7 @@ def test_renamed_columns_frame_keeps_new_names_quiet():
     assert frame["new"].iloc[0] == 1.0  # no warning (errors in this suite)
     with pytest.raises(KeyError):
         frame["nothing"]
-    assert type(frame[["new"]]) is pd.DataFrame
+    assert type(frame[["new"]]) is RenamedColumnsFrame  # derived frames keep the map
     test = TestFrame.wrap(
         pd.DataFrame({"new": [1.0]}), title="t", renamed={"old": "new"}
     )
@@ -344,7 +344,7 @@ def _public_tables(res):
         "friedman": lambda: res.friedman,
         "posthoc": res.posthoc,
         "posthoc_holm": lambda: res.posthoc("holm", control="rf"),
-        "bayesian_signed_rank": lambda: res.bayesian_signed_rank(nsamples=2000),
+        "bayesian_signed_rank": lambda: res.bayesian_signed_rank(n_resamples=2000),
         "sample_size": res.sample_size,
         "randomization_test": res.randomization_test,
         "ranks": lambda: res.ranks.per_dataset,
@@ -385,7 +385,7 @@ def test_bayesian_signed_rank_mean_diff_is_diff_mean():
     res = FMeasureComparison.from_formula(
         "correct ~ algorithm + dataset", load_example()
     ).fit(estimand="models")
-    frame = res.bayesian_signed_rank(nsamples=2000)
+    frame = res.bayesian_signed_rank(n_resamples=2000)
     with pytest.warns(FutureWarning, match="diff_mean"):
         old = frame["mean_diff"]
     pd.testing.assert_series_equal(old, frame["diff_mean"])

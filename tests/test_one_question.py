@@ -127,9 +127,9 @@ def test_every_pair_table_reads_control_minus_other(model, plain, with_control):
     models = model.fit(estimand="models", control=CONTROL)
     assert models.sample_size().index.equals(models.pairwise.index)
     assert models.randomization_test().index.equals(models.pairwise.index)
-    bayes = with_control.bayesian_signed_rank(nsamples=2000)
+    bayes = with_control.bayesian_signed_rank(n_resamples=2000)
     assert bayes.index.equals(with_control.across_datasets.index)
-    assert plain.bayesian_signed_rank(nsamples=2000).index.equals(
+    assert plain.bayesian_signed_rank(n_resamples=2000).index.equals(
         plain.across_datasets.index
     )
 
@@ -174,7 +174,7 @@ def test_across_columns_under_the_algorithm_question_are_named_for_it(plain):
     corrected t while pairwise['se_delta'] was the delta method."""
     across = plain.across_datasets
     assert not {"se_delta", "z_delta", "pvalue_delta"} & set(across.columns)
-    se = plain.pairwise["se_algorithm"].to_numpy().reshape(5, -1)
+    se = plain.pairwise["se"].to_numpy().reshape(5, -1)
     m = se.shape[0]
     expected = np.sqrt((se**2).sum(axis=0)) / m  # the unweighted mean's SE
     np.testing.assert_allclose(across["se_algorithm"], expected, rtol=1e-12)

@@ -215,7 +215,7 @@ def test_the_table_follows_the_algorithm_estimand():
     se = res.table(interval="se", digits=3)
     row = res.estimates.loc[("synth_easy", "rf")]
     assert se.cells.at["synth_easy", "rf"] == (
-        f"{row['estimate']:.3f} ({row['se_algorithm']:.3f})"
+        f"{row['estimate']:.3f} ({row['se']:.3f})"
     )
     assert "learning algorithms" in se.caption and "SE (corrected t)" in se.caption
     models = res.model.fit(estimand="models").table()

@@ -53,7 +53,7 @@ def simulate(p8, n, *, beta=1.0, delta0=0.0, side="two-sided", reps=3000, seed=1
 )
 def test_power_matches_a_simulation_of_the_test(prevalence, alg_b, rho, n, beta):
     p8, _ = joint_distribution(prevalence, (0.7, 0.6), alg_b, rho)
-    approx = paired_power(p8, n, beta=beta, method="normal")
+    approx = paired_power(p8, n, beta_f=beta, method="normal")
     assert 0.2 < approx < 0.95  # a power the simulation can check
     share, reps = simulate(p8, n, beta=beta)
     assert abs(approx - share) <= 0.02 + 3 * np.sqrt(share * (1 - share) / reps)
@@ -103,13 +103,13 @@ def test_sample_size_is_the_first_n_reaching_the_power():
 def test_auto_simulates_where_few_discordant_instances_are_expected():
     share = (20 + 15 + 5 + 10) / 1000  # discordant cells of TABLE
     small = int(MIN_DISCORDANT / share) - 100
-    auto = paired_power(TABLE, small, n_sim=1000, random_state=4)
-    assert auto == simulated_power(TABLE, small, n_sim=1000, random_state=4)
+    auto = paired_power(TABLE, small, n_resamples=1000, random_state=4)
+    assert auto == simulated_power(TABLE, small, n_resamples=1000, random_state=4)
     large = int(MIN_DISCORDANT / share) + 100
     assert paired_power(TABLE, large) == paired_power(TABLE, large, method="normal")
     # the simulated sample size reaches the power in a fresh simulation
     tiny = np.asarray(TABLE) * [[[1, 1], [1, 1]], [[1, 1], [8, 1]]]  # big difference
-    n = sample_size(tiny, power=0.8, n_sim=1000)
+    n = sample_size(tiny, power=0.8, n_resamples=1000, random_state=0)
     share_tiny = (20 + 15 + 5 + 80) / tiny.sum()
     assert n * share_tiny < MIN_DISCORDANT  # the simulated branch was used
     reached, reps = simulate(tiny, int(n), reps=2000, seed=99)
@@ -191,7 +191,7 @@ def test_results_sample_size_answers_in_repeats_for_the_algorithm_estimand():
     ).fit(estimand="algorithms")
     plan = res.sample_size(power=0.8)
     tests = res.algorithm_tests
-    assert (plan["repeats_now"] == 1).all()
+    assert (plan["n_repeats"] == 1).all()
     # an independent route: the corrected variance s²(1/J + r) projected to
     # J = 5 R folds reaches the power with R - 1 = J - 1 df, one repeat fewer
     # does not (one 5-fold run; r = n_test/n_train, about 1/4)

@@ -238,7 +238,7 @@ def test_control_comparisons(values):
     assert_allclose(holm["pvalue_adjusted"], expected)
     bd = rank_posthoc(ranks, method="bonferroni", control="e")
     assert_allclose(bd["pvalue_adjusted"], np.minimum(1, 4 * p))
-    assert (bd["reject"] == (np.abs(bd["rank_diff"]) > bd["critical_difference"])).all()
+    assert (bd["reject"] == (np.abs(bd["diff_rank"]) > bd["critical_difference"])).all()
     nem_all = rank_posthoc(ranks)
     nem_ctl = rank_posthoc(ranks, method="nemenyi", control="e")
     assert_allclose(
@@ -358,7 +358,7 @@ def test_all_pairs_numbers_unchanged(values):
         r1, r2 = (
             ranks.mean[list(side)].to_numpy() for side in zip(*post.index, strict=True)
         )
-        assert_allclose(post["rank_diff"], r1 - r2, rtol=1e-15)
+        assert_allclose(post["diff_rank"], r1 - r2, rtol=1e-15)
         assert_allclose(post["z"], (r1 - r2) / se, rtol=1e-15)
         assert (post["alternative"] == "two-sided").all()
     holm = rank_posthoc(ranks, method="holm")
@@ -373,10 +373,10 @@ def test_control_rows_are_control_minus_other(values):
     assert list(post.index) == [("e", x) for x in others]
     assert_allclose(post["mean_rank_1"], ranks.mean["e"])
     expected = ranks.mean[others].to_numpy() - ranks.mean["e"]
-    assert_allclose(post["rank_diff"], expected, rtol=1e-15)
+    assert_allclose(post["diff_rank"], expected, rtol=1e-15)
     assert_allclose(post["z"], expected / se, rtol=1e-15)
     # e is the best-ranked column of the fixture: every difference is positive.
-    assert ranks.mean.idxmin() == "e" and (post["rank_diff"] > 0).all()
+    assert ranks.mean.idxmin() == "e" and (post["diff_rank"] > 0).all()
     assert_allclose(post["pvalue_adjusted"], _holm_by_hand(post["pvalue"].to_numpy()))
 
 
@@ -479,7 +479,7 @@ def test_one_sided_all_pairs_means_algorithm_1_better(values):
     r1, r2 = (
         ranks.mean[list(side)].to_numpy() for side in zip(*post.index, strict=True)
     )
-    assert_allclose(post["rank_diff"], r1 - r2)  # all-pairs orientation kept
+    assert_allclose(post["diff_rank"], r1 - r2)  # all-pairs orientation kept
     assert_allclose(post["pvalue"], stats.norm.sf((r2 - r1) / se), rtol=1e-12)
     assert_allclose(post["pvalue_adjusted"], _holm_by_hand(post["pvalue"].to_numpy()))
 
@@ -540,7 +540,7 @@ def test_rank_block_against_a_control(dominated, alternative):
     for r in rows[2:]:
         row = post.loc[("mine", r[0])]
         assert_allclose(float(r[2]), res.ranks.mean[r[0]] - 1.0, atol=5e-4)
-        assert_allclose(float(r[2]), row["rank_diff"], atol=5e-4)
+        assert_allclose(float(r[2]), row["diff_rank"], atol=5e-4)
         assert_allclose(float(r[3]), row["pvalue_adjusted"], rtol=1e-3)
         assert r[4] == ("worse" if row["reject"] else "n.s.")
     verdicts = [r[4] for r in rows[2:]]

@@ -42,7 +42,7 @@ def brute_force_points(truth, score, positive=1, alpha=0.05):
                 "fn": fn,
                 "fp": fp,
                 "tn": tn,
-                "delta": (fn - fp) / n,
+                "diff": (fn - fp) / n,
                 "ci_lower": ci.lower,
                 "ci_upper": ci.upper,
                 "confident": ci.lower <= 0 <= ci.upper,
@@ -59,11 +59,11 @@ def test_hand_built_curve_point_by_point():
     assert len(pts) == 11
     for col in ("threshold", "tp", "fn", "fp", "tn", "confident"):
         assert_array_equal(pts[col], expected[col], err_msg=col)
-    for col in ("fpr", "tpr", "delta", "ci_lower", "ci_upper"):
+    for col in ("fpr", "tpr", "diff", "ci_lower", "ci_upper"):
         assert_allclose(pts[col], expected[col], rtol=1e-14, atol=1e-15, err_msg=col)
     # by hand: at threshold 0.6 the classifier makes 1 FN and 1 FP, δ = 0
     row = pts.loc[pts["threshold"] == 0.6].iloc[0]
-    assert (row.tp, row.fn, row.fp, row.tn, row.delta) == (3, 1, 1, 5, 0.0)
+    assert (row.tp, row.fn, row.fp, row.tn, row["diff"]) == (3, 1, 1, 5, 0.0)
     # the two ends: nothing and everything predicted positive
     assert pts.iloc[0][["fpr", "tpr"]].tolist() == [0.0, 0.0]
     assert pts.iloc[-1][["fpr", "tpr"]].tolist() == [1.0, 1.0]
@@ -75,7 +75,7 @@ def test_hand_built_summaries():
     pts = res.points
     # confident: points 1..7 (McNemar |z| ≤ 1.96), by hand from |FN − FP| / sqrt(FN + FP)
     assert pts["confident"].tolist() == [False] + [True] * 7 + [False] * 3
-    assert_allclose(res.aved, pts["delta"][1:8].mean(), atol=1e-15)
+    assert_allclose(res.aved, pts["diff"][1:8].mean(), atol=1e-15)
     fpr, tpr = pts["fpr"].to_numpy(), pts["tpr"].to_numpy()
     by_hand = sum(
         (fpr[i + 1] - fpr[i]) * (tpr[i] + tpr[i + 1]) / 2 for i in range(1, 7)

@@ -123,7 +123,7 @@ def test_full_summary_shows_every_column(res):
     got = rows["synth_hard / logit"]
     row = res.fmeasures.loc[("synth_hard", "logit")]
     assert got[-4:-1] == [
-        f"{row[c]:.4f}" for c in ("ci_logit_upper", "recall", "precision")
+        f"{row[c]:.4f}" for c in ("ci_upper_logit", "recall", "precision")
     ]
     assert got[-1] == f"{row['recall_weight']:.4f}"
     rows = table_rows(full, PAIRWISE_TITLE, 12)

@@ -372,16 +372,16 @@ def test_misclassification_balance_from_arrays():
     tp, fn, fp, tn = [20, 35, 0], [30, 15, 0], [10, 14, 0], [940, 936, 0]
     out = misclassification_balance(tp, fn, fp, tn, alpha=0.1)
     assert list(out.columns) == [
-        "tp", "fn", "fp", "tn", "n", "delta", "ci_lower", "ci_upper",
+        "tp", "fn", "fp", "tn", "n", "diff", "ci_lower", "ci_upper",
         "statistic", "pvalue", "reason",
     ]  # fmt: skip
     ci = tango_ci(fn, fp, [1000, 1000, 0], alpha=0.1)
     assert_allclose(out["ci_lower"], ci.lower)
     assert_allclose(out["ci_upper"], ci.upper)
-    assert_allclose(out["delta"][:2], [0.02, 0.001])
+    assert_allclose(out["diff"][:2], [0.02, 0.001])
     assert_allclose(out["statistic"][:2], [20 / np.sqrt(40), 1 / np.sqrt(29)])
     assert out["reason"].tolist() == ["", "", REASON_NO_PAIRS]
-    assert out.loc[2, ["delta", "ci_lower", "statistic"]].isna().all()
+    assert out.loc[2, ["diff", "ci_lower", "statistic"]].isna().all()
 
 
 def test_misclassification_balance_from_frame_keeps_labels_and_index():

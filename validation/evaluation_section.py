@@ -195,7 +195,7 @@ def ranks_frame(res):
             {
                 "algorithm": other,
                 "mean_rank": mean[other],
-                "rank_diff": row["rank_diff"],
+                "diff_rank": row["diff_rank"],
                 "pvalue": row["pvalue"],
                 "pvalue_adjusted": row["pvalue_adjusted"],
                 "reject": bool(row["reject"]),

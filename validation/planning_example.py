@@ -103,14 +103,14 @@ def main(argv=None):
         f"{rand['n_discordant_pos']} positives, {rand['n_discordant_neg']} negatives)"
     )
     sizes = [500, 1000, 1500, 2000, n_pilot]
-    power = paired_power(table, sizes)
+    power = paired_power(table, sizes, random_state=0)
     normal = paired_power(table, sizes, method="normal")
     print("power (two-sided, alpha 0.05), n: auto (normal approximation)")
     for n, p_auto, p_normal in zip(sizes, power, normal, strict=True):
         print(f"  {n:>6}: {p_auto:.3f} ({p_normal:.3f})")
     for target in (0.8, 0.9):
-        two = sample_size(table, power=target)
-        one = sample_size(table, power=target, alternative="greater")
+        two = sample_size(table, power=target, random_state=0)
+        one = sample_size(table, power=target, alternative="greater", random_state=0)
         print(
             f"n for power {target}: two-sided {int(two)}, one-sided (forest "
             f"better) {int(one)}; positives among them ~{two * table[1].sum() / n_pilot:.0f}"
@@ -123,7 +123,7 @@ def main(argv=None):
             f_diff = float(res.pairwise["diff"].iloc[0]) * factor
             print(
                 f"advantage x {factor} (diff ~{f_diff:.3f}): n for power 0.8 = "
-                f"{int(sample_size(t, power=0.8))}"
+                f"{int(sample_size(t, power=0.8, random_state=0))}"
             )
 
 

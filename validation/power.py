@@ -132,7 +132,7 @@ def cells(quick=False):
                         tables,
                         n,
                         alpha=ALPHA,
-                        beta=beta,
+                        beta_f=beta,
                         alternative=alternative,
                         margin=margin,
                         method="normal",

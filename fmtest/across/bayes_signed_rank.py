@@ -55,19 +55,19 @@ def _nonnegative(value, name, *, strict=False):
     return value
 
 
-def check_signed_rank_options(rope, prior, nsamples, random_state):
-    """The checked (rope, prior, nsamples, random_state) of the Bayesian signed-rank test."""
+def check_signed_rank_options(rope, prior, n_resamples, random_state):
+    """The checked (rope, prior, n_resamples, random_state) of the Bayesian signed-rank test."""
     return (
         _nonnegative(rope, "rope"),
         _nonnegative(prior, "prior", strict=True),
-        check_count_option(nsamples, "nsamples", minimum=1),
+        check_count_option(n_resamples, "n_resamples", minimum=1),
         check_random_state(random_state),
     )
 
 
-@renamed_options(seed="random_state")
+@renamed_options(seed="random_state", nsamples="n_resamples")
 def signed_rank_posterior(
-    x, y, rope=0.0, *, prior=0.5, nsamples=50_000, random_state=None
+    x, y, rope=0.0, *, prior=0.5, n_resamples=50_000, random_state=None
 ):
     """Posterior probabilities of the Bayesian signed-rank test of x against y.
 
@@ -81,7 +81,7 @@ def signed_rank_posterior(
         units.
     prior : float, default=0.5
         Dirichlet-process prior strength on the pseudo-observation at 0.
-    nsamples : int, default=50000
+    n_resamples : int, default=50000
     random_state : int or numpy.random.Generator, optional
 
     Returns
@@ -107,16 +107,16 @@ def signed_rank_posterior(
         )
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
         raise ValueError("`x` and `y` must be finite; drop data sets with NaN first.")
-    rope, prior, nsamples, random_state = check_signed_rank_options(
-        rope, prior, nsamples, random_state
+    rope, prior, n_resamples, random_state = check_signed_rank_options(
+        rope, prior, n_resamples, random_state
     )
-    p = _posterior_probabilities((y - x)[None, :], rope, prior, nsamples, random_state)[
-        0
-    ]
+    p = _posterior_probabilities(
+        (y - x)[None, :], rope, prior, n_resamples, random_state
+    )[0]
     return float(p[0]), float(p[1]), float(p[2])
 
 
-def _posterior_probabilities(diffs, rope, prior, nsamples, random_state):
+def _posterior_probabilities(diffs, rope, prior, n_resamples, random_state):
     """(p_left, p_rope, p_right) for each row of ``diffs`` (pairs × M), vectorised.
 
     θ_left = wᵀ B w with B_ij = 1[z_i + z_j < −2 rope] is a linear function
@@ -152,8 +152,8 @@ def _posterior_probabilities(diffs, rope, prior, nsamples, random_state):
         [
             (w[:, rows] * w[:, cols]).astype(np.float32)
             for w in (
-                rng.dirichlet(weights, min(CHUNK, nsamples - start))
-                for start in range(0, nsamples, CHUNK)
+                rng.dirichlet(weights, min(CHUNK, n_resamples - start))
+                for start in range(0, n_resamples, CHUNK)
             )
         ]
     )
@@ -173,7 +173,7 @@ def _posterior_probabilities(diffs, rope, prior, nsamples, random_state):
         b = len(part)
         n_first = np.zeros(b, dtype=np.int64)
         n_middle = np.zeros(b, dtype=np.int64)
-        for start in range(0, nsamples, draws):
+        for start in range(0, n_resamples, draws):
             values = products[start : start + draws] @ forms
             if rope == 0:
                 n_first += (values >= 0).sum(axis=0)
@@ -184,8 +184,8 @@ def _posterior_probabilities(diffs, rope, prior, nsamples, random_state):
             n_middle += (~first_wins & middle).sum(axis=0)
         wins[first : first + b, 0] = n_first
         wins[first : first + b, 1] = n_middle
-        wins[first : first + b, 2] = nsamples - n_first - n_middle
-    return wins[inverse.reshape(-1)] / nsamples
+        wins[first : first + b, 2] = n_resamples - n_first - n_middle
+    return wins[inverse.reshape(-1)] / n_resamples
 
 
 def _walsh_patterns(diffs, rope, rows, cols):
@@ -206,9 +206,9 @@ def _walsh_patterns(diffs, rope, rows, cols):
     return out
 
 
-@renamed_options(seed="random_state")
+@renamed_options(seed="random_state", nsamples="n_resamples")
 def bayesian_signed_rank(
-    values, *, rope=0.0, control=None, prior=0.5, nsamples=50_000, random_state=None
+    values, *, rope=0.0, control=None, prior=0.5, n_resamples=50_000, random_state=None
 ):
     """The Bayesian signed-rank test for every pair of algorithms (or against a control).
 
@@ -217,7 +217,7 @@ def bayesian_signed_rank(
     values : pandas.DataFrame
         Data sets as rows, algorithms as columns (higher is better). A pair
         uses the data sets where both values are finite.
-    rope, prior, nsamples, random_state
+    rope, prior, n_resamples, random_state
         See :func:`signed_rank_posterior`; every pair uses the same random_state.
     control : label, optional
         Compare every algorithm with this one only (it is ``algorithm_1``).
@@ -235,8 +235,8 @@ def bayesian_signed_rank(
             "`values` must be a pandas DataFrame with data sets as rows and "
             f"algorithms as columns; got {type(values).__name__}."
         )
-    rope, prior, nsamples, random_state = check_signed_rank_options(
-        rope, prior, nsamples, random_state
+    rope, prior, n_resamples, random_state = check_signed_rank_options(
+        rope, prior, n_resamples, random_state
     )
     algorithms = list(values.columns)
     if control is not None and control not in algorithms:
@@ -281,7 +281,7 @@ def bayesian_signed_rank(
         out.iloc[members, 1] = d.mean(axis=1)
         # x plays baycomp's "left": p_left is "algorithm 1 better"; y − x = −d.
         out.iloc[members, 2:5] = _posterior_probabilities(
-            -d, rope, prior, nsamples, random_state
+            -d, rope, prior, n_resamples, random_state
         )
     out[columns] = out[columns].astype(float)
     return out

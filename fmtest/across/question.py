@@ -226,7 +226,7 @@ class AlgorithmsQuestion(Question):
         return "5x2cv paired t" if self.design.five_by_two else CORRECTED_TEST
 
     def se_column(self, lead):
-        return "se_algorithm"
+        return "se"
 
     def interval_names(self):
         return "corrected t", ("5x2cv t" if self.design.five_by_two else "corrected t")
@@ -241,7 +241,7 @@ class AlgorithmsQuestion(Question):
         return "5x2" if self.design.five_by_two else "algorithms"
 
     def estimate_columns(self, res):
-        return {"se_algorithm": res._algorithm_estimates(res.alpha)["se"].ravel()}
+        return {"se": res._algorithm_estimates(res.alpha)["se"].ravel()}
 
     def estimate_interval(self, res, alpha):
         out = res._algorithm_estimates(alpha)

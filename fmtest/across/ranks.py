@@ -29,11 +29,13 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from fmtest.options import renamed_columns
 from fmtest.within.inference import check_alpha
 
 __all__ = [
     "ALTERNATIVES",
     "POSTHOC_METHODS",
+    "POSTHOC_RENAMED",
     "Ranks",
     "friedman_test",
     "metric_matrix",
@@ -52,6 +54,9 @@ POSTHOC_NAMES = {
     "holm": "Holm",
     "shaffer": "Shaffer (static)",
 }
+#: Former column names of :func:`rank_posthoc`'s table (issues 22 and 28: the
+#: quantity first), answered for one release with a FutureWarning.
+POSTHOC_RENAMED = {"p_adjusted": "pvalue_adjusted", "rank_diff": "diff_rank"}
 
 
 @dataclass(frozen=True, repr=False)
@@ -401,7 +406,7 @@ def rank_posthoc(
         one-sided.
     control : label, optional
         Compare every other algorithm with this one only. The rows are then
-        oriented control − other, so that a positive ``rank_diff`` and
+        oriented control − other, so that a positive ``diff_rank`` and
         ``z`` mean that the control ranks better (rank 1 is best), as a
         positive metric difference θ_control − θ_other does elsewhere.
     alpha : float, default=0.05
@@ -416,16 +421,18 @@ def rank_posthoc(
     pandas.DataFrame
         Index (``algorithm_1``, ``algorithm_2``); with a control
         ``algorithm_1`` is the control. Columns ``mean_rank_1``,
-        ``mean_rank_2``, ``rank_diff`` and ``z = rank_diff / SE``,
+        ``mean_rank_2``, ``diff_rank`` and ``z = diff_rank / SE``,
         ``pvalue`` (unadjusted; Nemenyi's is already simultaneous),
         ``pvalue_adjusted``, ``critical_difference`` (Nemenyi and Bonferroni–Dunn;
         NaN for step-down), ``reject`` (rejects at ``alpha``, in the
         direction of ``alternative``), ``method``, ``alternative``,
         ``reason`` (why NaN).
 
-        ``rank_diff`` is R̄_2 − R̄_1 = R̄_other − R̄_control with a control
+        ``diff_rank`` is R̄_2 − R̄_1 = R̄_other − R̄_control with a control
         (positive: the control ranks better), and R̄_1 − R̄_2 for all pairs
         (positive: algorithm 2 ranks better; kept from earlier versions).
+        The former names ``rank_diff`` and ``p_adjusted`` answer for one
+        release, with a ``FutureWarning`` (:mod:`fmtest.options`).
 
     Examples
     --------
@@ -435,9 +442,9 @@ def rank_posthoc(
     >>> mean = pd.Series({"c45": 3.143, "m": 2.000, "cf": 2.893, "m_cf": 1.964})
     >>> ranks = Ranks(pd.DataFrame([mean] * 14), mean, 14)  # only the means count
     >>> post = rank_posthoc(ranks, control="c45")  # Holm over the 3 comparisons
-    >>> post[["rank_diff", "z", "pvalue", "pvalue_adjusted", "reject"]].round(3)
+    >>> post[["diff_rank", "z", "pvalue", "pvalue_adjusted", "reject"]].round(3)
     ... # doctest: +NORMALIZE_WHITESPACE
-                             rank_diff      z  pvalue  pvalue_adjusted  reject
+                             diff_rank      z  pvalue  pvalue_adjusted  reject
     algorithm_1 algorithm_2
     c45         m               -1.143 -2.342   0.019       0.047    True
                 cf              -0.250 -0.512   0.608       0.608   False
@@ -497,11 +504,11 @@ def rank_posthoc(
         [(algorithms[i], algorithms[j]) for i, j in pairs],
         names=["algorithm_1", "algorithm_2"],
     )
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "mean_rank_1": mean[first],
             "mean_rank_2": mean[second],
-            "rank_diff": diff,
+            "diff_rank": diff,
             "z": z,
             "pvalue": pvalue,
             "pvalue_adjusted": p_adj,
@@ -513,3 +520,4 @@ def rank_posthoc(
         },
         index=index,
     )
+    return renamed_columns(frame, POSTHOC_RENAMED)

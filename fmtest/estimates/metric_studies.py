@@ -96,7 +96,7 @@ def _values(metric, cells):
 
 @renamed_options(seed="random_state")
 def invariance(
-    metrics=None, n_matrices=200, random_state=0, rtol=1e-12, **metric_options
+    metrics=None, n_matrices=200, random_state=None, rtol=1e-12, **metric_options
 ):
     """Which metrics are invariant under the changes p1–p5, found numerically.
 
@@ -114,8 +114,9 @@ def invariance(
         The metrics to study; default every key of ``METRICS``.
     n_matrices : int, default=200
         Number of random matrices.
-    random_state : int, default=0
-        Seed of the random generator.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed of the random generator (None: fresh entropy, as in NumPy and
+        scikit-learn).
     rtol : float, default=1e-12
         Relative tolerance for "unchanged".
     **metric_options
@@ -181,7 +182,7 @@ def invariance(
 
 @renamed_options(seed="random_state")
 def invariance_table(
-    metrics=None, n_matrices=200, random_state=0, rtol=1e-12, **metric_options
+    metrics=None, n_matrices=200, random_state=None, rtol=1e-12, **metric_options
 ):
     """The invariance properties p1–p5 in the notation of García et al. (2012).
 
@@ -397,7 +398,7 @@ def correlation_study(
     n_tuples=10,
     epsilon_total=0.6,
     step=0.05,
-    random_state=0,
+    random_state=None,
     metrics=None,
     **metric_options,
 ):
@@ -430,9 +431,11 @@ def correlation_study(
     epsilon_total, step : float, default=0.6, 0.05
         The distortion pairs satisfy ε_n + ε_p = ``epsilon_total`` and step
         by ``step``.
-    random_state : int, default=0
+    random_state : int or None, default=None
         Seed; each level draws from its own generator seeded by ``random_state`` and
         the level, so a level's outputs do not depend on the other levels.
+        None draws a seed from fresh entropy (as NumPy does) and records it
+        in ``settings["random_state"]``, so that the study can be repeated.
     metrics : list of str or Metric, optional
         The metrics; default every key of ``METRICS``. ``tpr`` and ``tnr``
         are always added (the conclusions are stated against them).
@@ -471,6 +474,8 @@ def correlation_study(
     n_tuples = int(n_tuples)
     if n_tuples < 1:
         raise ValueError(f"`n_tuples` must be >= 1; got {n_tuples!r}.")
+    if random_state is None:  # drawn once, recorded, shared by the levels
+        random_state = int(np.random.SeedSequence().entropy)
     pairs = distortion_pairs(epsilon_total, step)
     keys = list(METRICS) if metrics is None else list(metrics)
     for needed in ("tnr", "tpr"):

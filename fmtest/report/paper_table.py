@@ -139,8 +139,11 @@ class PaperTable:
         ----------
         label : str, optional
             ``\\label`` of the table.
-        width : str or None, default="\\linewidth"
-            A LaTeX length: a table wider than it is shrunk to it with
+        width : str, float or None, default="\\linewidth"
+            The text width the table must fit, as everywhere fmtest writes
+            LaTeX (:func:`fmtest.report.text_format.latex_width`): a LaTeX
+            length (``"\\linewidth"``, ``"16cm"``) or a number of points
+            (345). A table wider than it is shrunk to it with
             ``\\resizebox`` (graphicx); a narrower one keeps its size. None
             never resizes. Not used for a ``longtable``, which cannot be
             resized: choose the names' lengths, ``interval="se"`` or a
@@ -171,7 +174,15 @@ class PaperTable:
         >>> "toprule" in latex and "textbf{" in latex
         True
         """
-        from fmtest.report.text_format import latex_escape, latex_text, longtable_lines
+        from fmtest.report.text_format import (
+            latex_escape,
+            latex_text,
+            latex_width,
+            longtable_lines,
+        )
+
+        if width is not None:
+            _, width = latex_width(width)
 
         def esc(text):
             return latex_escape(text, unicode)

@@ -42,7 +42,7 @@ def posthoc_legend(control=None, alternative="two-sided"):
     Examples
     --------
     >>> posthoc_legend("mine", "greater").split(";")[0]
-    "rank_diff: the other's mean rank - the control's (positive: the control ranks better)"
+    "diff_rank: the other's mean rank - the control's (positive: the control ranks better)"
     """
     posthoc_method(None, control, alternative)  # checks `alternative`
     if control is None and alternative == "two-sided":
@@ -50,15 +50,15 @@ def posthoc_legend(control=None, alternative="two-sided"):
     if control is None:
         better = "better" if alternative == "greater" else "worse"
         return (
-            "rank_diff: mean rank 1 - mean rank 2 (negative: algorithm 1 ranks "
+            "diff_rank: mean rank 1 - mean rank 2 (negative: algorithm 1 ranks "
             f"better); pvalue: one-sided, H1: algorithm 1 ranks {better}, "
             "unadjusted; pvalue_adjusted: adjusted over all pairs; reject: rejects at "
             "alpha; critical_difference: NaN for step-down methods."
         )
     hypothesis = ALTERNATIVE_WORDS.get(alternative, "two-sided")
     return (
-        "rank_diff: the other's mean rank - the control's (positive: the control "
-        "ranks better); z: rank_diff / sqrt(A(A+1)/(6M)); "
+        "diff_rank: the other's mean rank - the control's (positive: the control "
+        "ranks better); z: diff_rank / sqrt(A(A+1)/(6M)); "
         f"pvalue: {hypothesis}, unadjusted (Nemenyi's is simultaneous); "
         "pvalue_adjusted: over the A - 1 comparisons with the control; reject: rejects "
         "at alpha; critical_difference: Bonferroni-Dunn's or Nemenyi's, NaN for "
@@ -249,12 +249,12 @@ def _against_control(res, ranks, control, alternative):
         if not row["reject"]:
             verdict = "n.s."
         else:
-            verdict = "worse" if row["rank_diff"] > 0 else "better"
+            verdict = "worse" if row["diff_rank"] > 0 else "better"
         rows.append(
             [
                 alg,
                 f"{mean[alg]:.3f}",
-                f"{row['rank_diff']:.3f}",
+                f"{row['diff_rank']:.3f}",
                 format_pvalue(row["pvalue_adjusted"]),
                 verdict,
             ]

@@ -38,6 +38,7 @@ from fmtest.report.text_format import (
     html_text,
     latex_escape,
     latex_text,
+    latex_width,
     longtable_lines,
     pdflatex_unsafe,
     plain_text,
@@ -87,8 +88,8 @@ FMEASURE_FULL = {
     "se_wong": "SE Wong",
     "ci_lower": "CI lower",
     "ci_upper": "CI upper",
-    "ci_logit_lower": "logit lower",
-    "ci_logit_upper": "logit upper",
+    "ci_lower_logit": "logit lower",
+    "ci_upper_logit": "logit upper",
     "recall": "recall",
     "precision": "precision",
     "recall_weight": "w (Wong)",
@@ -104,8 +105,8 @@ ESTIMATE_FULL = {
     "se_delta": "SE delta",
     "ci_lower": "CI lower",
     "ci_upper": "CI upper",
-    "ci_logit_lower": "logit lower",
-    "ci_logit_upper": "logit upper",
+    "ci_lower_logit": "logit lower",
+    "ci_upper_logit": "logit upper",
 }
 PAIRWISE_COLUMNS = {
     "diff": "diff",
@@ -179,7 +180,7 @@ WILCOXON_COLUMNS = {
 TANGO_COLUMNS = {
     "fn": "FN",
     "fp": "FP",
-    "delta": "delta",
+    "diff": "delta",
     "ci_lower": "CI lower",
     "ci_upper": "CI upper",
     "pvalue": "p",
@@ -591,7 +592,7 @@ def _first_section(res, names, level, wong, full):
     se_names = {
         "se_delta": "delta-method (JVESR) standard error",
         "se_wong": "Wong's linear-approximation standard error",
-        "se_algorithm": "standard error of the learning algorithm's value "
+        "se": "standard error of the learning algorithm's value "
         "(Nadeau & Bengio's corrected variance of the fold values)",
     }
     legend = [f"{name}: {what}"]
@@ -599,7 +600,7 @@ def _first_section(res, names, level, wong, full):
     legend.append(f"CI lower/upper: {level} {ci_f} interval")
     if "recall" in cols:
         legend.append("recall = TP/(TP+FN); precision = TP/(TP+FP)")
-    if "ci_logit_lower" in cols:
+    if "ci_lower_logit" in cols:
         legend.append("logit lower/upper: Wald interval on the logit scale")
     if "recall_weight" in cols:
         legend.append("w (Wong): Wong's recall weight")
@@ -1008,9 +1009,14 @@ class ComparisonSummary(Summary):
 
         Parameters
         ----------
-        width : float, default=345
-            Text width in points (345 pt: a 10pt ``article``; 390 pt an
-            11pt one; a two-column paper's ``\\columnwidth`` is about 240 pt).
+        width : float or str, default=345
+            The text width the tables must fit, as everywhere fmtest writes
+            LaTeX (:func:`fmtest.report.text_format.latex_width`): a number
+            of points (345: a 10pt ``article``; 390 an 11pt one; a
+            two-column paper's ``\\columnwidth`` is about 240) or an
+            absolute LaTeX length (``"16cm"``, ``"6.5in"``). A relative length
+            such as ``"\\linewidth"`` is refused: the layout is chosen here,
+            before LaTeX knows the document.
         unicode : {"keep", "ascii"}, default="keep"
             Characters pdflatex cannot typeset (e.g. in names: 模型) are kept
             for XeLaTeX/LuaLaTeX, or written as code points (``<U+6A21>``),
@@ -1024,6 +1030,7 @@ class ComparisonSummary(Summary):
         -------
         str
         """
+        width, _ = latex_width(width, absolute=True)
         parts = []
         for section in self.sections:
             parts.append(section.as_latex(unicode, width))

@@ -33,6 +33,7 @@ __all__ = [
     "html_text",
     "latex_escape",
     "latex_text",
+    "latex_width",
     "pdflatex_unsafe",
     "plain_text",
     "wrap",
@@ -47,6 +48,92 @@ MINUS = "\u2212"
 #: that far out says nothing the approximation can vouch for.
 PVALUE_FLOOR = 1e-16
 PVALUE_BELOW = "<1e-16"
+#: TeX points (pt) per unit, for the absolute units of a LaTeX length.
+LATEX_UNITS = {
+    "pt": 1.0,
+    "bp": 72.27 / 72,
+    "in": 72.27,
+    "cm": 72.27 / 2.54,
+    "mm": 72.27 / 25.4,
+    "pc": 12.0,
+    "dd": 1238 / 1157,
+    "cc": 12 * 1238 / 1157,
+    "sp": 1 / 65536,
+}
+_ABSOLUTE_LENGTH = re.compile(
+    r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(" + "|".join(LATEX_UNITS) + r")\s*"
+)
+_RELATIVE_LENGTH = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)?\s*(\\[A-Za-z]+|em|ex)\s*")
+
+
+def latex_width(width, *, absolute=False, where="width"):
+    """A width for LaTeX output: a number of points, or a LaTeX length.
+
+    ``width`` means one thing wherever fmtest writes LaTeX: the text width
+    the table must fit. A number is in TeX points (345: the text width of a
+    10pt ``article``); a string is a LaTeX length, absolute (``"16cm"``,
+    ``"6.5in"``, ``"345pt"``) or relative to the document (``"\\linewidth"``,
+    ``"0.9\\textwidth"``, ``"30em"``).
+
+    Parameters
+    ----------
+    width : float or str
+    absolute : bool, default=False
+        Refuse a relative length (the caller lays the table out in Python
+        and needs points).
+    where : str, default="width"
+        The option, for the messages.
+
+    Returns
+    -------
+    (float or None, str)
+        The width in points (None for a relative length) and as a LaTeX
+        length.
+
+    Raises
+    ------
+    ValueError
+        Not a positive number nor a LaTeX length; or a relative length with
+        ``absolute=True``.
+
+    Examples
+    --------
+    >>> latex_width(345)
+    (345.0, '345pt')
+    >>> points, length = latex_width("16cm")
+    >>> round(points, 2), length
+    (455.24, '16cm')
+    >>> latex_width("0.9\\\\linewidth")
+    (None, '0.9\\\\linewidth')
+    """
+    if isinstance(width, (int, float, np.integer, np.floating)) and not isinstance(
+        width, bool
+    ):
+        points = float(width)
+        if not np.isfinite(points) or points <= 0:
+            raise ValueError(
+                f"`{where}` must be a positive number of points or a LaTeX "
+                f"length; got {width!r}."
+            )
+        return points, f"{points:g}pt"
+    if isinstance(width, str):
+        match = _ABSOLUTE_LENGTH.fullmatch(width)
+        if match:
+            points = float(match.group(1)) * LATEX_UNITS[match.group(2)]
+            if points > 0:
+                return points, width.strip()
+        elif _RELATIVE_LENGTH.fullmatch(width):
+            if absolute:
+                raise ValueError(
+                    f"`{where}` must be absolute here (the tables are laid out "
+                    "before LaTeX sees them): a number of points or a length "
+                    f"such as '16cm' or '345pt'; got {width!r}."
+                )
+            return None, width.strip()
+    raise ValueError(
+        f"`{where}` must be a positive number of points or a LaTeX length "
+        f"(e.g. 345, '16cm', '\\linewidth'); got {width!r}."
+    )
 
 
 def format_pvalue(p, spec=PVALUE_FORMAT):

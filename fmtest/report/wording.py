@@ -78,7 +78,7 @@ FRIEDMAN_LEGEND = (
 )
 
 POSTHOC_LEGEND = (
-    "rank_diff: mean rank 1 - mean rank 2 (negative: algorithm 1 ranks better); "
+    "diff_rank: mean rank 1 - mean rank 2 (negative: algorithm 1 ranks better); "
     "pvalue: unadjusted (Nemenyi's is simultaneous); pvalue_adjusted: adjusted; "
     "reject: differ at alpha; critical_difference: NaN for step-down methods."
 )

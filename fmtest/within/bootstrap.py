@@ -16,6 +16,7 @@ accurate than the Wald interval; the default intervals are in
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,14 +59,14 @@ class BootstrapIntervals:
     diff_pvalue : ndarray, shape (..., P)
         The percentile interval inverted at 0,
         ``2 min(P*(d* ≤ 0), P*(d* ≥ 0))`` over the resampled differences d*
-        (for either ``kind``), within [1/n_boot, 1].
+        (for either ``kind``), within [1/n_resamples, 1].
     pairs : list of (int, int)
         ``numpy.triu_indices(A, 1)`` order, as in
         :func:`fmtest.within.inference.pairwise_contrasts`.
     paired : bool
         Whether the differences kept the correlation between algorithms.
     kind : str
-    n_boot : int
+    n_resamples : int
     alpha : float
     """
 
@@ -77,12 +78,23 @@ class BootstrapIntervals:
     pairs: list
     paired: bool
     kind: str
-    n_boot: int
+    n_resamples: int
     alpha: float
 
+    @property
+    def n_boot(self):
+        """Former name of :attr:`n_resamples` (one release, with a FutureWarning)."""
+        warnings.warn(
+            "`n_boot` is deprecated and will be removed in the next release; "
+            "use `n_resamples`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.n_resamples
 
-def _resample(rng, counts, n_boot):
-    """Multinomial resamples of each row of ``counts`` (R, k): (n_boot, R, k).
+
+def _resample(rng, counts, n_resamples):
+    """Multinomial resamples of each row of ``counts`` (R, k): (n_resamples, R, k).
 
     Rows with no counts give zeros. Cost per resample is a fixed number of
     binomial draws, whatever the total count.
@@ -92,7 +104,7 @@ def _resample(rng, counts, n_boot):
     p = counts / safe_n[:, None]
     p[n == 0] = 0.0
     p[n == 0, 0] = 1.0
-    draws = rng.multinomial(safe_n.astype(np.int64), p, size=(n_boot, len(counts)))
+    draws = rng.multinomial(safe_n.astype(np.int64), p, size=(n_resamples, len(counts)))
     draws[:, n == 0] = 0
     return draws
 
@@ -230,7 +242,7 @@ def _diff_of_two_cells4(beta):
 
 
 def bootstrap_rows(
-    rng, rows, stat, n_boot, alpha, kinds, resample=None, *, pvalue=False
+    rng, rows, stat, n_resamples, alpha, kinds, resample=None, *, pvalue=False
 ):
     """Bootstrap intervals for a statistic of each row of cell counts.
 
@@ -242,18 +254,18 @@ def bootstrap_rows(
     stat : callable
         Maps cell counts ``(..., k)`` to the statistic ``(...)``, e.g.
         :func:`f_of_cells4` or :func:`diff_of_cells8`.
-    n_boot : int
+    n_resamples : int
         Resamples per row.
     alpha : float
     kinds : tuple of {"percentile", "bca"}
         One set of draws serves every kind.
     resample : callable, optional
-        ``resample(block)`` returning draws ``(n_boot, len(block), k)``; by
+        ``resample(block)`` returning draws ``(n_resamples, len(block), k)``; by
         default each row is resampled multinomially from its own proportions.
     pvalue : bool, default=False
         Also return, under ``"pvalue"``, the percentile interval inverted at
         0: ``2 min(P*(θ* ≤ 0), P*(θ* ≥ 0))`` over the draws, within
-        [1/n_boot, 1].
+        [1/n_resamples, 1].
 
     Returns
     -------
@@ -282,8 +294,8 @@ def bootstrap_rows(
     acceleration = (
         _jackknife_acceleration(rows, stat) if "bca" in kinds else np.zeros(r_count)
     )
-    chunk = max(1, MAX_DRAWS_PER_CHUNK // n_boot)
-    draw = resample or (lambda block: _resample(rng, block, n_boot))
+    chunk = max(1, MAX_DRAWS_PER_CHUNK // n_resamples)
+    draw = resample or (lambda block: _resample(rng, block, n_resamples))
     for start in range(0, r_count, chunk):
         block = slice(start, min(start + chunk, r_count))
         draws = stat(draw(rows[block]).astype(float))
@@ -296,18 +308,18 @@ def bootstrap_rows(
             valid = np.maximum((~np.isnan(draws)).sum(axis=0), 1)
             share_le = (draws <= 0).sum(axis=0) / valid
             share_ge = (draws >= 0).sum(axis=0) / valid
-            # not resolved below 1/n_boot
-            p = np.clip(2 * np.minimum(share_le, share_ge), 1.0 / n_boot, 1.0)
+            # not resolved below 1/n_resamples
+            p = np.clip(2 * np.minimum(share_le, share_ge), 1.0 / n_resamples, 1.0)
             out["pvalue"][block] = np.where(np.isnan(estimate[block]), np.nan, p)
     return out
 
 
-@renamed_options(seed="random_state")
+@renamed_options(seed="random_state", n_boot="n_resamples")
 def bootstrap_intervals(
     tables,
     beta=1.0,
     alpha=0.05,
-    n_boot=2000,
+    n_resamples=2000,
     random_state=None,
     kind="percentile",
     *,
@@ -316,11 +328,11 @@ def bootstrap_intervals(
     """Parametric-bootstrap intervals for every F_β and every pair difference.
 
     Each count table is resampled multinomially from its own proportions
-    (``n_boot`` times, vectorised over tables and resamples): an algorithm's
+    (``n_resamples`` times, vectorised over tables and resamples): an algorithm's
     4-cell table for its F, and, when the data are paired, the pair's 8-cell
     (truth, prediction a, prediction b) table for ``F_a − F_b``, which keeps
     the correlation between algorithms. The cost depends on the number of
-    tables and ``n_boot``, not on the number of instances.
+    tables and ``n_resamples``, not on the number of instances.
 
     Parameters
     ----------
@@ -332,7 +344,7 @@ def bootstrap_intervals(
         are then resampled independently).
     beta : float, default=1.0
     alpha : float, default=0.05
-    n_boot : int, default=2000
+    n_resamples : int, default=2000
         Resamples per table.
     random_state : int, numpy.random.Generator or None, default=None
         Same random_state, same intervals.
@@ -358,7 +370,7 @@ def bootstrap_intervals(
 
     >>> import numpy as np
     >>> totals = np.array([[[600, 40], [30, 50]], [[610, 30], [45, 35]]])
-    >>> res = bootstrap_intervals(totals, n_boot=1000, random_state=1)
+    >>> res = bootstrap_intervals(totals, n_resamples=1000, random_state=1)
     >>> res.f_lower.shape, res.diff_lower.shape, res.pairs, res.paired
     ((2,), (1,), [(0, 1)], False)
     >>> bool(res.f_lower[0] < 100 / 170 < res.f_upper[0])  # F̂ = 2·50/(2·50 + 40 + 30)
@@ -367,9 +379,9 @@ def bootstrap_intervals(
     alpha = check_alpha(alpha)
     if kind not in BOOTSTRAP_KINDS:
         raise ValueError(f"`kind` must be one of {set(BOOTSTRAP_KINDS)}; got {kind!r}.")
-    n_boot = int(n_boot)
-    if n_boot < 2:
-        raise ValueError(f"`n_boot` must be at least 2; got {n_boot!r}.")
+    n_resamples = int(n_resamples)
+    if n_resamples < 2:
+        raise ValueError(f"`n_resamples` must be at least 2; got {n_resamples!r}.")
     rng = np.random.default_rng(random_state)
     array, layout = _layout(tables, layout)
     if layout == "joint":
@@ -385,7 +397,7 @@ def bootstrap_intervals(
 
     rows = own.reshape(-1, 4)
     f_low, f_high = bootstrap_rows(
-        rng, rows, f_of_cells4(beta), n_boot, alpha, (kind,)
+        rng, rows, f_of_cells4(beta), n_resamples, alpha, (kind,)
     )[kind]
     f_low, f_high = (
         np.clip(x, 0.0, 1.0).reshape(*batch, n_alg) for x in (f_low, f_high)
@@ -394,7 +406,13 @@ def bootstrap_intervals(
     if layout == "joint":
         pair_rows = array[..., first, second, :, :, :].reshape(-1, 8)
         diff = bootstrap_rows(
-            rng, pair_rows, diff_of_cells8(beta), n_boot, alpha, (kind,), pvalue=True
+            rng,
+            pair_rows,
+            diff_of_cells8(beta),
+            n_resamples,
+            alpha,
+            (kind,),
+            pvalue=True,
         )
     else:
         flat = own.reshape(-1, n_alg, 4)
@@ -404,8 +422,8 @@ def bootstrap_intervals(
         def resample(block):  # the two tables independently
             return np.concatenate(
                 [
-                    _resample(rng, block[:, :4], n_boot),
-                    _resample(rng, block[:, 4:], n_boot),
+                    _resample(rng, block[:, :4], n_resamples),
+                    _resample(rng, block[:, 4:], n_resamples),
                 ],
                 axis=-1,
             )
@@ -414,7 +432,7 @@ def bootstrap_intervals(
             rng,
             pair_rows,
             _diff_of_two_cells4(beta),
-            n_boot,
+            n_resamples,
             alpha,
             (kind,),
             resample=resample,
@@ -431,6 +449,6 @@ def bootstrap_intervals(
         pairs=pairs,
         paired=layout == "joint",
         kind=kind,
-        n_boot=n_boot,
+        n_resamples=n_resamples,
         alpha=alpha,
     )

@@ -69,7 +69,7 @@ MAX_N = 10**9  # sample_size searches n up to this
 #: points, with 26 expected discordant instances, in ``validation/power.py``);
 #: ``method="auto"`` simulates.
 MIN_DISCORDANT = 40
-N_SIM = 4000  # test sets per simulated power (Monte Carlo SE ≤ 0.8 points)
+N_RESAMPLES = 4000  # test sets per simulated power (Monte Carlo SE ≤ 0.8 points)
 METHODS = ("auto", "normal", "simulation")
 
 
@@ -149,7 +149,8 @@ def _signed_root(p8, delta0, beta):
     return np.sign(f_a - f_b - delta0) * root
 
 
-def power_moments(table, *, beta=1.0, delta0=0.0):
+@renamed_options(beta="beta_f")
+def power_moments(table, *, beta_f=1.0, delta0=0.0):
     """Per-instance mean and SD of the signed root of the paired score statistic.
 
     With n instances the signed root S is approximately normal with mean
@@ -159,7 +160,8 @@ def power_moments(table, *, beta=1.0, delta0=0.0):
     ----------
     table : array_like, shape (..., 2, 2, 2)
         Counts or proportions ``[truth, prediction a, prediction b]``.
-    beta : float, default=1.0
+    beta_f : float, default=1.0
+        The β of F_β (as in :func:`paired_power`).
     delta0 : float, default=0.0
         The hypothesised F_a − F_b, strictly between −1 and 1.
 
@@ -178,7 +180,7 @@ def power_moments(table, *, beta=1.0, delta0=0.0):
     >>> round(float(diff), 3), round(float(mean), 4), round(float(sd), 3)
     (0.08, 0.0487, 0.974)
     """
-    beta = check_beta(beta)
+    beta = check_beta(beta_f)
     p8, shape = _proportions(table)
     delta0 = float(delta0)
     if not -1 < delta0 < 1:
@@ -234,22 +236,24 @@ def _check_n(n, name="n"):
     return np.floor(arr)
 
 
-def _check_method(method, n_sim):
+def _check_method(method, n_resamples):
     if method not in METHODS:
         raise ValueError(f"`method` must be one of {set(METHODS)}; got {method!r}.")
     if (
-        isinstance(n_sim, bool)
-        or not isinstance(n_sim, (int, np.integer))
-        or n_sim < 100
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, (int, np.integer))
+        or n_resamples < 100
     ):
-        raise ValueError(f"`n_sim` must be an integer >= 100; got {n_sim!r}.")
+        raise ValueError(
+            f"`n_resamples` must be an integer >= 100; got {n_resamples!r}."
+        )
     return method
 
 
 def _setup(table, beta, alpha, alternative, margin):
     alpha = check_alpha(alpha)
     alternative, delta0 = check_alternative(alternative, margin)
-    mean, sd, _ = power_moments(table, beta=beta, delta0=delta0)
+    mean, sd, _ = power_moments(table, beta_f=beta, delta0=delta0)
     p8, _ = _proportions(table)
     discordant = p8[:, [2, 1, 6, 5]].sum(axis=1).reshape(np.shape(mean))
     return alpha, alternative, delta0, mean, sd, discordant
@@ -273,9 +277,9 @@ def _warn_undefined(values, what, stacklevel=3):
         )
 
 
-def _simulate_one(p8, n, alpha, beta, alternative, delta0, n_sim, rng):
-    """Share of rejections of the actual test on ``n_sim`` multinomial draws."""
-    draws = rng.multinomial(int(n), p8, size=n_sim).reshape(-1, 2, 2, 2)
+def _simulate_one(p8, n, alpha, beta, alternative, delta0, n_resamples, rng):
+    """Share of rejections of the actual test on ``n_resamples`` multinomial draws."""
+    draws = rng.multinomial(int(n), p8, size=n_resamples).reshape(-1, 2, 2, 2)
     draws = draws.astype(float)
     x2, pvalue = paired_score_test(draws, delta0, beta=beta)
     if alternative == "two-sided":
@@ -289,32 +293,35 @@ def _simulate_one(p8, n, alpha, beta, alternative, delta0, n_sim, rng):
     return float(np.mean(np.where(np.isnan(x2), False, reject)))
 
 
-@renamed_options(seed="random_state")
+@renamed_options(seed="random_state", n_sim="n_resamples", beta="beta_f")
 def simulated_power(
     table,
     n,
     *,
     alpha=0.05,
-    beta=1.0,
+    beta_f=1.0,
     alternative="two-sided",
     margin=0.0,
-    n_sim=N_SIM,
-    random_state=0,
+    n_resamples=N_RESAMPLES,
+    random_state=None,
 ):
     """Power of the paired score test by simulating it (multinomial test sets).
 
-    Draws ``n_sim`` test sets of ``n`` instances from the table's
+    Draws ``n_resamples`` test sets of ``n`` instances from the table's
     proportions and runs :func:`fmtest.within.paired_score.paired_score_test`
     on them (the one-sided tests by its signed root); a test set whose F is
     undefined counts as no rejection. The Monte Carlo standard error is
-    ``√(power (1 − power) / n_sim)``.
+    ``√(power (1 − power) / n_resamples)``.
 
     Parameters
     ----------
-    table, n, alpha, beta, alternative, margin
+    table, n, alpha, beta_f, alternative, margin
         As in :func:`paired_power`.
-    n_sim : int, default=4000
-    random_state : int or numpy.random.Generator, default=0
+    n_resamples : int, default=4000
+        Simulated test sets (multinomial resamples of the table).
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed of the simulation (None: fresh entropy, as in NumPy and
+        scikit-learn); pass one for reproducible numbers.
 
     Returns
     -------
@@ -324,13 +331,13 @@ def simulated_power(
     Examples
     --------
     >>> table = [[[900, 20], [15, 5]], [[10, 5], [10, 35]]]
-    >>> round(float(simulated_power(table, 4000, n_sim=2000)), 2)
+    >>> round(float(simulated_power(table, 4000, n_resamples=2000, random_state=0)), 2)
     0.88
     """
     alpha = check_alpha(alpha)
-    beta = check_beta(beta)
+    beta = check_beta(beta_f)
     alternative, delta0 = check_alternative(alternative, margin)
-    _check_method("simulation", n_sim)
+    _check_method("simulation", n_resamples)
     p8, shape = _proportions(table)
     n = _check_n(n)
     out_shape = np.broadcast_shapes(shape, n.shape)
@@ -339,25 +346,25 @@ def simulated_power(
     rng = np.random.default_rng(random_state)
     out = np.array(
         [
-            _simulate_one(p8[r], m, alpha, beta, alternative, delta0, n_sim, rng)
+            _simulate_one(p8[r], m, alpha, beta, alternative, delta0, n_resamples, rng)
             for r, m in zip(rows, sizes, strict=True)
         ]
     ).reshape(out_shape)
     return out[()] if out.ndim == 0 else out
 
 
-@renamed_options(seed="random_state")
+@renamed_options(seed="random_state", n_sim="n_resamples", beta="beta_f")
 def paired_power(
     table: ArrayLike,
     n: ArrayLike,
     *,
     alpha: float = 0.05,
-    beta: float = 1.0,
+    beta_f: float = 1.0,
     alternative: str = "two-sided",
     margin: float = 0.0,
     method: str = "auto",
-    n_sim: int = N_SIM,
-    random_state: int | None = 0,
+    n_resamples: int = N_RESAMPLES,
+    random_state: int | None = None,
 ) -> np.ndarray:
     """Power of the paired score test of ``F_a − F_b`` with ``n`` test instances.
 
@@ -384,7 +391,11 @@ def paired_power(
         Numbers of test instances (all classes); broadcasts with the tables'
         leading shape.
     alpha : float, default=0.05
-    beta : float, default=1.0
+    beta_f : float, default=1.0
+        The β of F_β, the recall weight (``beta`` of the fits). Named
+        ``beta_f`` here because power analysis reads β as the type-II error
+        rate (power = 1 − β); the former name ``beta`` answers for one
+        release, with a ``FutureWarning``.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"``: H1 F_a − F_b > −margin; ``"less"``: H1 F_a − F_b <
         margin; both by the one-sided score test (the signed root of the
@@ -396,10 +407,13 @@ def paired_power(
         :func:`simulated_power` everywhere; ``"auto"``: the approximation
         where ``n`` times the share of discordant instances is at least 40,
         the simulation below.
-    n_sim : int, default=4000
-        Test sets per simulated power.
-    random_state : int, default=0
-        Seed of the simulations.
+    n_resamples : int, default=4000
+        Test sets per simulated power (multinomial resamples of the table;
+        SciPy's name for the number of Monte Carlo draws). The former name
+        ``n_sim`` answers for one release, with a ``FutureWarning``.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed of the simulations (None: fresh entropy, as in NumPy and
+        scikit-learn); pass one for reproducible numbers.
 
     Returns
     -------
@@ -422,15 +436,15 @@ def paired_power(
     >>> np.round(power, 2).tolist()
     [0.33, 0.87]
     """
-    method = _check_method(method, n_sim)
+    method = _check_method(method, n_resamples)
     alpha, alternative, _, mean, sd, disc = _setup(
-        table, beta, alpha, alternative, margin
+        table, beta_f, alpha, alternative, margin
     )
     n = _check_n(n)
     if method == "simulation":
         out = simulated_power(
-            table, n, alpha=alpha, beta=beta, alternative=alternative,
-            margin=margin, n_sim=n_sim, random_state=random_state,
+            table, n, alpha=alpha, beta_f=beta_f, alternative=alternative,
+            margin=margin, n_resamples=n_resamples, random_state=random_state,
         )  # fmt: skip
         out = np.where(np.isnan(np.broadcast_to(mean, np.shape(out))), np.nan, out)
     else:
@@ -444,25 +458,25 @@ def paired_power(
             out = out.copy()
             out[few] = simulated_power(
                 tables[few].reshape(-1, 2, 2, 2), sizes[few], alpha=alpha,
-                beta=beta, alternative=alternative, margin=margin, n_sim=n_sim,
+                beta_f=beta_f, alternative=alternative, margin=margin, n_resamples=n_resamples,
                 random_state=random_state,
             )  # fmt: skip
     _warn_undefined(out, "Power")
     return out[()] if np.ndim(out) == 0 else out
 
 
-@renamed_options(seed="random_state")
+@renamed_options(seed="random_state", n_sim="n_resamples", beta="beta_f")
 def sample_size(
     table: ArrayLike,
     *,
     power: float = 0.8,
     alpha: float = 0.05,
-    beta: float = 1.0,
+    beta_f: float = 1.0,
     alternative: str = "two-sided",
     margin: float = 0.0,
     method: str = "auto",
-    n_sim: int = N_SIM,
-    random_state: int | None = 0,
+    n_resamples: int = N_RESAMPLES,
+    random_state: int | None = None,
 ) -> np.ndarray:
     """Smallest number of test instances at which the paired test reaches ``power``.
 
@@ -473,7 +487,7 @@ def sample_size(
         prediction b]``, taken as the true cell proportions.
     power : float or array_like, default=0.8
         Strictly between α and 1; broadcasts with the tables.
-    alpha, beta, alternative, margin, method, n_sim, random_state
+    alpha, beta_f, alternative, margin, method, n_resamples, random_state
         As in :func:`paired_power`.
 
     Returns
@@ -503,10 +517,11 @@ def sample_size(
     >>> int(n), round(float(paired_power(table, n)), 3)
     (3260, 0.8)
     """
-    method = _check_method(method, n_sim)
+    method = _check_method(method, n_resamples)
     alpha, alternative, delta0, mean, sd, disc = _setup(
-        table, beta, alpha, alternative, margin
+        table, beta_f, alpha, alternative, margin
     )
+    beta = check_beta(beta_f)
     target = np.asarray(power, float)
     if not np.isfinite(target).all() or ((target <= alpha) | (target >= 1)).any():
         raise ValueError(
@@ -557,7 +572,7 @@ def sample_size(
                     for j in np.flatnonzero(active):
                         power_now[j] = _simulate_one(
                             p8[index[rows[j]]], n_try[j], alpha, beta,
-                            alternative, delta0, n_sim, rng,
+                            alternative, delta0, n_resamples, rng,
                         )  # fmt: skip
                     return power_now
 
@@ -582,16 +597,18 @@ def _bisect(power_at, lo, hi, target):
     return hi
 
 
+@renamed_options(beta="beta_f")
 def pairwise_sample_size(
     joint,
     *,
     power=0.8,
     alpha=0.05,
-    beta=1.0,
+    beta_f=1.0,
     alternative="two-sided",
     margin=0.0,
     method="normal",
     pairs=None,
+    random_state=None,
 ):
     """Sample sizes for every pair a < b of joint tables (the results' planning table).
 
@@ -599,7 +616,7 @@ def pairwise_sample_size(
     ----------
     joint : array_like, shape (D, A, A, 2, 2, 2)
         ``CountTables.joint``.
-    power, alpha, beta, alternative, margin
+    power, alpha, beta_f, alternative, margin
         As in :func:`sample_size`.
     method : {"normal", "auto", "simulation"}, default="normal"
         As in :func:`sample_size`; the default is the approximation alone,
@@ -607,6 +624,8 @@ def pairwise_sample_size(
     pairs : (ndarray, ndarray), optional
         The algorithm codes (first, second) of the pairs, each written
         first − second; by default every pair a < b.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed of the simulations (``method`` "auto" or "simulation").
 
     Returns
     -------
@@ -628,7 +647,7 @@ def pairwise_sample_size(
     tables = joint[..., first, second, :, :, :]
     nobs = tables.sum(axis=(-3, -2, -1))
     x7 = paired_cells(tables)
-    f_a, f_b = fbeta_pair(x7, beta)
+    f_a, f_b = fbeta_pair(x7, check_beta(beta_f))
     diff = f_a - f_b
     discordant = x7[..., [1, 2, 5, 6]].sum(axis=-1)
     share = np.divide(discordant, nobs, out=np.full(nobs.shape, np.nan), where=nobs > 0)
@@ -657,10 +676,11 @@ def pairwise_sample_size(
                 tables[ok],
                 power=power,
                 alpha=alpha,
-                beta=beta,
+                beta_f=beta_f,
                 alternative=alternative,
                 margin=margin,
                 method=method,
+                random_state=random_state,
             )
         reason[ok & np.isnan(out)] = "more than 1e9 instances needed"
     return {

@@ -23,8 +23,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fmtest.options import renamed_columns
 from fmtest.within.inference import check_alpha
-from fmtest.within.tango import tango_ci, tango_test
+from fmtest.within.tango import TANGO_RENAMED, tango_ci, tango_test
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -49,7 +50,7 @@ POINT_COLUMNS = [
     "fn",
     "fp",
     "tn",
-    "delta",
+    "diff",
     "ci_lower",
     "ci_upper",
     "statistic",
@@ -118,8 +119,9 @@ class ConfidentROC:
             false and true positive rates;
         ``tp``, ``fn``, ``fp``, ``tn``
             the confusion matrix at that threshold;
-        ``delta``
-            ``(FN − FP) / n``;
+        ``diff``
+            ``δ = (FN − FP) / n`` (the former name ``delta`` answers for one
+            release, with a ``FutureWarning``);
         ``ci_lower``, ``ci_upper``
             Tango's score interval for ``δ``;
         ``statistic``, ``pvalue``
@@ -379,11 +381,11 @@ def confident_roc(
     >>> res = confident_roc(truth, score)
     >>> round(res.auc, 4), round(res.cauc, 4), round(res.aved, 4)
     (0.8333, 0.3333, 0.0)
-    >>> res.points[["threshold", "fpr", "tpr", "delta", "confident"]].head(3)
-       threshold  fpr   tpr  delta  confident
-    0        inf  0.0  0.00    0.4      False
-    1        0.9  0.0  0.25    0.3       True
-    2        0.8  0.0  0.50    0.2       True
+    >>> res.points[["threshold", "fpr", "tpr", "diff", "confident"]].head(3)
+       threshold  fpr   tpr  diff  confident
+    0        inf  0.0  0.00   0.4      False
+    1        0.9  0.0  0.25   0.3       True
+    2        0.8  0.0  0.50   0.2       True
     """
     alpha = check_alpha(alpha)
     score, is_pos = _check_roc_input(truth, score, positive)
@@ -428,7 +430,7 @@ def confident_roc(
             "fn": fn,
             "fp": fp,
             "tn": tn,
-            "delta": test.estimate,
+            "diff": test.estimate,
             "ci_lower": ci.lower,
             "ci_upper": ci.upper,
             "statistic": test.statistic,
@@ -438,7 +440,7 @@ def confident_roc(
         columns=POINT_COLUMNS,
     )
     return ConfidentROC(
-        points=points,
+        points=renamed_columns(points, TANGO_RENAMED),
         auc=auc,
         cauc=cauc,
         aved=aved,

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fmtest.options import renamed_columns
 from fmtest.within.inference import check_alpha
 
 if TYPE_CHECKING:
@@ -68,6 +69,9 @@ REASON_ALL_DISCORDANT = (
 REASON_IMPOSSIBLE = "δ0 = ±1 is impossible for these counts: the statistic is infinite"
 
 COUNT_COLUMNS = ("tp", "fn", "fp", "tn")
+#: Former column names of the misclassification-balance and ROC-point tables
+#: (issue 28: a difference is ``diff``; ``delta`` names the delta method).
+TANGO_RENAMED = {"delta": "diff"}
 
 
 # ---------------------------------------------------------------------------
@@ -508,9 +512,10 @@ def misclassification_balance(
 
         ``tp``, ``fn``, ``fp``, ``tn``, ``n``
             the counts and ``n = TP + FN + FP + TN``;
-        ``delta``
-            ``(FN − FP) / n``; positive when the classifier misses more
-            positives than it raises false alarms;
+        ``diff``
+            ``δ = (FN − FP) / n``; positive when the classifier misses more
+            positives than it raises false alarms (the former name
+            ``delta`` answers for one release, with a ``FutureWarning``);
         ``ci_lower``, ``ci_upper``
             Tango's score interval for ``δ``;
         ``statistic``, ``pvalue``
@@ -525,8 +530,8 @@ def misclassification_balance(
     >>> counts = pd.DataFrame({"algorithm": ["a", "b"], "tp": [20, 35],
     ...                        "fn": [30, 15], "fp": [10, 14], "tn": [940, 936]})
     >>> out = misclassification_balance(counts)
-    >>> out[["algorithm", "delta", "ci_lower", "ci_upper", "pvalue"]].round(4)
-      algorithm  delta  ci_lower  ci_upper  pvalue
+    >>> out[["algorithm", "diff", "ci_lower", "ci_upper", "pvalue"]].round(4)
+      algorithm   diff  ci_lower  ci_upper  pvalue
     0         a  0.020    0.0080    0.0336  0.0016
     1         b  0.001   -0.0101    0.0122  0.8527
     """
@@ -573,7 +578,7 @@ def misclassification_balance(
             "fp": shown[2],
             "tn": shown[3],
             "n": shown[4],
-            "delta": np.atleast_1d(test.estimate),
+            "diff": np.atleast_1d(test.estimate),
             "ci_lower": np.atleast_1d(ci.lower),
             "ci_upper": np.atleast_1d(ci.upper),
             "statistic": np.atleast_1d(test.statistic),
@@ -584,7 +589,7 @@ def misclassification_balance(
     )
     if labels is not None and labels.shape[1]:
         out = pd.concat([labels, out], axis=1)
-    return out
+    return renamed_columns(out, TANGO_RENAMED)
 
 
 # ---------------------------------------------------------------------------
