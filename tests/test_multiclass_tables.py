@@ -875,3 +875,59 @@ def test_packed_pairing_and_row_search_agree(monkeypatch, n_repeats):
         for name in ("truth", "predicted", "cluster", "fold"):
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
             assert getattr(a, name).dtype == getattr(b, name).dtype
+
+
+# -- codes from an engine ---------------------------------------------------------------
+
+
+def test_from_codes_equals_from_long():
+    df = make_long(25, 5, "str", n_repeats=2, n_folds=3)
+    long = MulticlassCounts.from_long(df, dataset="dataset")
+    codes = {}
+    for col in ("dataset", "algorithm", "fold", "repeat"):
+        codes[col], levels = pd.factorize(df[col], sort=True)
+        codes[col + "s"] = list(levels)
+    labels = list(long.labels)
+    counts = MulticlassCounts.from_codes(
+        dataset=codes["dataset"], algorithm=codes["algorithm"], fold=codes["fold"],
+        repeat=codes["repeat"], instance=df["instance"].to_numpy() * 3 + 1000,
+        truth=pd.Index(labels).get_indexer(df["truth"]),
+        predicted=pd.Index(labels).get_indexer(df["predicted"]),
+        datasets=codes["datasets"], algorithms=codes["algorithms"],
+        folds=codes["folds"], repeats=codes["repeats"], labels=labels,
+    )  # fmt: skip
+    np.testing.assert_array_equal(counts.confusion, long.confusion)
+    assert counts.folds.equals(long.folds) and counts.n_repeats == 2
+    for a, b in zip(counts.instances, long.instances, strict=True):
+        for name in ("truth", "predicted", "cluster", "fold"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_from_codes_names_the_coded_instance():
+    kwargs = {"datasets": ["d0", "d1"], "algorithms": ["a", "b"], "labels": [0, 1, 2]}
+    rows = {
+        "dataset": np.array([1, 1, 1, 1]), "algorithm": np.array([0, 0, 1, 1]),
+        "truth": np.array([0, 1, 0, 1]), "predicted": np.array([0, 2, 0, 1]),
+    }  # fmt: skip
+    with pytest.raises(
+        ValueError,
+        match=r"^instance 5 of data set 'd1' \(column 'instance'\) is predicted 2 times by algorithm 'a'",
+    ):
+        MulticlassCounts.from_codes(**rows, instance=np.array([5, 5, 5, 6]), **kwargs)
+    with pytest.raises(
+        ValueError, match=r"`truth` holds codes from 0 to 3; `labels=` has 3 levels"
+    ):
+        MulticlassCounts.from_codes(
+            **{**rows, "truth": np.array([0, 3, 0, 1])}, **kwargs
+        )
+    with pytest.raises(ValueError, match=r"`repeat` codes need `instance` codes"):
+        MulticlassCounts.from_codes(
+            **rows, repeat=np.zeros(4, int), repeats=[0], **kwargs
+        )
+    with pytest.raises(ValueError, match=r"`fold` codes need `folds=`"):
+        MulticlassCounts.from_codes(**rows, fold=np.zeros(4, int), **kwargs)
+    counts = MulticlassCounts.from_codes(**rows, **kwargs)  # unpaired
+    assert not counts.paired and counts.present.tolist() == [
+        [False, False],
+        [True, True],
+    ]

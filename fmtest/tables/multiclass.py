@@ -650,6 +650,124 @@ class MulticlassCounts:
         )
 
     @classmethod
+    def from_codes(
+        cls,
+        *,
+        dataset,
+        algorithm,
+        truth,
+        predicted,
+        datasets,
+        algorithms,
+        labels,
+        fold=None,
+        folds=None,
+        instance=None,
+        repeat=None,
+        repeats=None,
+        n_reported=None,
+    ):
+        """Build the tables from rows already coded as integers (e.g. by an engine).
+
+        The reduction and the pairing checks of :meth:`from_long`, without
+        reading any label: an engine that factorizes the columns itself
+        passes the codes (or, for counts only, :meth:`from_counts`).
+
+        Parameters
+        ----------
+        dataset, algorithm : ndarray of int, shape (m,)
+            Codes into ``datasets`` and ``algorithms``, one per row.
+        truth, predicted : ndarray of int, shape (m,), or of 0/1, shape (m, L)
+            Class codes into ``labels`` (multi-label: 0/1 per label).
+        datasets, algorithms, labels : sequence
+            The levels behind the codes, in code order.
+        fold : ndarray of int, optional
+            Codes into ``folds``.
+        instance : ndarray of int, optional
+            The instance of each row (any integers, unique within a data
+            set); pairs the algorithms' rows. ``None`` for unpaired data.
+        repeat : ndarray of int, optional
+            Codes into ``repeats`` (repeated cross-validation; needs
+            ``instance``).
+        n_reported : int, optional
+            See :attr:`n_reported`.
+
+        Returns
+        -------
+        MulticlassCounts
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> counts = MulticlassCounts.from_codes(
+        ...     dataset=np.zeros(6, int), algorithm=np.repeat([0, 1], 3),
+        ...     truth=np.tile([0, 1, 2], 2), predicted=np.array([0, 1, 1, 0, 2, 2]),
+        ...     instance=np.tile([7, 8, 9], 2), datasets=["d"], algorithms=["a", "b"],
+        ...     labels=["x", "y", "z"])
+        >>> counts.instances[0].predicted.tolist()
+        [[0, 1, 1], [0, 2, 2]]
+        """
+        if repeat is not None and instance is None:
+            raise ValueError(
+                "`repeat` codes need `instance` codes: the repeats of an instance "
+                "are paired through them."
+            )
+        as_index = {
+            name: None if levels is None else pd.Index(list(levels))
+            for name, levels in (
+                ("datasets", datasets),
+                ("algorithms", algorithms),
+                ("labels", labels),
+                ("folds", folds),
+                ("repeats", repeats),
+            )
+        }
+        dataset = np.asarray(dataset, dtype=np.int64)
+        coded_roles = [("dataset", dataset, "datasets"), ("algorithm", algorithm, "algorithms"),
+                       ("fold", fold, "folds"), ("repeat", repeat, "repeats")]  # fmt: skip
+        if np.ndim(truth) == 1:
+            coded_roles += [
+                ("truth", truth, "labels"),
+                ("predicted", predicted, "labels"),
+            ]
+        for name, codes, levels in coded_roles:
+            _check_code_range(name, codes, as_index[levels], levels)
+        slots = slot_dataset = None
+        if instance is not None:
+            slots, slot_dataset = _encode_instances(
+                pd.Series(np.asarray(instance)), dataset, len(as_index["datasets"])
+            )
+            if repeat is not None:
+                slots = slots * len(as_index["repeats"]) + repeat
+                slot_dataset = np.repeat(slot_dataset, len(as_index["repeats"]))
+        names = {
+            "dataset": _Decoded(dataset, as_index["datasets"]),
+            "instance": instance,
+        }
+        if repeat is not None:
+            names["repeat"] = _Decoded(repeat, as_index["repeats"])
+        roles = {k: k for k in ("truth", "fold", "repeat", "instance", "dataset")}
+        return _assemble(
+            _Coded(
+                dataset=dataset,
+                algorithm=np.asarray(algorithm),
+                fold=None if fold is None else np.asarray(fold),
+                repeat=None if repeat is None else np.asarray(repeat),
+                slots=slots,
+                slot_dataset=slot_dataset,
+                truth=np.asarray(truth),
+                predicted=np.asarray(predicted),
+                datasets=as_index["datasets"],
+                algorithms=as_index["algorithms"],
+                folds=as_index["folds"],
+                repeats=as_index["repeats"],
+                labels=as_index["labels"],
+                n_reported=n_reported,
+            ),
+            _RowNames(names, roles, ()),
+        )
+
+    @classmethod
     def from_counts(
         cls,
         table,
@@ -812,6 +930,33 @@ class _Coded:
         return self.truth.ndim == 2
 
 
+def _check_code_range(name, codes, levels, levels_name):
+    """Codes of a role lie in ``[0, len(levels))``."""
+    if codes is None:
+        return
+    codes = np.asarray(codes)
+    if levels is None:
+        raise ValueError(f"`{name}` codes need `{levels_name}=`, the levels they code.")
+    if codes.dtype.kind not in "iu":
+        raise ValueError(f"`{name}` must hold integer codes; got dtype {codes.dtype}.")
+    if len(codes) and (codes.min() < 0 or codes.max() >= len(levels)):
+        raise ValueError(
+            f"`{name}` holds codes from {codes.min()} to {codes.max()}; "
+            f"`{levels_name}=` has {len(levels)} levels (codes 0 to {len(levels) - 1})."
+        )
+
+
+@dataclass(frozen=True)
+class _Decoded:
+    """Labels of coded rows, looked up one at a time (for messages)."""
+
+    codes: np.ndarray
+    levels: pd.Index
+
+    def __getitem__(self, row):
+        return self.levels[self.codes[row]]
+
+
 @dataclass
 class _RowNames:
     """Names the rows behind the codes in messages.
@@ -820,7 +965,7 @@ class _RowNames:
     same row); ``roles`` maps role to column.
     """
 
-    data: pd.DataFrame | None
+    data: pd.DataFrame | dict | None  # or a dict of arrays (coded rows)
     roles: dict
     hint_columns: tuple
     source: np.ndarray | None = None
@@ -829,7 +974,10 @@ class _RowNames:
         return int(i) if self.source is None else int(self.source[i])
 
     def value(self, role, i):
-        return plain(self.data[self.roles[role]].iloc[self.row(i)])
+        column = self.data[self.roles[role]]
+        if isinstance(column, pd.Series):
+            return plain(column.iloc[self.row(i)])
+        return plain(column[self.row(i)])
 
     def where(self, i):
         if self.data is None:
@@ -841,7 +989,7 @@ class _RowNames:
 
     def hint(self):
         """The sentence naming a column that looks like an unused data set."""
-        if self.data is None or self.roles.get("dataset") is not None:
+        if not self.hint_columns or self.roles.get("dataset") is not None:
             return ""
         for col in self.hint_columns:
             n_levels = self.data[col].nunique()
