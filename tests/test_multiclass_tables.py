@@ -527,6 +527,10 @@ def test_is_multiclass_counts_distinct_truth_labels():
     ):
         is_multiclass(["a", "b", "c"], positive="b", column="label")
     assert not is_multiclass([0, 1], positive=1)
+    with pytest.raises(
+        ValueError, match=r"`positive='minority'`.*pass `labels=\[the class\]`"
+    ):
+        is_multiclass([0, 1, 2], positive="minority")
 
 
 def test_correct_response_error_names_the_columns():
@@ -931,3 +935,17 @@ def test_from_codes_names_the_coded_instance():
         [False, False],
         [True, True],
     ]
+
+
+def test_from_counts_with_labels_keeps_excluded_classes_as_from_long():
+    df = make_long(26, 5, "int")
+    table = df.groupby(["algorithm", "truth", "predicted"]).size().rename("count")
+    counts = MulticlassCounts.from_counts(table.reset_index(), labels=[40, 10])
+    long = MulticlassCounts.from_long(df, labels=[40, 10], instance=None)
+    assert list(counts.labels) == list(long.labels) == [40, 10, 20, 30, 50]
+    assert counts.n_reported == long.n_reported == 2
+    np.testing.assert_array_equal(counts.totals, long.totals)
+    for key in ("tp", "fp", "fn", "support"):
+        np.testing.assert_array_equal(
+            counts.class_counts()[key], long.class_counts()[key]
+        )

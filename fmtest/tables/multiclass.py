@@ -100,12 +100,17 @@ def is_multiclass(truth_values, positive=None, *, column="truth"):
     if n_labels < 3:
         return False
     if positive is not None:
+        one = (
+            "the class"
+            if isinstance(positive, str) and positive == "minority"
+            else (repr(plain(positive)))
+        )
         raise ValueError(
             f"`positive={plain(positive)!r}` picks the positive class of binary data, "
             f"but column {column!r} has {n_labels} labels. Multi-class F-measures "
             "average over the classes (`average=`); for the F-measure of one class "
-            f"against the rest pass `labels=[{plain(positive)!r}]`, or binarize the "
-            "truth and the predictions first."
+            f"against the rest pass `labels=[{one}]`, or binarize the truth and the "
+            "predictions first."
         )
     return True
 
