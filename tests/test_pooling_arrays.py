@@ -1,150 +1,105 @@
-"""The array fast path of the across-data-set table against the per-pair route.
+"""The across-data-set table against statsmodels and scipy, pair by pair.
 
-The reference below is the table as it was built before the fast path: one
-call per pair of the public per-pair functions (statsmodels'
-``combine_effects``, scipy's ``wilcoxon``). Both routes must give the same
-table: the same columns, dtypes, flags and reasons, and numbers within
-1e-10 relative (PM sums via BLAS ``dot`` in statsmodels, so a few ulp may
-differ there; atol 1e-14 covers estimates near 0).
+The table (:func:`fmtest.across.pooling.across_datasets_table`) computes
+every pair at once on arrays (:mod:`fmtest.across.pooling_arrays`, the one
+implementation; the per-pair functions call it with one row). The reference
+below builds the same table one pair at a time from statsmodels'
+``combine_effects`` and scipy's ``wilcoxon`` (``tests/reference_pooling.py``).
+Both must give the same table: the same columns, dtypes, flags and reasons,
+and numbers within 1e-10 relative (PM sums via BLAS ``dot`` in statsmodels,
+so a few ulp may differ there; atol 1e-14 covers estimates near 0).
 """
 
 import numpy as np
 import pandas as pd
 import pytest
+from statsmodels.stats.multitest import multipletests
 
 import fmtest.results
 from fmtest import FMeasureComparison
 from fmtest.across.pooling import (
     HIGH_I2,
     across_datasets_table,
-    combine_differences,
-    mean_difference_test,
-    variance_from_interval,
-    wilcoxon_signed_rank,
+    filled_variances,
 )
+from fmtest.across.pooling_arrays import POOLED_COLUMNS
 from fmtest.datasets import load_example
-from fmtest.within.multitest import adjust_pvalues
+from tests.reference_pooling import (
+    reference_mean,
+    reference_pooling,
+    reference_wilcoxon,
+)
 
 
 def _reference_row(d, var_fixed, var_lead, var_wong, *, options, with_wong):
-    wong = mean_difference_test(d, var_wong, divisor=options["wong_divisor"])
-    mean = mean_difference_test(d, var_fixed)
-    pooled = combine_differences(
+    m = len(d)
+    wong = reference_mean(
+        d, var_wong, m if options["wong_divisor"] == "printed" else m * m
+    )
+    mean = reference_mean(d, var_fixed, m * m)
+    pooled = reference_pooling(
         d,
         var_lead,
         re_method=options["re_method"],
         re_test=options["re_test"],
         alpha=options["alpha"],
     )
-    fixed, re = pooled.fixed, pooled.random
-    wil = wilcoxon_signed_rank(d)
-    tests = [
-        ("unweighted mean", mean),
-        ("fixed effect", fixed),
-        ("random effects", re),
-        ("Wilcoxon", wil),
-    ]
+    wil = reference_wilcoxon(d)
+    reasons = [("unweighted mean", mean["reason"])]
+    if pooled["reason_fe"]:
+        reasons.append(("fixed and random effects", pooled["reason_fe"]))
+    else:
+        reasons.append(("random effects", pooled["reason_re"]))
+    reasons.append(("Wilcoxon", wil["reason"]))
     if with_wong:
-        tests.insert(0, ("Wong", wong))
-    if fixed.reason and fixed.reason == re.reason:
-        tests = [t for t in tests if t[0] != "fixed effect"]
-        tests = [
-            (n if n != "random effects" else "fixed and random effects", r)
-            for n, r in tests
-        ]
-    reasons = [f"{name}: {res.reason}" for name, res in tests if res.reason]
+        reasons.insert(0, ("Wong", wong["reason"]))
     flags = []
-    if re.i2 >= HIGH_I2 and np.isfinite(fixed.pvalue):
+    if pooled["i2"] >= HIGH_I2 and np.isfinite(pooled["pvalue_fe"]):
         flags.append("high_i2")
-    if 0 < wil.n_used <= 5:
+    if 0 < wil["n_nonzero"] <= 5:
         flags.append("wilcoxon_exact_floor")
-    return {
-        "n_datasets": len(d),
-        "diff_mean": float(np.mean(d)),
-        "se_wong": wong.std_error,
-        "z_wong": wong.statistic,
-        "pvalue_wong": wong.pvalue,
-        "se_delta": mean.std_error,
-        "z_delta": mean.statistic,
-        "pvalue_delta": mean.pvalue,
-        "diff_fe": fixed.estimate,
-        "se_fe": fixed.std_error,
-        "z_fe": fixed.statistic,
-        "pvalue_fe": fixed.pvalue,
-        "diff_re": re.estimate,
-        "se_re": re.std_error,
-        "statistic_re": re.statistic,
-        "df_re": re.df,
-        "pvalue_re": re.pvalue,
-        "ci_lower_re": re.ci_lower,
-        "ci_upper_re": re.ci_upper,
-        "tau2": re.tau2,
-        "i2": re.i2,
-        "q": re.q,
-        "pvalue_q": re.q_pvalue,
-        "t_plus": wil.t_plus,
-        "n_nonzero": wil.n_used,
-        "pvalue_exact": wil.p_exact,
-        "z_normal": wil.z_normal,
-        "pvalue_normal": wil.p_normal,
-        "pvalue_wilcoxon": wil.p_exact if np.isfinite(wil.p_exact) else wil.p_normal,
-        "flags": flags,
-        "reason": "; ".join(reasons),
-    }
+    row = {"n_datasets": m, "diff_mean": float(np.mean(d))}
+    for name, res in (("wong", wong), ("delta", mean)):
+        row |= {f"{key}_{name}": res[key] for key in ("se", "z", "pvalue")}
+    row |= {name: pooled[name] for name in POOLED_COLUMNS}  # in the table's order
+    wil.pop("n_zero")
+    row |= {name: value for name, value in wil.items() if name != "reason"}
+    p_exact = wil["pvalue_exact"]
+    row["pvalue_wilcoxon"] = p_exact if np.isfinite(p_exact) else wil["pvalue_normal"]
+    row["flags"] = flags
+    row["reason"] = "; ".join(f"{name}: {why}" for name, why in reasons if why)
+    return row
 
 
-def per_pair_table(
-    diff,
-    var_delta,
-    var_wong,
-    *,
-    index,
-    datasets,
-    lead="delta",
-    interval=None,
-    alpha=0.05,
-    re_method="dl",
-    re_test="hksj",
-    multitest="holm",
-    wong_divisor="theorem",
-    with_wong=True,
-    diff_range=(-1.0, 1.0),
-    alternative="two-sided",
-    null=0.0,
-):
-    """The table pair by pair from the public per-pair functions.
-
-    Two-sided tests of 0 only (the per-pair functions have no ``alternative``;
+def per_pair_table(diff, var_delta, var_wong, *, index, datasets, **options):
+    """The table pair by pair from statsmodels and scipy (the options of
+    :func:`across_datasets_table`, two-sided tests of 0 only:
     tests/test_hypothesis.py checks the one-sided columns against scipy).
+
+    The variances are filled from the intervals as the table fills them
+    (``filled_variances``; tests/test_pooling.py checks the filling).
 
     The random-effects interval is clipped to ``diff_range`` with the flag
     ``re_ci_clipped`` (issue 22.1).
     """
-    assert alternative == "two-sided" and null == 0.0
     options = {
-        "alpha": alpha,
-        "re_method": re_method,
-        "re_test": re_test,
-        "wong_divisor": wong_divisor,
-    }
-    var_delta = np.asarray(var_delta, dtype=float)
+        "lead": "delta",
+        "interval": None,
+        "alpha": 0.05,
+        "re_method": "dl",
+        "re_test": "hksj",
+        "multitest": "holm",
+        "wong_divisor": "theorem",
+        "with_wong": True,
+        "diff_range": (-1.0, 1.0),
+    } | options
+    assert options.pop("alternative", "two-sided") == "two-sided"
+    assert options.pop("null", 0.0) == 0.0
+    alpha, lead, re_test = options["alpha"], options["lead"], options["re_test"]
     var_wong = np.asarray(var_wong, dtype=float)
-    var_lead = var_wong if lead == "wong" else var_delta
-    recovered = np.zeros(var_delta.shape, dtype=bool)
-    if interval is not None and (~(var_lead > 0) | ~(var_delta > 0)).any():
-        lower, upper = interval()
-        has_diff = np.isfinite(diff)
-        lower = np.where(has_diff, lower, np.nan)
-        upper = np.where(has_diff, upper, np.nan)
-        var_delta, rec_delta = variance_from_interval(
-            var_delta, lower, upper, alpha, difference=diff
-        )
-        var_lead, rec_lead = (
-            variance_from_interval(var_lead, lower, upper, alpha, difference=diff)
-            if lead == "wong"
-            else (var_delta, rec_delta)
-        )
-        recovered = rec_delta | rec_lead
+    var_delta, var_lead, recovered = filled_variances(
+        diff, var_delta, var_wong, lead=lead, interval=options["interval"], alpha=alpha
+    )
     rows = []
     for p in range(diff.shape[1]):
         row = _reference_row(
@@ -153,13 +108,13 @@ def per_pair_table(
             var_lead[:, p],
             var_wong[:, p],
             options=options,
-            with_wong=with_wong,
+            with_wong=options["with_wong"],
         )
         names = [str(datasets[m]) for m in np.flatnonzero(recovered[:, p])]
         if names:
             row["flags"].append("variance_from_interval")
         row["variance_from_interval"] = ", ".join(names)
-        low, high = diff_range
+        low, high = options["diff_range"]
         if row["ci_lower_re"] < low or row["ci_upper_re"] > high:
             row["ci_lower_re"] = max(row["ci_lower_re"], low)
             row["ci_upper_re"] = min(row["ci_upper_re"], high)
@@ -183,16 +138,18 @@ def per_pair_table(
         row["flags"] = ", ".join(row["flags"])
         rows.append(row)
     frame = pd.DataFrame(rows, index=index)
-    frame.insert(
-        frame.columns.get_loc("tau2"),
-        "pvalue_re_adjusted",
-        adjust_pvalues(frame["pvalue_re"].to_numpy(), multitest),
-    )
-    frame.insert(
-        frame.columns.get_loc("pvalue_wilcoxon") + 1,
-        "pvalue_wilcoxon_adjusted",
-        adjust_pvalues(frame["pvalue_wilcoxon"].to_numpy(), multitest),
-    )
+    # adjusted over the pairs with a p-value, each placed after the column named
+    for name, after in [
+        ("pvalue_re_adjusted", "ci_upper_re"),
+        ("pvalue_wilcoxon_adjusted", "pvalue_wilcoxon"),
+    ]:
+        p = frame[name.removesuffix("_adjusted")]
+        adjusted = p.copy()
+        if p.notna().any():
+            adjusted[p.notna()] = multipletests(
+                p.dropna(), method=options["multitest"]
+            )[1]
+        frame.insert(frame.columns.get_loc(after) + 1, name, adjusted)
     frame["reason"] = frame.pop("reason")
     return frame
 
