@@ -71,6 +71,44 @@ def _reference_row(d, var_fixed, var_lead, var_wong, *, options, with_wong):
     return row
 
 
+def _pair_row(d, var_delta, var_lead, var_wong, recovered, datasets, options):
+    """One row of the reference table from the pair's data sets."""
+    row = _reference_row(
+        d,
+        var_delta,
+        var_lead,
+        var_wong,
+        options=options,
+        with_wong=options["with_wong"],
+    )
+    names = list(datasets[recovered])
+    if names:
+        row["flags"].append("variance_from_interval")
+    row["variance_from_interval"] = ", ".join(names)
+    low, high = options["diff_range"]
+    if row["ci_lower_re"] < low or row["ci_upper_re"] > high:
+        row["ci_lower_re"] = max(row["ci_lower_re"], low)
+        row["ci_upper_re"] = min(row["ci_upper_re"], high)
+        row["flags"].append("re_ci_clipped")
+    # HKSJ's scale below 1: narrower than the classical 1/sum(w*) variance
+    classical = 1 / np.sum(1 / (var_lead + row["tau2"]))
+    if (
+        options["re_test"] == "hksj"
+        and np.isfinite(row["statistic_re"])
+        and row["se_re"] ** 2 < classical * (1 - 1e-12)
+    ):
+        row["flags"].append("hksj_q_below_1")
+    same = (d == 0) & (var_lead == 0)
+    if same.any():
+        note = (
+            f"identical predictions in {', '.join(datasets[same])} "
+            "(difference and variance 0): no inverse-variance pooling"
+        )
+        row["reason"] = "; ".join(filter(None, [row["reason"], note]))
+    row["flags"] = ", ".join(row["flags"])
+    return row
+
+
 def per_pair_table(diff, var_delta, var_wong, *, index, datasets, **options):
     """The table pair by pair from statsmodels and scipy (the options of
     :func:`across_datasets_table`, two-sided tests of 0 only:
@@ -80,7 +118,8 @@ def per_pair_table(diff, var_delta, var_wong, *, index, datasets, **options):
     (``filled_variances``; tests/test_pooling.py checks the filling).
 
     The random-effects interval is clipped to ``diff_range`` with the flag
-    ``re_ci_clipped`` (issue 22.1).
+    ``re_ci_clipped`` (issue 22.1). Each pair pools over the data sets where
+    its difference exists and names the others (issue 28.6).
     """
     options = {
         "lead": "delta",
@@ -95,47 +134,35 @@ def per_pair_table(diff, var_delta, var_wong, *, index, datasets, **options):
     } | options
     assert options.pop("alternative", "two-sided") == "two-sided"
     assert options.pop("null", 0.0) == 0.0
-    alpha, lead, re_test = options["alpha"], options["lead"], options["re_test"]
+    alpha, lead = options["alpha"], options["lead"]
     var_wong = np.asarray(var_wong, dtype=float)
     var_delta, var_lead, recovered = filled_variances(
         diff, var_delta, var_wong, lead=lead, interval=options["interval"], alpha=alpha
     )
+    datasets = np.array([str(name) for name in datasets], dtype=object)
     rows = []
     for p in range(diff.shape[1]):
-        row = _reference_row(
-            diff[:, p],
-            var_delta[:, p],
-            var_lead[:, p],
-            var_wong[:, p],
-            options=options,
-            with_wong=options["with_wong"],
+        # the data sets where the pair has a difference; with fewer than 2,
+        # all of them, whose NaN make every test NaN
+        has = ~np.isnan(diff[:, p])
+        used = has if has.sum() >= 2 else np.ones_like(has)
+        row = _pair_row(
+            *(a[used, p] for a in (diff, var_delta, var_lead, var_wong, recovered)),
+            datasets[used],
+            options,
         )
-        names = [str(datasets[m]) for m in np.flatnonzero(recovered[:, p])]
-        if names:
-            row["flags"].append("variance_from_interval")
-        row["variance_from_interval"] = ", ".join(names)
-        low, high = options["diff_range"]
-        if row["ci_lower_re"] < low or row["ci_upper_re"] > high:
-            row["ci_lower_re"] = max(row["ci_lower_re"], low)
-            row["ci_upper_re"] = min(row["ci_upper_re"], high)
-            row["flags"].append("re_ci_clipped")
-        # HKSJ's scale below 1: narrower than the classical 1/sum(w*) variance
-        classical = 1 / np.sum(1 / (var_lead[:, p] + row["tau2"]))
-        if (
-            re_test == "hksj"
-            and np.isfinite(row["statistic_re"])
-            and row["se_re"] ** 2 < classical * (1 - 1e-12)
-        ):
-            row["flags"].append("hksj_q_below_1")
-        same = (diff[:, p] == 0) & (var_lead[:, p] == 0)
-        if same.any():
-            where = ", ".join(str(datasets[m]) for m in np.flatnonzero(same))
-            note = (
-                f"identical predictions in {where} "
-                "(difference and variance 0): no inverse-variance pooling"
-            )
-            row["reason"] = "; ".join(filter(None, [row["reason"], note]))
-        row["flags"] = ", ".join(row["flags"])
+        row["datasets_left_out"] = ", ".join(datasets[~has])
+        if has.sum() < 2 and not has.all():
+            row |= {
+                "n_datasets": int(has.sum()),
+                "flags": "datasets_left_out",
+                "variance_from_interval": "",
+                "reason": "pooling needs at least 2 data sets where both algorithms "
+                f"have a difference; {has.sum()} here "
+                f"(left out: {row['datasets_left_out']})",
+            }
+        elif not has.all():
+            row["flags"] = ", ".join(filter(None, [row["flags"], "datasets_left_out"]))
         rows.append(row)
     frame = pd.DataFrame(rows, index=index)
     # adjusted over the pairs with a p-value, each placed after the column named
@@ -216,8 +243,14 @@ def test_array_table_equals_the_per_pair_table(m, re_method, re_test):
         assert_same_table(fast, slow)
         # the inputs reach every branch the table has
         reasons = " ".join(slow["reason"])
-        for phrase in ["a difference is NaN", "identical predictions"]:
-            assert phrase in reasons
+        assert "identical predictions" in reasons
+        left_out = slow["flags"].str.contains("datasets_left_out")
+        assert (left_out == (slow["datasets_left_out"] != "")).all()
+        if m <= 2:  # a NaN difference leaves fewer than 2 data sets
+            assert "pooling needs at least 2 data sets where both" in reasons
+        else:  # pooled over the other M - 1
+            pooled = left_out & (slow["n_datasets"] == m - 1)
+            assert slow.loc[pooled, "pvalue_re"].notna().any()
         if m >= 2:
             assert "no positive variance" in reasons
             assert (slow["tau2"] > 0).any() and (slow["i2"] >= HIGH_I2).any()
@@ -231,12 +264,16 @@ def test_array_table_equals_the_per_pair_table(m, re_method, re_test):
         assert slow["flags"].str.contains("variance_from_interval").any()
 
 
-def test_array_table_equals_the_per_pair_table_beyond_exact_max():
+@pytest.mark.parametrize("m", [55, 70])
+def test_array_table_equals_the_per_pair_table_beyond_exact_max(m):
+    """More than 50 data sets (no exact Wilcoxon p); more than 64, the pairs
+    with a NaN difference are grouped by another route."""
     rng = np.random.default_rng(7)
-    d, v, var_wong, _ = hostile_inputs(55, 30, rng)
-    kwargs = {"index": pd.RangeIndex(30), "datasets": range(55)}
+    d, v, var_wong, _ = hostile_inputs(m, 30, rng)
+    kwargs = {"index": pd.RangeIndex(30), "datasets": range(m)}
     slow = per_pair_table(d, v, var_wong, **kwargs)
     assert "no exact p-value for more than 50" in " ".join(slow["reason"])
+    assert (slow["n_datasets"] == m - 1).any()
     assert_same_table(across_datasets_table(d, v, var_wong, **kwargs), slow)
 
 

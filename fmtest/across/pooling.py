@@ -80,6 +80,10 @@ _NAN_DIFFERENCE = "a difference is NaN"
 _ALL_ZERO = "all differences are 0"
 _NO_EXACT_TIES = "no exact p-value with tied or zero differences"
 _NO_EXACT_MANY = "no exact p-value for more than {} differences"
+_TOO_FEW = (
+    "pooling needs at least 2 data sets where both algorithms have a "
+    "difference; {} here (left out: {})"
+)
 
 # The entries of the array functions' dict that a DifferenceTest holds.
 _DIFFERENCE_TEST_COLUMNS = ("estimate", "std_error", "statistic", "pvalue")
@@ -586,97 +590,32 @@ def wilcoxon_min_pvalue(m, alternative="two-sided"):
     return 2.0 ** (-m if alternative != "two-sided" else 1 - m)
 
 
-def across_datasets_table(
+def _pooled_columns(
     diff,
     var_delta,
     var_wong,
+    var_lead,
+    recovered,
     *,
-    index,
     datasets,
-    lead="delta",
-    interval=None,
-    alpha=0.05,
-    re_method="dl",
-    re_test="hksj",
-    multitest="holm",
-    wong_divisor="theorem",
-    with_wong=True,
-    diff_range=(-1.0, 1.0),
-    alternative="two-sided",
-    null=0.0,
+    pooling,
+    wong_divisor,
+    with_wong,
+    diff_range,
+    null,
 ):
-    """Every across-data-set test for every pair of algorithms.
-
-    The numbers are those of :func:`mean_difference_test`,
-    :func:`combine_differences` and :func:`wilcoxon_signed_rank` applied to
-    each pair, computed for all pairs at once.
-
-    Parameters
-    ----------
-    diff, var_delta, var_wong : ndarray, shape (M, P)
-        Per data set and pair: the difference, its delta-method variance and
-        Wong's variance (NaN without folds). M ≥ 1.
-    index : pandas.Index
-        P labels of the pairs.
-    datasets : sequence
-        M labels of the data sets (named in flags).
-    lead : {"delta", "wong"}, default="delta"
-        The variance pooled by the fixed and random effects.
-    interval : callable, optional
-        ``interval() -> (lower, upper)``, each (M, P): the pairwise intervals.
-        Called only when a variance is NaN or 0; where the difference and its
-        interval exist, the variance is taken from the interval width
-        (:func:`variance_from_interval`) and the pair is flagged
-        ``variance_from_interval``. Wong's own columns are never filled.
-    alpha, re_method, re_test, multitest, wong_divisor, with_wong
-        As in ``fit``.
-    diff_range : tuple of float, default=(-1, 1)
-        The range of a difference of the metric (hi − lo of its range on
-        either side). The random-effects interval, a symmetric t or z
-        interval, is clipped to it and the pair flagged ``re_ci_clipped``.
-    alternative : {"two-sided", "greater", "less"}, default="two-sided"
-        Of every test (see :mod:`fmtest.within.hypothesis`); one-sided, the
-        random-effects interval reaches the edge of ``diff_range`` on its
-        open side.
-    null : float, default=0.0
-        δ₀ of every test (−margin for a non-inferiority test). The tests run
-        on ``diff − null`` (pooling weights and τ² do not change with a
-        shift), and the estimates are reported on the scale of ``diff``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by ``index``; the columns of
-        ``MetricComparisonResults.across_datasets``.
-    """
-    check_pooling_options(re_method, re_test, alpha)
-    if wong_divisor not in MEAN_DIFFERENCE_DIVISORS:
-        raise ValueError(
-            f"`wong_divisor` must be one of {set(MEAN_DIFFERENCE_DIVISORS)}; "
-            f"got {wong_divisor!r}."
-        )
-    diff = np.asarray(diff, dtype=float)
-    var_wong = np.asarray(var_wong, dtype=float)
-    var_delta, var_lead, recovered = filled_variances(
-        diff, var_delta, var_wong, lead=lead, interval=interval, alpha=alpha
-    )
+    """The columns of :func:`across_datasets_table` (before the adjusted
+    p-values) for pairs pooled over the same M data sets (arrays (M, P));
+    ``pooling``: the options of :func:`pooled_arrays`."""
     m, n_pairs = diff.shape
-    datasets = [str(name) for name in datasets]
-    null = float(null)
+    alternative = pooling["alternative"]
     # (P, M): see fmtest.across.pooling_arrays; tested against δ0 = null
     d = np.ascontiguousarray(diff.T) - null
     wong = mean_difference_arrays(
         d, var_wong.T, m if wong_divisor == "printed" else m * m, alternative
     )
     mean = mean_difference_arrays(d, var_delta.T, m * m, alternative)
-    pooled = pooled_arrays(
-        d,
-        var_lead.T,
-        re_method=re_method,
-        re_test=re_test,
-        alpha=alpha,
-        alternative=alternative,
-    )
+    pooled = pooled_arrays(d, var_lead.T, **pooling)
     if null:  # estimates back on the scale of the differences
         pooled = dict(pooled)
         for name in ("diff_fe", "diff_re", "ci_lower_re", "ci_upper_re"):
@@ -744,7 +683,174 @@ def across_datasets_table(
         "variance_from_interval": list(from_interval),
         "reason": _joined("; ", reasons),
     }
+    return columns
+
+
+def _pair_groups(has_diff):
+    """The pairs grouped by the data sets where they have a difference.
+
+    Parameters
+    ----------
+    has_diff : ndarray of bool, shape (M, P)
+
+    Returns
+    -------
+    list of (pattern, pairs)
+        ``pattern`` (M,) bool, the data sets; ``pairs`` the pairs' positions.
+    """
+    m, n_pairs = has_diff.shape
+    if has_diff.all():  # the rule: one group, every data set
+        return [(np.ones(m, dtype=bool), np.arange(n_pairs))]
+    if m <= 64:  # each pattern as one 64-bit key (np.unique(axis=0) is slow)
+        packed = np.zeros((8, n_pairs), dtype=np.uint8)
+        packed[: (m + 7) // 8] = np.packbits(has_diff, axis=0)
+        keys = np.ascontiguousarray(packed.T).view(np.uint64).ravel()
+    else:
+        keys = has_diff.T
+    _, first, group = np.unique(
+        keys, axis=0 if m > 64 else None, return_index=True, return_inverse=True
+    )
+    group = group.reshape(-1)
+    return [(has_diff[:, p], np.flatnonzero(group == k)) for k, p in enumerate(first)]
+
+
+def _mark_left_out(block, used, names):
+    """Flag the pairs of a block pooled without some data sets; with fewer
+    than 2 data sets left, their tests are NaN with the reason."""
+    n_pairs = len(block["n_datasets"])
+    block["flags"] = [
+        ", ".join(filter(None, [flags, "datasets_left_out"]))
+        for flags in block["flags"]
+    ]
+    if used >= 2:
+        return
+    block["n_datasets"] = np.full(n_pairs, used, dtype=np.int64)
+    block["flags"] = ["datasets_left_out"] * n_pairs
+    block["variance_from_interval"] = [""] * n_pairs
+    block["reason"] = [_TOO_FEW.format(used, names)] * n_pairs
+
+
+def across_datasets_table(
+    diff,
+    var_delta,
+    var_wong,
+    *,
+    index,
+    datasets,
+    lead="delta",
+    interval=None,
+    alpha=0.05,
+    re_method="dl",
+    re_test="hksj",
+    multitest="holm",
+    wong_divisor="theorem",
+    with_wong=True,
+    diff_range=(-1.0, 1.0),
+    alternative="two-sided",
+    null=0.0,
+):
+    """Every across-data-set test for every pair of algorithms.
+
+    The numbers are those of :func:`mean_difference_test`,
+    :func:`combine_differences` and :func:`wilcoxon_signed_rank` applied to
+    each pair, computed for all pairs at once
+    (:mod:`fmtest.across.pooling_arrays`).
+
+    Each pair pools over the data sets where its difference exists (both
+    algorithms ran there and have a metric): ``n_datasets`` counts them, and
+    the others are named in ``datasets_left_out`` and flagged
+    ``datasets_left_out``. With fewer than 2 such data sets every test of
+    the pair is NaN with the reason.
+
+    Parameters
+    ----------
+    diff, var_delta, var_wong : ndarray, shape (M, P)
+        Per data set and pair: the difference, its delta-method variance and
+        Wong's variance (NaN without folds). M ≥ 1.
+    index : pandas.Index
+        P labels of the pairs.
+    datasets : sequence
+        M labels of the data sets (named in ``datasets_left_out``,
+        ``variance_from_interval`` and the reasons).
+    lead : {"delta", "wong"}, default="delta"
+        The variance pooled by the fixed and random effects.
+    interval : callable, optional
+        ``interval() -> (lower, upper)``, each (M, P): the pairwise intervals.
+        Called only when a variance is NaN or 0; where the difference and its
+        interval exist, the variance is taken from the interval width
+        (:func:`variance_from_interval`) and the pair is flagged
+        ``variance_from_interval``. Wong's own columns are never filled.
+    alpha, re_method, re_test, multitest, wong_divisor, with_wong
+        As in ``fit``.
+    diff_range : tuple of float, default=(-1, 1)
+        The range of a difference of the metric (hi − lo of its range on
+        either side). The random-effects interval, a symmetric t or z
+        interval, is clipped to it and the pair flagged ``re_ci_clipped``.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        Of every test (see :mod:`fmtest.within.hypothesis`); one-sided, the
+        random-effects interval reaches the edge of ``diff_range`` on its
+        open side.
+    null : float, default=0.0
+        δ₀ of every test (−margin for a non-inferiority test). The tests run
+        on ``diff − null`` (pooling weights and τ² do not change with a
+        shift), and the estimates are reported on the scale of ``diff``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``index``; the columns of
+        ``MetricComparisonResults.across_datasets``.
+    """
+    check_pooling_options(re_method, re_test, alpha)
+    if wong_divisor not in MEAN_DIFFERENCE_DIVISORS:
+        raise ValueError(
+            f"`wong_divisor` must be one of {set(MEAN_DIFFERENCE_DIVISORS)}; "
+            f"got {wong_divisor!r}."
+        )
+    diff = np.asarray(diff, dtype=float)
+    var_wong = np.asarray(var_wong, dtype=float)
+    var_delta, var_lead, recovered = filled_variances(
+        diff, var_delta, var_wong, lead=lead, interval=interval, alpha=alpha
+    )
+    m, n_pairs = diff.shape
+    datasets = np.array([str(name) for name in datasets], dtype=object)
+    options = {
+        "pooling": {
+            "re_method": re_method,
+            "re_test": re_test,
+            "alpha": alpha,
+            "alternative": alternative,
+        },
+        "wong_divisor": wong_divisor,
+        "with_wong": with_wong,
+        "diff_range": diff_range,
+        "null": float(null),
+    }
+    # Each pair pools over the data sets where both algorithms have a
+    # difference: the pairs are grouped by that set, and each group is
+    # pooled over its own data sets (one group, all data sets, as a rule).
+    columns, left_out = {}, np.full(n_pairs, "", dtype=object)
+    for pattern, pairs in _pair_groups(~np.isnan(diff)):
+        used = int(pattern.sum())
+        rows = np.flatnonzero(pattern) if used >= 2 else np.arange(m)
+        block = _pooled_columns(
+            *(a[np.ix_(rows, pairs)] for a in (diff, var_delta, var_wong, var_lead)),
+            recovered[np.ix_(rows, pairs)],
+            datasets=datasets[rows],
+            **options,
+        )
+        if used < m:
+            left_out[pairs] = ", ".join(datasets[~pattern])
+            _mark_left_out(block, used, left_out[pairs[0]])
+        for name, values in block.items():
+            values = np.asarray(values)
+            if values.dtype.kind == "U":  # text: no fixed width
+                values = values.astype(object)
+            if name not in columns:
+                columns[name] = np.empty(n_pairs, dtype=values.dtype)
+            columns[name][pairs] = values
     frame = pd.DataFrame(columns, index=index)
+    frame.insert(frame.columns.get_loc("reason"), "datasets_left_out", left_out)
     frame.insert(
         frame.columns.get_loc("tau2"),
         "pvalue_re_adjusted",
