@@ -348,3 +348,22 @@ def test_notes_and_summary_name_the_data_sets_left_out(four):
     assert note in text
     assert "across 3 data sets (random effects, HKSJ t(2)): a − c" in text
     assert "M: data sets pooled (where both algorithms have a difference)" in text
+
+
+def test_ranks_and_paper_table_name_the_data_set_they_drop(four):
+    """The ranks need complete blocks: d2 is left out of them, and said so
+    in ranks.dropped, the Friedman and post-hoc titles, the paper table's
+    caption and its ``dropped``, and the summary's notes."""
+    res = FMeasureComparison.from_formula(FORMULA, four).fit(estimand="models")
+    assert list(res.ranks.dropped) == ["d2"]
+    assert "complete block" in res.ranks.dropped["d2"]
+    assert res.ranks.n_datasets == 3
+    assert res.friedman.title.endswith("over 3 data sets, without d2 (NaN metric)")
+    assert res.posthoc().title.endswith(", without d2 (NaN metric)")
+    table = res.table()
+    assert table.dropped == res.ranks.dropped
+    assert "mean rank over 3 data sets (1 = best), without d2 (NaN metric)" in (
+        table.caption
+    )
+    text = " ".join(res.summary().as_text().split())
+    assert f"Ranks: d2: {res.ranks.dropped['d2']}." in text
