@@ -298,3 +298,17 @@ def test_example_across_datasets_unchanged(monkeypatch, options):
     slow = model.fit(**options).across_datasets
     pd.testing.assert_frame_equal(fast, slow)
     assert_same_table(fast, slow)
+
+
+def test_a_data_set_without_differences_is_left_out_of_every_pair():
+    """Every pair lacks d2 (one group of pairs, pooled over the other five):
+    the same table as pair by pair, d2 named in every row."""
+    rng = np.random.default_rng(3)
+    v = rng.uniform(1e-4, 3e-3, (6, 40))
+    d = rng.normal(0.02, np.sqrt(v) + 0.02)
+    d[2] = np.nan
+    kwargs = {"index": pd.RangeIndex(40), "datasets": [f"d{k}" for k in range(6)]}
+    slow = per_pair_table(d, v, v, **kwargs)
+    assert (slow["datasets_left_out"] == "d2").all() and (slow["n_datasets"] == 5).all()
+    assert slow["pvalue_re"].notna().all()
+    assert_same_table(across_datasets_table(d, v, v, **kwargs), slow)

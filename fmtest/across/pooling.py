@@ -714,6 +714,20 @@ def _pair_groups(has_diff):
     return [(has_diff[:, p], np.flatnonzero(group == k)) for k, p in enumerate(first)]
 
 
+def _scattered(blocks, n_pairs):
+    """The columns of the blocks (pairs, columns) put together in pair order."""
+    columns = {}
+    for pairs, block in blocks:
+        for name, values in block.items():
+            values = np.asarray(values)
+            if values.dtype.kind == "U":  # text: no fixed width
+                values = values.astype(object)
+            if name not in columns:
+                columns[name] = np.empty(n_pairs, dtype=values.dtype)
+            columns[name][pairs] = values
+    return columns
+
+
 def _mark_left_out(block, used, names):
     """Flag the pairs of a block pooled without some data sets; with fewer
     than 2 data sets left, their tests are NaN with the reason."""
@@ -829,26 +843,22 @@ def across_datasets_table(
     # Each pair pools over the data sets where both algorithms have a
     # difference: the pairs are grouped by that set, and each group is
     # pooled over its own data sets (one group, all data sets, as a rule).
-    columns, left_out = {}, np.full(n_pairs, "", dtype=object)
+    arrays = (diff, var_delta, var_wong, var_lead, recovered)
+    blocks, left_out = [], np.full(n_pairs, "", dtype=object)
     for pattern, pairs in _pair_groups(~np.isnan(diff)):
         used = int(pattern.sum())
         rows = np.flatnonzero(pattern) if used >= 2 else np.arange(m)
+        whole = len(rows) == m and len(pairs) == n_pairs  # as a rule: no copies
         block = _pooled_columns(
-            *(a[np.ix_(rows, pairs)] for a in (diff, var_delta, var_wong, var_lead)),
-            recovered[np.ix_(rows, pairs)],
+            *(a if whole else a[np.ix_(rows, pairs)] for a in arrays),
             datasets=datasets[rows],
             **options,
         )
         if used < m:
             left_out[pairs] = ", ".join(datasets[~pattern])
             _mark_left_out(block, used, left_out[pairs[0]])
-        for name, values in block.items():
-            values = np.asarray(values)
-            if values.dtype.kind == "U":  # text: no fixed width
-                values = values.astype(object)
-            if name not in columns:
-                columns[name] = np.empty(n_pairs, dtype=values.dtype)
-            columns[name][pairs] = values
+        blocks.append((pairs, block))
+    columns = blocks[0][1] if len(blocks) == 1 else _scattered(blocks, n_pairs)
     frame = pd.DataFrame(columns, index=index)
     frame.insert(frame.columns.get_loc("reason"), "datasets_left_out", left_out)
     frame.insert(
