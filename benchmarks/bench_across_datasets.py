@@ -4,12 +4,12 @@ Fits the synthetic long data of ``bench_counts.py`` (default 200 algorithms,
 19 900 pairs, 10 data sets, 2 000 instances, 30 % positives) and times
 ``res.across_datasets`` and, best of ``--repeat``, the table itself
 (``fmtest.across.pooling.across_datasets_table``, which computes all pairs at once
-on arrays). The per-pair route it replaced (``mean_difference_test`` twice,
-``combine_differences`` and ``wilcoxon_signed_rank`` for each pair, about
-1 ms per pair) is timed on a random subset of ``--subset`` pairs and
-extrapolated to all pairs; the script prints the ratio per pair and checks
-that both routes give the same numbers on the subset. Goal: the table in
-under 2 s.
+on arrays). The per-pair route it replaced (statsmodels' ``combine_effects``
+and scipy's ``wilcoxon`` for each pair, with the unweighted means twice: the
+reference of ``tests/reference_pooling.py``) is timed on a random subset of
+``--subset`` pairs and extrapolated to all pairs; the script prints the ratio
+per pair and checks that both routes give the same numbers on the subset.
+Goal: the table in under 2 s.
 
 Run: ``python benchmarks/bench_across_datasets.py [--algorithms 200]
 [--datasets 10] [--re-method dl|pm] [--re-test hksj|z]``; ``--quick`` runs
@@ -19,18 +19,22 @@ Run: ``python benchmarks/bench_across_datasets.py [--algorithms 200]
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests/
 
 import numpy as np
 import pandas as pd
 from bench_counts import make_long_data
 
 from fmtest import FMeasureComparison
-from fmtest.across.pooling import (
-    across_datasets_table,
-    combine_differences,
-    mean_difference_test,
-    wilcoxon_signed_rank,
+from fmtest.across.pooling import across_datasets_table
+from tests.reference_pooling import (
+    reference_mean,
+    reference_pooling,
+    reference_wilcoxon,
 )
 
 FORMULA = "correct ~ algorithm + dataset"
@@ -46,12 +50,13 @@ def per_pair(diff, var, pairs, options):
     out = []
     for p in pairs:
         d, v = diff[:, p], var[:, p]
-        mean_difference_test(d, v)
-        mean_difference_test(d, v)  # Wong's columns (NaN variances here)
-        pooled = combine_differences(d, v, **options)
-        wil = wilcoxon_signed_rank(d)
-        p_wil = wil.p_exact if np.isfinite(wil.p_exact) else wil.p_normal
-        out.append((pooled.random.pvalue, p_wil))
+        reference_mean(d, v, d.size**2)
+        reference_mean(d, v, d.size**2)  # Wong's columns (NaN variances here)
+        pooled = reference_pooling(d, v, **options)
+        wil = reference_wilcoxon(d)
+        p_exact = wil["pvalue_exact"]
+        p_wil = p_exact if np.isfinite(p_exact) else wil["pvalue_normal"]
+        out.append((pooled["pvalue_re"], p_wil))
     return time.perf_counter() - start, np.array(out)
 
 

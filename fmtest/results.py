@@ -369,8 +369,10 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         pandas.DataFrame
             Index (``algorithm_1``, ``algorithm_2``). Columns:
 
-            * ``n_datasets``; ``large_sample`` (F only: Wong's condition holds
-              for both algorithms in every data set);
+            * ``n_datasets`` (the data sets where both algorithms have a
+              difference: each pair pools over those, and names the others
+              in ``datasets_left_out``); ``large_sample`` (F only: Wong's
+              condition holds for both algorithms in every data set pooled);
             * unweighted mean: ``diff_mean`` (mean over data sets of the
               differences); ``se_wong``, ``z_wong``, ``pvalue_wong`` (F only: Wong's
               Theorem 2, or formula (7) as printed with
@@ -400,9 +402,13 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
               and was clipped to it); ``hksj_q_below_1`` (with
               ``re_test="hksj"``: the HKSJ scale q < 1 made the random-effects
               interval narrower than the classical one);
-              ``variance_from_interval`` (the data sets whose variance of the
-              difference was NaN or 0 and was taken from the width of the
-              pairwise interval); ``reason`` (why values are NaN);
+              ``datasets_left_out`` (some data set has no difference of the
+              pair, e.g. an algorithm did not run there; fewer than 2 left:
+              NaN with the reason); ``variance_from_interval`` (the data sets
+              whose variance of the difference was NaN or 0 and was taken from
+              the width of the pairwise interval); ``datasets_left_out`` (the
+              data sets not pooled, comma-separated; empty when none);
+              ``reason`` (why values are NaN);
             * the one test to read (:func:`fmtest.across.recommend.recommend_across`):
               ``recommended`` (its name), ``pvalue_recommended`` (its p, copied),
               ``pvalue_recommended_adjusted`` (``multitest`` over the pairs),
@@ -453,7 +459,8 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         if not self.has_wong:
             frame = frame.drop(columns=["se_wong", "z_wong", "pvalue_wong"])
         else:
-            large = self._pair_large_sample(pairs)[:, keep].all(axis=0)
+            large = self._pair_large_sample(pairs)[:, keep] | np.isnan(diff)
+            large = large.all(axis=0)  # over the data sets pooled
             frame.insert(1, "large_sample", large)
         renamed = ACROSS_DATASETS_RENAMED
         variance = self.question.variance

@@ -30,8 +30,12 @@ class RankMixin:
     def ranks(self) -> Ranks:
         """Per data set, the rank of every algorithm (1 = best, ties averaged).
 
-        A data set where some algorithm's metric is NaN is left out (NaN
-        row) and named in ``ranks.dropped``; see :mod:`fmtest.across.ranks`.
+        A data set where some algorithm's metric is NaN (e.g. it did not run
+        there) has no complete ranking: it is left out (NaN row) of the ranks,
+        ``friedman``, ``posthoc()`` and the mean-rank row of ``table()``, and
+        named in ``ranks.dropped``, in their titles or captions and in the
+        summary's notes; see :mod:`fmtest.across.ranks`. ``across_datasets``
+        instead pools each pair over the data sets where both ran.
 
         Returns
         -------
@@ -53,7 +57,7 @@ class RankMixin:
         return TestFrame.wrap(
             friedman_test(self.ranks),
             title=f"Friedman test on the ranks of {len(self.ranks.algorithms)} "
-            f"algorithms over {self.ranks.n_datasets} data sets",
+            f"algorithms over {self.ranks.n_datasets} data sets{self.ranks.without}",
             legend=FRIEDMAN_LEGEND,
         )
 
@@ -118,7 +122,7 @@ class RankMixin:
         return TestFrame.wrap(
             frame,
             title=f"Post-hoc test on mean ranks: {POSTHOC_NAMES[method]}, "
-            f"{against}{sided}, alpha = {alpha:g}",
+            f"{against}{sided}, alpha = {alpha:g}{self.ranks.without}",
             legend=posthoc_legend(control, alternative),
             renamed=POSTHOC_RENAMED,
         )

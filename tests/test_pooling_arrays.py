@@ -1,198 +1,182 @@
-"""The array fast path of the across-data-set table against the per-pair route.
+"""The across-data-set table against statsmodels and scipy, pair by pair.
 
-The reference below is the table as it was built before the fast path: one
-call per pair of the public per-pair functions (statsmodels'
-``combine_effects``, scipy's ``wilcoxon``). Both routes must give the same
-table: the same columns, dtypes, flags and reasons, and numbers within
-1e-10 relative (PM sums via BLAS ``dot`` in statsmodels, so a few ulp may
-differ there; atol 1e-14 covers estimates near 0).
+The table (:func:`fmtest.across.pooling.across_datasets_table`) computes
+every pair at once on arrays (:mod:`fmtest.across.pooling_arrays`, the one
+implementation; the per-pair functions call it with one row). The reference
+below builds the same table one pair at a time from statsmodels'
+``combine_effects`` and scipy's ``wilcoxon`` (``tests/reference_pooling.py``).
+Both must give the same table: the same columns, dtypes, flags and reasons,
+and numbers within 1e-10 relative (PM sums via BLAS ``dot`` in statsmodels,
+so a few ulp may differ there; atol 1e-14 covers estimates near 0).
 """
 
 import numpy as np
 import pandas as pd
 import pytest
+from statsmodels.stats.multitest import multipletests
 
 import fmtest.results
 from fmtest import FMeasureComparison
 from fmtest.across.pooling import (
     HIGH_I2,
     across_datasets_table,
-    combine_differences,
-    mean_difference_test,
-    variance_from_interval,
-    wilcoxon_signed_rank,
+    filled_variances,
 )
+from fmtest.across.pooling_arrays import POOLED_COLUMNS
 from fmtest.datasets import load_example
-from fmtest.within.multitest import adjust_pvalues
+from tests.reference_pooling import (
+    reference_mean,
+    reference_pooling,
+    reference_wilcoxon,
+)
 
 
 def _reference_row(d, var_fixed, var_lead, var_wong, *, options, with_wong):
-    wong = mean_difference_test(d, var_wong, divisor=options["wong_divisor"])
-    mean = mean_difference_test(d, var_fixed)
-    pooled = combine_differences(
+    m = len(d)
+    wong = reference_mean(
+        d, var_wong, m if options["wong_divisor"] == "printed" else m * m
+    )
+    mean = reference_mean(d, var_fixed, m * m)
+    pooled = reference_pooling(
         d,
         var_lead,
         re_method=options["re_method"],
         re_test=options["re_test"],
         alpha=options["alpha"],
     )
-    fixed, re = pooled.fixed, pooled.random
-    wil = wilcoxon_signed_rank(d)
-    tests = [
-        ("unweighted mean", mean),
-        ("fixed effect", fixed),
-        ("random effects", re),
-        ("Wilcoxon", wil),
-    ]
+    wil = reference_wilcoxon(d)
+    reasons = [("unweighted mean", mean["reason"])]
+    if pooled["reason_fe"]:
+        reasons.append(("fixed and random effects", pooled["reason_fe"]))
+    else:
+        reasons.append(("random effects", pooled["reason_re"]))
+    reasons.append(("Wilcoxon", wil["reason"]))
     if with_wong:
-        tests.insert(0, ("Wong", wong))
-    if fixed.reason and fixed.reason == re.reason:
-        tests = [t for t in tests if t[0] != "fixed effect"]
-        tests = [
-            (n if n != "random effects" else "fixed and random effects", r)
-            for n, r in tests
-        ]
-    reasons = [f"{name}: {res.reason}" for name, res in tests if res.reason]
+        reasons.insert(0, ("Wong", wong["reason"]))
     flags = []
-    if re.i2 >= HIGH_I2 and np.isfinite(fixed.pvalue):
+    if pooled["i2"] >= HIGH_I2 and np.isfinite(pooled["pvalue_fe"]):
         flags.append("high_i2")
-    if 0 < wil.n_used <= 5:
+    if 0 < wil["n_nonzero"] <= 5:
         flags.append("wilcoxon_exact_floor")
-    return {
-        "n_datasets": len(d),
-        "diff_mean": float(np.mean(d)),
-        "se_wong": wong.std_error,
-        "z_wong": wong.statistic,
-        "pvalue_wong": wong.pvalue,
-        "se_delta": mean.std_error,
-        "z_delta": mean.statistic,
-        "pvalue_delta": mean.pvalue,
-        "diff_fe": fixed.estimate,
-        "se_fe": fixed.std_error,
-        "z_fe": fixed.statistic,
-        "pvalue_fe": fixed.pvalue,
-        "diff_re": re.estimate,
-        "se_re": re.std_error,
-        "statistic_re": re.statistic,
-        "df_re": re.df,
-        "pvalue_re": re.pvalue,
-        "ci_lower_re": re.ci_lower,
-        "ci_upper_re": re.ci_upper,
-        "tau2": re.tau2,
-        "i2": re.i2,
-        "q": re.q,
-        "pvalue_q": re.q_pvalue,
-        "t_plus": wil.t_plus,
-        "n_nonzero": wil.n_used,
-        "pvalue_exact": wil.p_exact,
-        "z_normal": wil.z_normal,
-        "pvalue_normal": wil.p_normal,
-        "pvalue_wilcoxon": wil.p_exact if np.isfinite(wil.p_exact) else wil.p_normal,
-        "flags": flags,
-        "reason": "; ".join(reasons),
-    }
+    row = {"n_datasets": m, "diff_mean": float(np.mean(d))}
+    for name, res in (("wong", wong), ("delta", mean)):
+        row |= {f"{key}_{name}": res[key] for key in ("se", "z", "pvalue")}
+    row |= {name: pooled[name] for name in POOLED_COLUMNS}  # in the table's order
+    wil.pop("n_zero")
+    row |= {name: value for name, value in wil.items() if name != "reason"}
+    p_exact = wil["pvalue_exact"]
+    row["pvalue_wilcoxon"] = p_exact if np.isfinite(p_exact) else wil["pvalue_normal"]
+    row["flags"] = flags
+    row["reason"] = "; ".join(f"{name}: {why}" for name, why in reasons if why)
+    return row
 
 
-def per_pair_table(
-    diff,
-    var_delta,
-    var_wong,
-    *,
-    index,
-    datasets,
-    lead="delta",
-    interval=None,
-    alpha=0.05,
-    re_method="dl",
-    re_test="hksj",
-    multitest="holm",
-    wong_divisor="theorem",
-    with_wong=True,
-    diff_range=(-1.0, 1.0),
-    alternative="two-sided",
-    null=0.0,
-):
-    """The table pair by pair from the public per-pair functions.
+def _pair_row(d, var_delta, var_lead, var_wong, recovered, datasets, options):
+    """One row of the reference table from the pair's data sets."""
+    row = _reference_row(
+        d,
+        var_delta,
+        var_lead,
+        var_wong,
+        options=options,
+        with_wong=options["with_wong"],
+    )
+    names = list(datasets[recovered])
+    if names:
+        row["flags"].append("variance_from_interval")
+    row["variance_from_interval"] = ", ".join(names)
+    low, high = options["diff_range"]
+    if row["ci_lower_re"] < low or row["ci_upper_re"] > high:
+        row["ci_lower_re"] = max(row["ci_lower_re"], low)
+        row["ci_upper_re"] = min(row["ci_upper_re"], high)
+        row["flags"].append("re_ci_clipped")
+    # HKSJ's scale below 1: narrower than the classical 1/sum(w*) variance
+    classical = 1 / np.sum(1 / (var_lead + row["tau2"]))
+    if (
+        options["re_test"] == "hksj"
+        and np.isfinite(row["statistic_re"])
+        and row["se_re"] ** 2 < classical * (1 - 1e-12)
+    ):
+        row["flags"].append("hksj_q_below_1")
+    same = (d == 0) & (var_lead == 0)
+    if same.any():
+        note = (
+            f"identical predictions in {', '.join(datasets[same])} "
+            "(difference and variance 0): no inverse-variance pooling"
+        )
+        row["reason"] = "; ".join(filter(None, [row["reason"], note]))
+    row["flags"] = ", ".join(row["flags"])
+    return row
 
-    Two-sided tests of 0 only (the per-pair functions have no ``alternative``;
+
+def per_pair_table(diff, var_delta, var_wong, *, index, datasets, **options):
+    """The table pair by pair from statsmodels and scipy (the options of
+    :func:`across_datasets_table`, two-sided tests of 0 only:
     tests/test_hypothesis.py checks the one-sided columns against scipy).
 
+    The variances are filled from the intervals as the table fills them
+    (``filled_variances``; tests/test_pooling.py checks the filling).
+
     The random-effects interval is clipped to ``diff_range`` with the flag
-    ``re_ci_clipped`` (issue 22.1).
+    ``re_ci_clipped`` (issue 22.1). Each pair pools over the data sets where
+    its difference exists and names the others (issue 28.6).
     """
-    assert alternative == "two-sided" and null == 0.0
     options = {
-        "alpha": alpha,
-        "re_method": re_method,
-        "re_test": re_test,
-        "wong_divisor": wong_divisor,
-    }
-    var_delta = np.asarray(var_delta, dtype=float)
+        "lead": "delta",
+        "interval": None,
+        "alpha": 0.05,
+        "re_method": "dl",
+        "re_test": "hksj",
+        "multitest": "holm",
+        "wong_divisor": "theorem",
+        "with_wong": True,
+        "diff_range": (-1.0, 1.0),
+    } | options
+    assert options.pop("alternative", "two-sided") == "two-sided"
+    assert options.pop("null", 0.0) == 0.0
+    alpha, lead = options["alpha"], options["lead"]
     var_wong = np.asarray(var_wong, dtype=float)
-    var_lead = var_wong if lead == "wong" else var_delta
-    recovered = np.zeros(var_delta.shape, dtype=bool)
-    if interval is not None and (~(var_lead > 0) | ~(var_delta > 0)).any():
-        lower, upper = interval()
-        has_diff = np.isfinite(diff)
-        lower = np.where(has_diff, lower, np.nan)
-        upper = np.where(has_diff, upper, np.nan)
-        var_delta, rec_delta = variance_from_interval(
-            var_delta, lower, upper, alpha, difference=diff
-        )
-        var_lead, rec_lead = (
-            variance_from_interval(var_lead, lower, upper, alpha, difference=diff)
-            if lead == "wong"
-            else (var_delta, rec_delta)
-        )
-        recovered = rec_delta | rec_lead
+    var_delta, var_lead, recovered = filled_variances(
+        diff, var_delta, var_wong, lead=lead, interval=options["interval"], alpha=alpha
+    )
+    datasets = np.array([str(name) for name in datasets], dtype=object)
     rows = []
     for p in range(diff.shape[1]):
-        row = _reference_row(
-            diff[:, p],
-            var_delta[:, p],
-            var_lead[:, p],
-            var_wong[:, p],
-            options=options,
-            with_wong=with_wong,
+        # the data sets where the pair has a difference; with fewer than 2,
+        # all of them, whose NaN make every test NaN
+        has = ~np.isnan(diff[:, p])
+        used = has if has.sum() >= 2 else np.ones_like(has)
+        row = _pair_row(
+            *(a[used, p] for a in (diff, var_delta, var_lead, var_wong, recovered)),
+            datasets[used],
+            options,
         )
-        names = [str(datasets[m]) for m in np.flatnonzero(recovered[:, p])]
-        if names:
-            row["flags"].append("variance_from_interval")
-        row["variance_from_interval"] = ", ".join(names)
-        low, high = diff_range
-        if row["ci_lower_re"] < low or row["ci_upper_re"] > high:
-            row["ci_lower_re"] = max(row["ci_lower_re"], low)
-            row["ci_upper_re"] = min(row["ci_upper_re"], high)
-            row["flags"].append("re_ci_clipped")
-        # HKSJ's scale below 1: narrower than the classical 1/sum(w*) variance
-        classical = 1 / np.sum(1 / (var_lead[:, p] + row["tau2"]))
-        if (
-            re_test == "hksj"
-            and np.isfinite(row["statistic_re"])
-            and row["se_re"] ** 2 < classical * (1 - 1e-12)
-        ):
-            row["flags"].append("hksj_q_below_1")
-        same = (diff[:, p] == 0) & (var_lead[:, p] == 0)
-        if same.any():
-            where = ", ".join(str(datasets[m]) for m in np.flatnonzero(same))
-            note = (
-                f"identical predictions in {where} "
-                "(difference and variance 0): no inverse-variance pooling"
-            )
-            row["reason"] = "; ".join(filter(None, [row["reason"], note]))
-        row["flags"] = ", ".join(row["flags"])
+        row["datasets_left_out"] = ", ".join(datasets[~has])
+        if has.sum() < 2 and not has.all():
+            row |= {
+                "n_datasets": int(has.sum()),
+                "flags": "datasets_left_out",
+                "variance_from_interval": "",
+                "reason": "pooling needs at least 2 data sets where both algorithms "
+                f"have a difference; {has.sum()} here "
+                f"(left out: {row['datasets_left_out']})",
+            }
+        elif not has.all():
+            row["flags"] = ", ".join(filter(None, [row["flags"], "datasets_left_out"]))
         rows.append(row)
     frame = pd.DataFrame(rows, index=index)
-    frame.insert(
-        frame.columns.get_loc("tau2"),
-        "pvalue_re_adjusted",
-        adjust_pvalues(frame["pvalue_re"].to_numpy(), multitest),
-    )
-    frame.insert(
-        frame.columns.get_loc("pvalue_wilcoxon") + 1,
-        "pvalue_wilcoxon_adjusted",
-        adjust_pvalues(frame["pvalue_wilcoxon"].to_numpy(), multitest),
-    )
+    # adjusted over the pairs with a p-value, each placed after the column named
+    for name, after in [
+        ("pvalue_re_adjusted", "ci_upper_re"),
+        ("pvalue_wilcoxon_adjusted", "pvalue_wilcoxon"),
+    ]:
+        p = frame[name.removesuffix("_adjusted")]
+        adjusted = p.copy()
+        if p.notna().any():
+            adjusted[p.notna()] = multipletests(
+                p.dropna(), method=options["multitest"]
+            )[1]
+        frame.insert(frame.columns.get_loc(after) + 1, name, adjusted)
     frame["reason"] = frame.pop("reason")
     return frame
 
@@ -259,8 +243,14 @@ def test_array_table_equals_the_per_pair_table(m, re_method, re_test):
         assert_same_table(fast, slow)
         # the inputs reach every branch the table has
         reasons = " ".join(slow["reason"])
-        for phrase in ["a difference is NaN", "identical predictions"]:
-            assert phrase in reasons
+        assert "identical predictions" in reasons
+        left_out = slow["flags"].str.contains("datasets_left_out")
+        assert (left_out == (slow["datasets_left_out"] != "")).all()
+        if m <= 2:  # a NaN difference leaves fewer than 2 data sets
+            assert "pooling needs at least 2 data sets where both" in reasons
+        else:  # pooled over the other M - 1
+            pooled = left_out & (slow["n_datasets"] == m - 1)
+            assert slow.loc[pooled, "pvalue_re"].notna().any()
         if m >= 2:
             assert "no positive variance" in reasons
             assert (slow["tau2"] > 0).any() and (slow["i2"] >= HIGH_I2).any()
@@ -274,12 +264,16 @@ def test_array_table_equals_the_per_pair_table(m, re_method, re_test):
         assert slow["flags"].str.contains("variance_from_interval").any()
 
 
-def test_array_table_equals_the_per_pair_table_beyond_exact_max():
+@pytest.mark.parametrize("m", [55, 70])
+def test_array_table_equals_the_per_pair_table_beyond_exact_max(m):
+    """More than 50 data sets (no exact Wilcoxon p); more than 64, the pairs
+    with a NaN difference are grouped by another route."""
     rng = np.random.default_rng(7)
-    d, v, var_wong, _ = hostile_inputs(55, 30, rng)
-    kwargs = {"index": pd.RangeIndex(30), "datasets": range(55)}
+    d, v, var_wong, _ = hostile_inputs(m, 30, rng)
+    kwargs = {"index": pd.RangeIndex(30), "datasets": range(m)}
     slow = per_pair_table(d, v, var_wong, **kwargs)
     assert "no exact p-value for more than 50" in " ".join(slow["reason"])
+    assert (slow["n_datasets"] == m - 1).any()
     assert_same_table(across_datasets_table(d, v, var_wong, **kwargs), slow)
 
 
@@ -304,3 +298,17 @@ def test_example_across_datasets_unchanged(monkeypatch, options):
     slow = model.fit(**options).across_datasets
     pd.testing.assert_frame_equal(fast, slow)
     assert_same_table(fast, slow)
+
+
+def test_a_data_set_without_differences_is_left_out_of_every_pair():
+    """Every pair lacks d2 (one group of pairs, pooled over the other five):
+    the same table as pair by pair, d2 named in every row."""
+    rng = np.random.default_rng(3)
+    v = rng.uniform(1e-4, 3e-3, (6, 40))
+    d = rng.normal(0.02, np.sqrt(v) + 0.02)
+    d[2] = np.nan
+    kwargs = {"index": pd.RangeIndex(40), "datasets": [f"d{k}" for k in range(6)]}
+    slow = per_pair_table(d, v, v, **kwargs)
+    assert (slow["datasets_left_out"] == "d2").all() and (slow["n_datasets"] == 5).all()
+    assert slow["pvalue_re"].notna().all()
+    assert_same_table(across_datasets_table(d, v, v, **kwargs), slow)

@@ -15,9 +15,10 @@ sets", each from the M per-data-set differences d_m and their variances v_m:
 * :func:`wilcoxon_signed_rank` — a rank test of the d_m, no variances used.
 
 :func:`across_datasets_table` assembles them for every pair of algorithms.
-The fixed and random effects come from statsmodels' ``combine_effects``; the
-table computes the same numbers for all pairs at once on arrays
-(:mod:`fmtest.across.pooling_arrays`), since one call per pair costs about 1 ms.
+Every number comes from one implementation, :mod:`fmtest.across.pooling_arrays`,
+which computes all pairs at once; the per-pair functions here call it with
+one row (``tests/test_pooling.py`` and ``tests/test_pooling_arrays.py`` check
+it against statsmodels' ``combine_effects`` and scipy's ``wilcoxon``).
 """
 
 from __future__ import annotations
@@ -26,8 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
-from statsmodels.stats.meta_analysis import combine_effects
+from scipy import stats
 
 from fmtest.across.pooling_arrays import (
     POOLED_COLUMNS,
@@ -35,7 +35,7 @@ from fmtest.across.pooling_arrays import (
     pooled_arrays,
     wilcoxon_arrays,
 )
-from fmtest.within.inference import DifferenceTest, check_alpha, z_test
+from fmtest.within.inference import DifferenceTest, check_alpha
 from fmtest.within.multitest import adjust_pvalues
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "across_datasets_table",
     "check_pooling_options",
     "combine_differences",
+    "filled_variances",
     "fixed_effect_test",
     "mean_difference_test",
     "random_effects_test",
@@ -79,6 +80,13 @@ _NAN_DIFFERENCE = "a difference is NaN"
 _ALL_ZERO = "all differences are 0"
 _NO_EXACT_TIES = "no exact p-value with tied or zero differences"
 _NO_EXACT_MANY = "no exact p-value for more than {} differences"
+_TOO_FEW = (
+    "pooling needs at least 2 data sets where both algorithms have a "
+    "difference; {} here (left out: {})"
+)
+
+# The entries of the array functions' dict that a DifferenceTest holds.
+_DIFFERENCE_TEST_COLUMNS = ("estimate", "std_error", "statistic", "pvalue")
 
 
 def mean_difference_test(differences, variances, *, divisor="theorem"):
@@ -119,21 +127,14 @@ def mean_difference_test(differences, variances, *, divisor="theorem"):
         raise ValueError(
             f"`divisor` must be one of {set(MEAN_DIFFERENCE_DIVISORS)}; got {divisor!r}."
         )
-    differences = np.asarray(differences, dtype=float)
-    variances = np.asarray(variances, dtype=float)
-    m = differences.size
+    d, v = _one_row(differences), _one_row(variances)
+    m = d.shape[1]
     method = "Wong formula (7) as printed: sum/M" if divisor == "printed" else "sum/M^2"
-    bad = np.isnan(differences) | np.isnan(variances)
-    if m == 0 or bad.any():
-        reason = _NO_DATA_SETS if m == 0 else _MISSING.format(int(bad.sum()), m)
-        return DifferenceTest(np.nan, np.nan, np.nan, np.nan, method, reason)
-    mean = float(differences.mean())
-    variance = float(variances.sum()) / (m if divisor == "printed" else m * m)
-    z, p = z_test(mean, variance)
-    reason = "" if variance > 0 else _ZERO_VARIANCE
-    return DifferenceTest(
-        mean, float(np.sqrt(variance)), float(z), float(p), method, reason
-    )
+    if m == 0:
+        return DifferenceTest(np.nan, np.nan, np.nan, np.nan, method, _NO_DATA_SETS)
+    res = mean_difference_arrays(d, v, m if divisor == "printed" else m * m)
+    numbers = (float(res[name][0]) for name in _DIFFERENCE_TEST_COLUMNS)
+    return DifferenceTest(*numbers, method, _mean_reasons(res, m)[0])
 
 
 @dataclass(frozen=True)
@@ -223,24 +224,9 @@ def check_pooling_options(method="dl", test="hksj", alpha=0.05):
     check_alpha(alpha)
 
 
-def _two_sided_p(stat, df):
-    """2·P(T > |stat|) for T ~ t(df), normal at df = inf (scipy.special: the
-    functions behind scipy.stats.t and norm, without their per-call overhead)."""
-    tail = special.ndtr(-abs(stat)) if np.isinf(df) else special.stdtr(df, -abs(stat))
-    return float(2 * tail)
-
-
-def _critical_value(alpha, df):
-    """The upper α/2 quantile of t(df), of the normal at df = inf."""
-    if np.isinf(df):
-        return float(-special.ndtri(alpha / 2))
-    return float(-special.stdtrit(df, alpha / 2))
-
-
-def _nan_result(method, test, reason):
-    nan = (np.nan,) * 11
-    fixed = DifferenceTest(np.nan, np.nan, np.nan, np.nan, "inverse-variance", reason)
-    return PooledDifferences(fixed, RandomEffectsResult(*nan, method, test, reason))
+def _one_row(values):
+    """A per-pair argument as the one row (1, M) of the array functions."""
+    return np.asarray(values, dtype=float).reshape(1, -1)
 
 
 def combine_differences(
@@ -248,9 +234,11 @@ def combine_differences(
 ):
     """Fixed- and random-effects pooling of per-data-set differences.
 
-    Both come from ``statsmodels.stats.meta_analysis.combine_effects``.
-    Cochran's Q is clipped at 0 (its one-pass formula can give −1e−17 for
-    equal differences) and I² = (Q − (M − 1))/Q is clipped to [0, 1]. When
+    The formulas of ``statsmodels.stats.meta_analysis.combine_effects``
+    (computed by :func:`fmtest.across.pooling_arrays.pooled_arrays`, which
+    the tests check against it). Cochran's Q is clipped at 0 (its one-pass
+    formula can give −1e−17 for equal differences) and
+    I² = (Q − (M − 1))/Q is clipped to [0, 1]. When
     Q ≤ M − 1 both τ² estimators give τ² = 0 (DerSimonian & Laird truncate
     their moment estimate there; statsmodels does not), and the random-effects
     results are the fixed-effect ones with the HKSJ scale of the fixed-effect
@@ -289,68 +277,33 @@ def combine_differences(
     4.0
     """
     check_pooling_options(re_method, re_test, alpha)
-    d = np.asarray(differences, dtype=float)
-    v = np.asarray(variances, dtype=float)
-    m = d.size
-    if m < 2:
-        return _nan_result(re_method, re_test, _NEEDS_TWO)
-    if not (np.isfinite(d).all() and np.isfinite(v).all() and (v > 0).all()):
-        return _nan_result(re_method, re_test, _NO_POSITIVE_VARIANCE)
-    # The fixed-effect part, with τ² held at 0 (Paule-Mandel start, no
-    # iteration). statsmodels computes I² = 1 - (M - 1)/Q on construction,
-    # which divides by zero when Q = 0 (all differences equal); that value
-    # is replaced below, so only this division is silenced.
-    with np.errstate(divide="ignore"):
-        fit = combine_effects(d, v, method_re="iterated", maxiter=0)
-    fixed_z, fixed_p = z_test(fit.mean_effect_fe, fit.var_eff_w_fe)
+    d, v = _one_row(differences), _one_row(variances)
+    res = pooled_arrays(d, v, re_method=re_method, re_test=re_test, alpha=alpha)
+    fixed_reasons, random_reasons = _pooled_reasons(res, d.shape[1])
+    one = {name: float(res[name][0]) for name in POOLED_COLUMNS}
     fixed = DifferenceTest(
-        float(fit.mean_effect_fe),
-        float(fit.sd_eff_w_fe),
-        float(fixed_z),
-        float(fixed_p),
+        one["diff_fe"],
+        one["se_fe"],
+        one["z_fe"],
+        one["pvalue_fe"],
         "inverse-variance",
+        fixed_reasons[0],
     )
-    df = m - 1
-    q = max(0.0, float(fit.q))
-    if q > df:  # τ² > 0 for both estimators; Q > 0, so no division by zero
-        fit = combine_effects(d, v, method_re=RE_METHODS[re_method])
-    tau2 = max(0.0, float(fit.tau2)) if q > df else 0.0
-    i2 = (q - df) / q if q > df else 0.0
-    est = float(fit.mean_effect_re)
-    reason = ""
-    if re_test == "hksj-floor":  # Knapp & Hartung's ad hoc q* = max(q, 1)
-        se = float(np.sqrt(max(fit.var_hksj_re, fit.var_eff_w_re)))
-        t_df = float(df)
-    elif re_test == "hksj":
-        se = float(np.sqrt(fit.var_hksj_re))
-        t_df = float(df)
-        # equal differences: the scale is 0, or 1e-17 from the estimate being
-        # 1 ulp off the common value, which would give t = 1e16
-        if np.ptp(d) == 0 or se == 0:
-            se = 0.0
-            reason = _HKSJ_EQUAL
-    else:
-        se, t_df = float(fit.sd_eff_w_re), np.inf
-    stat, pvalue, half = np.nan, np.nan, np.nan
-    if not reason:
-        stat = float(z_test(est, se**2)[0])
-        pvalue = _two_sided_p(stat, t_df) if np.isfinite(stat) else np.nan
-        half = _critical_value(alpha, t_df) * se
     random = RandomEffectsResult(
-        est,
-        se,
-        stat,
-        pvalue,
-        t_df,
-        est - half,
-        est + half,
-        tau2,
-        float(i2),
-        q,
-        float(special.chdtrc(df, q)),
-        re_method,
-        re_test,
-        reason,
+        estimate=one["diff_re"],
+        std_error=one["se_re"],
+        statistic=one["statistic_re"],
+        pvalue=one["pvalue_re"],
+        df=one["df_re"],
+        ci_lower=one["ci_lower_re"],
+        ci_upper=one["ci_upper_re"],
+        tau2=one["tau2"],
+        i2=one["i2"],
+        q=one["q"],
+        q_pvalue=one["pvalue_q"],
+        method=re_method,
+        test=re_test,
+        reason=random_reasons[0],
     )
     return PooledDifferences(fixed, random)
 
@@ -469,35 +422,21 @@ def wilcoxon_signed_rank(differences, *, exact_max=50):
     >>> res.t_plus, round(res.z_normal, 4), round(res.p_normal, 4)
     (49.0, 2.1915, 0.0284)
     """
-    d = np.asarray(differences, dtype=float)
-    if d.size == 0 or np.isnan(d).any():
-        reason = _NO_DIFFERENCES if d.size == 0 else _NAN_DIFFERENCE
-        return WilcoxonResult(np.nan, 0, 0, False, np.nan, np.nan, np.nan, reason)
-    nonzero = d[d != 0]
-    m = nonzero.size
-    n_zero = int(d.size - m)
-    if m == 0:
+    d = _one_row(differences)
+    if d.size == 0:
         return WilcoxonResult(
-            np.nan, 0, n_zero, False, np.nan, np.nan, np.nan, _ALL_ZERO
+            np.nan, 0, 0, False, np.nan, np.nan, np.nan, _NO_DIFFERENCES
         )
-    magnitude = np.abs(nonzero)
-    ranks = stats.rankdata(magnitude)
-    ties = bool(np.unique(magnitude).size < m)
-    t_plus = float(ranks[nonzero > 0].sum())
-    mean = m * (m + 1) / 4
-    sd = np.sqrt(m * (m + 1) * (2 * m + 1) / 24)
-    z = (t_plus - mean) / sd
-    p_normal = _two_sided_p(z, np.inf)
-    reasons = []
-    p_exact = np.nan
-    if ties or n_zero:
-        reasons.append(_NO_EXACT_TIES)
-    elif m > exact_max:
-        reasons.append(_NO_EXACT_MANY.format(exact_max))
-    else:
-        p_exact = float(stats.wilcoxon(nonzero, method="exact").pvalue)
+    res = wilcoxon_arrays(d, exact_max=exact_max)
     return WilcoxonResult(
-        t_plus, m, n_zero, ties, p_exact, float(z), p_normal, "; ".join(reasons)
+        float(res["t_plus"][0]),
+        int(res["n_used"][0]),
+        int(res["n_zero"][0]),
+        bool(res["ties"][0]),
+        float(res["p_exact"][0]),
+        float(res["z_normal"][0]),
+        float(res["p_normal"][0]),
+        _wilcoxon_reasons(res, d.shape[1], exact_max)[0],
     )
 
 
@@ -546,6 +485,43 @@ def variance_from_interval(variance, lower, upper, alpha=0.05, *, difference=Non
     return np.where(recovered, from_width, variance), recovered
 
 
+def filled_variances(diff, var_delta, var_wong, *, lead, interval, alpha):
+    """The delta and the pooled (``lead``) variances, filled from the pairwise
+    intervals where they are NaN or 0 (:func:`variance_from_interval`).
+
+    Parameters
+    ----------
+    diff, var_delta, var_wong : ndarray, shape (M, P)
+    lead : {"delta", "wong"}
+    interval : callable or None
+        ``interval() -> (lower, upper)``, called only when a variance is
+        missing; None leaves the variances as they are.
+    alpha : float
+
+    Returns
+    -------
+    var_delta, var_lead : ndarray, shape (M, P)
+    recovered : ndarray of bool, shape (M, P)
+        Where either variance came from the interval.
+    """
+    var_delta = np.asarray(var_delta, dtype=float)
+    var_lead = np.asarray(var_wong, dtype=float) if lead == "wong" else var_delta
+    recovered = np.zeros(var_delta.shape, dtype=bool)
+    if interval is None or ((var_lead > 0) & (var_delta > 0)).all():
+        return var_delta, var_lead, recovered
+    has_diff = np.isfinite(diff)
+    lower, upper = (np.where(has_diff, bound, np.nan) for bound in interval())
+    var_delta, recovered = variance_from_interval(
+        var_delta, lower, upper, alpha, difference=diff
+    )
+    if lead == "wong":
+        var_lead, from_interval = variance_from_interval(
+            var_lead, lower, upper, alpha, difference=diff
+        )
+        return var_delta, var_lead, recovered | from_interval
+    return var_delta, var_delta, recovered
+
+
 def _labelled(name, reasons):
     return np.array([f"{name}: {r}" if r else "" for r in reasons], dtype=object)
 
@@ -558,12 +534,18 @@ def _mean_reasons(res, m):
 
 
 def _pooled_reasons(pooled, m):
-    reasons = np.full(pooled["invalid"].shape, "", dtype=object)
-    reasons[pooled["invalid"]] = "fixed and random effects: " + (
-        _NEEDS_TWO if m < 2 else _NO_POSITIVE_VARIANCE
-    )
-    reasons[pooled["hksj_equal"]] = f"random effects: {_HKSJ_EQUAL}"
-    return reasons
+    """Why the fixed and why the random effects of each row are NaN."""
+    fixed = np.full(pooled["invalid"].shape, "", dtype=object)
+    fixed[pooled["invalid"]] = _NEEDS_TWO if m < 2 else _NO_POSITIVE_VARIANCE
+    random = fixed.copy()
+    random[pooled["hksj_equal"]] = _HKSJ_EQUAL
+    return fixed, random
+
+
+def _pooled_table_reasons(pooled, m):
+    fixed, random = _pooled_reasons(pooled, m)
+    both = _labelled("fixed and random effects", fixed)
+    return np.where(both != "", both, _labelled("random effects", random))
 
 
 def _wilcoxon_reasons(wil, m, exact_max=50):
@@ -573,7 +555,7 @@ def _wilcoxon_reasons(wil, m, exact_max=50):
         reasons[reasons == ""] = _NO_EXACT_MANY.format(exact_max)
     reasons[wil["n_used"] == 0] = _ALL_ZERO
     reasons[wil["has_nan"]] = _NAN_DIFFERENCE
-    return _labelled("Wilcoxon", reasons)
+    return reasons
 
 
 def _joined(separator, columns):
@@ -608,113 +590,32 @@ def wilcoxon_min_pvalue(m, alternative="two-sided"):
     return 2.0 ** (-m if alternative != "two-sided" else 1 - m)
 
 
-def across_datasets_table(
+def _pooled_columns(
     diff,
     var_delta,
     var_wong,
+    var_lead,
+    recovered,
     *,
-    index,
     datasets,
-    lead="delta",
-    interval=None,
-    alpha=0.05,
-    re_method="dl",
-    re_test="hksj",
-    multitest="holm",
-    wong_divisor="theorem",
-    with_wong=True,
-    diff_range=(-1.0, 1.0),
-    alternative="two-sided",
-    null=0.0,
+    pooling,
+    wong_divisor,
+    with_wong,
+    diff_range,
+    null,
 ):
-    """Every across-data-set test for every pair of algorithms.
-
-    The numbers are those of :func:`mean_difference_test`,
-    :func:`combine_differences` and :func:`wilcoxon_signed_rank` applied to
-    each pair, computed for all pairs at once.
-
-    Parameters
-    ----------
-    diff, var_delta, var_wong : ndarray, shape (M, P)
-        Per data set and pair: the difference, its delta-method variance and
-        Wong's variance (NaN without folds). M ≥ 1.
-    index : pandas.Index
-        P labels of the pairs.
-    datasets : sequence
-        M labels of the data sets (named in flags).
-    lead : {"delta", "wong"}, default="delta"
-        The variance pooled by the fixed and random effects.
-    interval : callable, optional
-        ``interval() -> (lower, upper)``, each (M, P): the pairwise intervals.
-        Called only when a variance is NaN or 0; where the difference and its
-        interval exist, the variance is taken from the interval width
-        (:func:`variance_from_interval`) and the pair is flagged
-        ``variance_from_interval``. Wong's own columns are never filled.
-    alpha, re_method, re_test, multitest, wong_divisor, with_wong
-        As in ``fit``.
-    diff_range : tuple of float, default=(-1, 1)
-        The range of a difference of the metric (hi − lo of its range on
-        either side). The random-effects interval, a symmetric t or z
-        interval, is clipped to it and the pair flagged ``re_ci_clipped``.
-    alternative : {"two-sided", "greater", "less"}, default="two-sided"
-        Of every test (see :mod:`fmtest.within.hypothesis`); one-sided, the
-        random-effects interval reaches the edge of ``diff_range`` on its
-        open side.
-    null : float, default=0.0
-        δ₀ of every test (−margin for a non-inferiority test). The tests run
-        on ``diff − null`` (pooling weights and τ² do not change with a
-        shift), and the estimates are reported on the scale of ``diff``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by ``index``; the columns of
-        ``MetricComparisonResults.across_datasets``.
-    """
-    check_pooling_options(re_method, re_test, alpha)
-    if wong_divisor not in MEAN_DIFFERENCE_DIVISORS:
-        raise ValueError(
-            f"`wong_divisor` must be one of {set(MEAN_DIFFERENCE_DIVISORS)}; "
-            f"got {wong_divisor!r}."
-        )
-    diff = np.asarray(diff, dtype=float)
-    var_delta = np.asarray(var_delta, dtype=float)
-    var_wong = np.asarray(var_wong, dtype=float)
-    var_lead = var_wong if lead == "wong" else var_delta
-    recovered = np.zeros(var_delta.shape, dtype=bool)
-    if interval is not None and (~(var_lead > 0) | ~(var_delta > 0)).any():
-        lower, upper = interval()
-        has_diff = np.isfinite(diff)
-        lower, upper = (
-            np.where(has_diff, lower, np.nan),
-            np.where(has_diff, upper, np.nan),
-        )
-        var_delta, rec_delta = variance_from_interval(
-            var_delta, lower, upper, alpha, difference=diff
-        )
-        var_lead, rec_lead = (
-            variance_from_interval(var_lead, lower, upper, alpha, difference=diff)
-            if lead == "wong"
-            else (var_delta, rec_delta)
-        )
-        recovered = rec_delta | rec_lead
+    """The columns of :func:`across_datasets_table` (before the adjusted
+    p-values) for pairs pooled over the same M data sets (arrays (M, P));
+    ``pooling``: the options of :func:`pooled_arrays`."""
     m, n_pairs = diff.shape
-    datasets = [str(name) for name in datasets]
-    null = float(null)
+    alternative = pooling["alternative"]
     # (P, M): see fmtest.across.pooling_arrays; tested against δ0 = null
     d = np.ascontiguousarray(diff.T) - null
     wong = mean_difference_arrays(
         d, var_wong.T, m if wong_divisor == "printed" else m * m, alternative
     )
     mean = mean_difference_arrays(d, var_delta.T, m * m, alternative)
-    pooled = pooled_arrays(
-        d,
-        var_lead.T,
-        re_method=re_method,
-        re_test=re_test,
-        alpha=alpha,
-        alternative=alternative,
-    )
+    pooled = pooled_arrays(d, var_lead.T, **pooling)
     if null:  # estimates back on the scale of the differences
         pooled = dict(pooled)
         for name in ("diff_fe", "diff_re", "ci_lower_re", "ci_upper_re"):
@@ -722,8 +623,8 @@ def across_datasets_table(
     wil = wilcoxon_arrays(d, alternative=alternative)
     reasons = [
         _labelled("unweighted mean", _mean_reasons(mean, m)),
-        _pooled_reasons(pooled, m),
-        _wilcoxon_reasons(wil, m),
+        _pooled_table_reasons(pooled, m),
+        _labelled("Wilcoxon", _wilcoxon_reasons(wil, m)),
     ]
     if with_wong:
         reasons.insert(0, _labelled("Wong", _mean_reasons(wong, m)))
@@ -782,7 +683,184 @@ def across_datasets_table(
         "variance_from_interval": list(from_interval),
         "reason": _joined("; ", reasons),
     }
+    return columns
+
+
+def _pair_groups(has_diff):
+    """The pairs grouped by the data sets where they have a difference.
+
+    Parameters
+    ----------
+    has_diff : ndarray of bool, shape (M, P)
+
+    Returns
+    -------
+    list of (pattern, pairs)
+        ``pattern`` (M,) bool, the data sets; ``pairs`` the pairs' positions.
+    """
+    m, n_pairs = has_diff.shape
+    if has_diff.all():  # the rule: one group, every data set
+        return [(np.ones(m, dtype=bool), np.arange(n_pairs))]
+    if m <= 64:  # each pattern as one 64-bit key (np.unique(axis=0) is slow)
+        packed = np.zeros((8, n_pairs), dtype=np.uint8)
+        packed[: (m + 7) // 8] = np.packbits(has_diff, axis=0)
+        keys = np.ascontiguousarray(packed.T).view(np.uint64).ravel()
+    else:
+        keys = has_diff.T
+    _, first, group = np.unique(
+        keys, axis=0 if m > 64 else None, return_index=True, return_inverse=True
+    )
+    group = group.reshape(-1)
+    return [(has_diff[:, p], np.flatnonzero(group == k)) for k, p in enumerate(first)]
+
+
+def _scattered(blocks, n_pairs):
+    """The columns of the blocks (pairs, columns) put together in pair order."""
+    columns = {}
+    for pairs, block in blocks:
+        for name, values in block.items():
+            values = np.asarray(values)
+            if values.dtype.kind == "U":  # text: no fixed width
+                values = values.astype(object)
+            if name not in columns:
+                columns[name] = np.empty(n_pairs, dtype=values.dtype)
+            columns[name][pairs] = values
+    return columns
+
+
+def _mark_left_out(block, used, names):
+    """Flag the pairs of a block pooled without some data sets; with fewer
+    than 2 data sets left, their tests are NaN with the reason."""
+    n_pairs = len(block["n_datasets"])
+    block["flags"] = [
+        ", ".join(filter(None, [flags, "datasets_left_out"]))
+        for flags in block["flags"]
+    ]
+    if used >= 2:
+        return
+    block["n_datasets"] = np.full(n_pairs, used, dtype=np.int64)
+    block["flags"] = ["datasets_left_out"] * n_pairs
+    block["variance_from_interval"] = [""] * n_pairs
+    block["reason"] = [_TOO_FEW.format(used, names)] * n_pairs
+
+
+def across_datasets_table(
+    diff,
+    var_delta,
+    var_wong,
+    *,
+    index,
+    datasets,
+    lead="delta",
+    interval=None,
+    alpha=0.05,
+    re_method="dl",
+    re_test="hksj",
+    multitest="holm",
+    wong_divisor="theorem",
+    with_wong=True,
+    diff_range=(-1.0, 1.0),
+    alternative="two-sided",
+    null=0.0,
+):
+    """Every across-data-set test for every pair of algorithms.
+
+    The numbers are those of :func:`mean_difference_test`,
+    :func:`combine_differences` and :func:`wilcoxon_signed_rank` applied to
+    each pair, computed for all pairs at once
+    (:mod:`fmtest.across.pooling_arrays`).
+
+    Each pair pools over the data sets where its difference exists (both
+    algorithms ran there and have a metric): ``n_datasets`` counts them, and
+    the others are named in ``datasets_left_out`` and flagged
+    ``datasets_left_out``. With fewer than 2 such data sets every test of
+    the pair is NaN with the reason.
+
+    Parameters
+    ----------
+    diff, var_delta, var_wong : ndarray, shape (M, P)
+        Per data set and pair: the difference, its delta-method variance and
+        Wong's variance (NaN without folds). M ≥ 1.
+    index : pandas.Index
+        P labels of the pairs.
+    datasets : sequence
+        M labels of the data sets (named in ``datasets_left_out``,
+        ``variance_from_interval`` and the reasons).
+    lead : {"delta", "wong"}, default="delta"
+        The variance pooled by the fixed and random effects.
+    interval : callable, optional
+        ``interval() -> (lower, upper)``, each (M, P): the pairwise intervals.
+        Called only when a variance is NaN or 0; where the difference and its
+        interval exist, the variance is taken from the interval width
+        (:func:`variance_from_interval`) and the pair is flagged
+        ``variance_from_interval``. Wong's own columns are never filled.
+    alpha, re_method, re_test, multitest, wong_divisor, with_wong
+        As in ``fit``.
+    diff_range : tuple of float, default=(-1, 1)
+        The range of a difference of the metric (hi − lo of its range on
+        either side). The random-effects interval, a symmetric t or z
+        interval, is clipped to it and the pair flagged ``re_ci_clipped``.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        Of every test (see :mod:`fmtest.within.hypothesis`); one-sided, the
+        random-effects interval reaches the edge of ``diff_range`` on its
+        open side.
+    null : float, default=0.0
+        δ₀ of every test (−margin for a non-inferiority test). The tests run
+        on ``diff − null`` (pooling weights and τ² do not change with a
+        shift), and the estimates are reported on the scale of ``diff``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``index``; the columns of
+        ``MetricComparisonResults.across_datasets``.
+    """
+    check_pooling_options(re_method, re_test, alpha)
+    if wong_divisor not in MEAN_DIFFERENCE_DIVISORS:
+        raise ValueError(
+            f"`wong_divisor` must be one of {set(MEAN_DIFFERENCE_DIVISORS)}; "
+            f"got {wong_divisor!r}."
+        )
+    diff = np.asarray(diff, dtype=float)
+    var_wong = np.asarray(var_wong, dtype=float)
+    var_delta, var_lead, recovered = filled_variances(
+        diff, var_delta, var_wong, lead=lead, interval=interval, alpha=alpha
+    )
+    m, n_pairs = diff.shape
+    datasets = np.array([str(name) for name in datasets], dtype=object)
+    options = {
+        "pooling": {
+            "re_method": re_method,
+            "re_test": re_test,
+            "alpha": alpha,
+            "alternative": alternative,
+        },
+        "wong_divisor": wong_divisor,
+        "with_wong": with_wong,
+        "diff_range": diff_range,
+        "null": float(null),
+    }
+    # Each pair pools over the data sets where both algorithms have a
+    # difference: the pairs are grouped by that set, and each group is
+    # pooled over its own data sets (one group, all data sets, as a rule).
+    arrays = (diff, var_delta, var_wong, var_lead, recovered)
+    blocks, left_out = [], np.full(n_pairs, "", dtype=object)
+    for pattern, pairs in _pair_groups(~np.isnan(diff)):
+        used = int(pattern.sum())
+        rows = np.flatnonzero(pattern) if used >= 2 else np.arange(m)
+        whole = len(rows) == m and len(pairs) == n_pairs  # as a rule: no copies
+        block = _pooled_columns(
+            *(a if whole else a[np.ix_(rows, pairs)] for a in arrays),
+            datasets=datasets[rows],
+            **options,
+        )
+        if used < m:
+            left_out[pairs] = ", ".join(datasets[~pattern])
+            _mark_left_out(block, used, left_out[pairs[0]])
+        blocks.append((pairs, block))
+    columns = blocks[0][1] if len(blocks) == 1 else _scattered(blocks, n_pairs)
     frame = pd.DataFrame(columns, index=index)
+    frame.insert(frame.columns.get_loc("reason"), "datasets_left_out", left_out)
     frame.insert(
         frame.columns.get_loc("tau2"),
         "pvalue_re_adjusted",

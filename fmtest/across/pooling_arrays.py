@@ -1,19 +1,20 @@
 """The across-data-set tests for many pairs at once, on arrays.
 
-The fast path of :func:`fmtest.across.pooling.across_datasets_table`. Every array
-is shaped (P pairs, M data sets), C-contiguous, and every sum runs along the
-last axis, so numpy adds the M terms in the order it uses for one pair and
-most results are bit-identical to the per-pair functions.
+The one implementation of the pooling: :func:`fmtest.across.pooling.across_datasets_table`
+calls it for all pairs, and the per-pair functions of :mod:`fmtest.across.pooling`
+(``mean_difference_test``, ``combine_differences``, ``wilcoxon_signed_rank``)
+call it with one row. Every array is shaped (P pairs, M data sets),
+C-contiguous, and every sum runs along the last axis, so a pair's numbers
+do not depend on the other pairs computed with it.
 
-Hand-written, not library code: the per-pair reference functions of
-:mod:`fmtest.across.pooling` call statsmodels' ``combine_effects`` and scipy's
-``wilcoxon``, whose per-call overhead (about 1 ms per pair) made the table
-for 200 algorithms (19 900 pairs) take 20 s. The formulas here are theirs
-(``combine_effects`` for the fixed effect, DerSimonian–Laird, Paule–Mandel
-and HKSJ; ``scipy.stats.wilcoxon`` still computes the exact null
-distribution, once per table); ``tests/test_pooling_arrays.py`` checks that
-both routes agree.
-"""
+Hand-written on numpy and scipy.special rather than one call per pair of
+statsmodels' ``combine_effects`` and scipy's ``wilcoxon``, whose per-call
+overhead (about 1 ms per pair) made the table for 200 algorithms (19 900
+pairs) take 20 s. The formulas are theirs (``combine_effects`` for the fixed
+effect, DerSimonian–Laird, Paule–Mandel and HKSJ; ``scipy.stats.wilcoxon``
+still computes the exact null distribution, once per table);
+``tests/test_pooling_arrays.py`` checks the table against them pair by pair
+(``tests/reference_pooling.py``)."""
 
 from __future__ import annotations
 

@@ -94,6 +94,14 @@ class Ranks:
         return self.per_dataset.drop(index=list(self.dropped)).to_numpy(dtype=float)
 
     @property
+    def without(self):
+        """``", without d2, d5 (NaN metric)"``, naming the data sets left out
+        (for titles and captions), or ``""``."""
+        if not self.dropped:
+            return ""
+        return f", without {', '.join(map(str, self.dropped))} (NaN metric)"
+
+    @property
     def algorithms(self):
         """The algorithms, in column order."""
         return list(self.per_dataset.columns)
@@ -190,7 +198,9 @@ def rank_datasets(values, *, nan_policy="drop"):
         label = values.index[row]
         if nan_policy == "drop":
             dropped[label] = (
-                f"metric is NaN for {names}; data set left out of the ranks"
+                f"metric is NaN for {names}; the ranks need every algorithm's "
+                "metric in a data set (a complete block), so the data set is left "
+                "out of the ranks and the rank tests"
             )
         else:
             flagged[label] = f"metric is NaN for {names}; ranked worst"

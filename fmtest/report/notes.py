@@ -305,6 +305,16 @@ def _across_flag_notes(across, pairs, alternative="two-sided"):
             + _listed(cells, "res.across_datasets['variance_from_interval']")
             + "."
         )
+    left_out = flags.str.contains("datasets_left_out").to_numpy()
+    if left_out.any():
+        names = across.loc[left_out, "datasets_left_out"].astype(str)
+        cells = pairs[left_out] + " (" + names.to_numpy(dtype=object) + ")"
+        notes.append(
+            "Across data sets each pair is pooled over the data sets where both "
+            "algorithms have a difference (both ran and have a metric); left out: "
+            + _listed(cells, "res.across_datasets['datasets_left_out']")
+            + "."
+        )
     for flag, sentence in PAIR_FLAG_SENTENCES.items():
         flagged = flags.str.contains(flag).to_numpy()
         if flagged.any():

@@ -10,7 +10,7 @@ row holds the mean ranks (:mod:`fmtest.across.ranks`), the best in bold.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -53,6 +53,10 @@ class PaperTable:
         With a control (``fit(control=...)``): True where the algorithm is
         significantly better than the control (``‡``); ``worse`` then
         compares with the control instead of the best.
+    dropped : dict
+        Data set -> why it is left out of the mean-rank row (some
+        algorithm's metric is NaN there: the ranks need complete blocks);
+        the caption names them too (:attr:`fmtest.across.ranks.Ranks.dropped`).
     """
 
     cells: pd.DataFrame
@@ -60,6 +64,7 @@ class PaperTable:
     worse: pd.DataFrame
     caption: str
     better: pd.DataFrame | None = None
+    dropped: dict = field(default_factory=dict)
 
     def _better(self, row, col):
         return self.better is not None and bool(self.better.at[row, col])
@@ -455,7 +460,6 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
             f"; a data set is named {MEAN_RANK!r}: the mean-rank row is {label!r}"
         )
     caption += f"; last row: mean rank over {ranks.n_datasets} data sets (1 = best)"
-    if ranks.dropped:
-        caption += f", without {', '.join(map(str, ranks.dropped))} (NaN metric)"
+    caption += ranks.without
     cells.index.name = "dataset"
-    return PaperTable(cells, best, worse, caption + ".", better)
+    return PaperTable(cells, best, worse, caption + ".", better, dict(ranks.dropped))

@@ -735,7 +735,7 @@ def _across_sections(res, names, shown, level, full):
         has_ci = "ci_lower_re" in frame.columns
         m_values = frame["n_datasets"].unique()
         title = "Across data sets"
-        legend = ["M: data sets"]
+        legend = ["M: data sets pooled (where both algorithms have a difference)"]
         if len(m_values) == 1:  # the usual case: M in the title, not a column
             cols.pop("n_datasets")
             title += f" (M = {int(m_values[0])})"
