@@ -171,9 +171,6 @@ class Question:
         if refusal:
             raise QuestionError(refusal)
 
-    def check_sample_size(self):
-        """None when ``sample_size()`` plans for this question."""
-
 
 class ModelsQuestion(Question):
     """Are these fitted models different? The test instances are the unit."""
