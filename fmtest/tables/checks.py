@@ -243,6 +243,16 @@ COLUMN_REPEATED = Check(
     "Column {column!r} (the {role} column) appears {count} times in the data; "
     "column names must be unique.",
 )
+ENGINE_COLUMN_REPEATED = Check(
+    "engine-column-repeated",
+    "a frame read through narwhals has unique column names (pandas allows "
+    "repeats outside the roles; narwhals and the engines do not)",
+    (),
+    "Column {column!r} appears {count} times in the data; a {engine} frame is "
+    "read through narwhals, which needs unique column names: drop or rename "
+    "the repeats.",
+    routes=("engines",),
+)
 NO_ROWS = Check(
     "no-rows",
     "the data have rows",
@@ -431,6 +441,7 @@ CHECKS = (
     REPEAT_NEEDS_INSTANCE,
     COLUMN_MISSING,
     COLUMN_REPEATED,
+    ENGINE_COLUMN_REPEATED,
     NO_ROWS,
     MISSING_VALUES,
     NOT_SCALAR,

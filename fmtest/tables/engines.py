@@ -96,8 +96,9 @@ INSTALL_HINT = (
     "pip install '.[scale]' (or '.[spark]' for Spark) from a clone of fmtest, "
     "or pip install narwhals and the engine"
 )
-# Distinct labels fetched to word a "must be binary" error.
-LABEL_SAMPLE = 1000
+# Distinct labels fetched to word a "must be binary" error: the smallest ones,
+# which the messages show (see the ``:examples`` spec of fmtest.tables.checks).
+LABEL_SAMPLE = 5
 
 
 def _narwhals():
@@ -106,8 +107,13 @@ def _narwhals():
     return nw
 
 
-def _from_native(frame):
-    """The narwhals frame around ``frame``, or a TypeError/ImportError."""
+def _from_native(frame, keywords=None):
+    """The narwhals frame around ``frame``, or a TypeError/ImportError.
+
+    With ``keywords`` (those of :func:`~fmtest.tables.longdata.long_keywords`)
+    the roles are first checked against the frame's own column names
+    (:func:`_check_native_names`): narwhals refuses or merges repeated names.
+    """
     module = type(frame).__module__.partition(".")[0]
     try:
         nw = _narwhals()
@@ -119,6 +125,8 @@ def _from_native(frame):
             ) from None
         nw = None
     if nw is not None:
+        if keywords is not None:
+            _check_native_names(frame, module, keywords)
         with warnings.catch_warnings():
             # narwhals announces that its Dask support moves to a separate
             # package; nothing a user of fmtest can act on.
@@ -134,6 +142,43 @@ def _from_native(frame):
         "(Polars, PyArrow, DuckDB, Dask, Spark, …); got "
         f"{type(frame).__name__}."
     )
+
+
+def _native_names(frame, module):
+    """The frame's column names as its engine holds them, repeats included.
+
+    ``None`` for Polars, whose names are unique, and for frames that do not
+    list their names without work.
+    """
+    if module == "polars":
+        return None
+    names = getattr(frame, "column_names", None)  # PyArrow
+    if names is None:
+        names = getattr(frame, "columns", None)  # DuckDB, Dask, Spark, …
+    try:
+        return list(names)
+    except TypeError:
+        return None
+
+
+def _check_native_names(frame, module, keywords):
+    """The checks of the roles' columns, on names that may repeat.
+
+    A role's column that is missing or repeated gets the message of the
+    pandas route; another repeated name, which pandas allows, is refused with
+    :data:`~fmtest.tables.checks.ENGINE_COLUMN_REPEATED`, since narwhals
+    cannot read the frame.
+    """
+    names = _native_names(frame, module)
+    if names is None or len(set(names)) == len(names):
+        return
+    resolve_roles(names, keywords)
+    for name in dict.fromkeys(names):
+        count = names.count(name)
+        if count > 1:
+            raise checks.ENGINE_COLUMN_REPEATED.error(
+                column=name, count=count, engine=module
+            )
 
 
 def narwhals_available():
@@ -179,6 +224,10 @@ def column_names(frame):
     """
     if isinstance(frame, pd.DataFrame):
         return list(frame.columns)
+    module = type(frame).__module__.partition(".")[0]
+    names = _native_names(frame, module) if module in ENGINE_MODULES else None
+    if names is not None:  # repeats included, as pandas lists them
+        return names
     _, native = _from_native(frame)
     return list(native.collect_schema().names())
 
@@ -228,11 +277,12 @@ def count_tables(frame, *, response, score=None, **roles):
         For the bad inputs of :func:`fmtest.tables.longdata.read_long_data`, with
         the same messages (the checks of :mod:`fmtest.tables.checks`). For
         frames without row order the missing-value message gives the count
-        but not the first row.
+        but not the first row. A frame with a repeated column name, which
+        narwhals cannot read, is refused even when no role uses it.
     TypeError
-        When ``frame`` is not a data frame that pandas or narwhals knows, or
-        for a keyword :func:`~fmtest.tables.longdata.read_long_data` does not
-        take.
+        When ``frame`` is not a data frame that pandas or narwhals knows, for
+        a keyword :func:`~fmtest.tables.longdata.read_long_data` does not
+        take, or for a role column holding lists, dicts or arrays.
     ImportError
         When ``frame`` is not a pandas DataFrame and narwhals is not
         installed.
@@ -281,12 +331,27 @@ def count_tables(frame, *, response, score=None, **roles):
         if score is not None:
             check_score(frame, score)
         return tables
-    nw, native = _from_native(frame)
+    nw, native = _from_native(frame, keywords)
     return _Reduction(nw, native).run(keywords, score)
 
 
 def _is_minority(positive):
     return isinstance(positive, str) and positive == "minority"
+
+
+def _comparable(label, dtype, nw):
+    """``label`` as a literal to compare with a column of ``dtype``, or
+    ``None`` when no value of the column can equal it in Python."""
+    if not isinstance(label, (int, float, str)):
+        return None
+    number = not isinstance(label, str)  # bools too: True == 1 in Python
+    if dtype.is_numeric() and number:
+        return int(label) if isinstance(label, bool) else label
+    if dtype == nw.Boolean and number and label in (0, 1):
+        return bool(label)
+    if dtype in (nw.String, nw.Categorical, nw.Enum):
+        return label if isinstance(label, str) else None
+    return None
 
 
 def _python(value):
@@ -391,6 +456,7 @@ class _Reduction:
             raise checks.NO_ROWS.error()
         for role, col in roles.items():
             self.check_missing(profile, role, col)
+        self.check_scalars()
         positive = keywords["positive"]
         truth_labels, response_labels = self.check_labels(profile, positive)
         cells = self.confusion_cells()
@@ -445,8 +511,16 @@ class _Reduction:
 
     # -- query 1: the profile and the checks that need no pairing --------------
 
+    def nested(self, col):
+        """Whether ``col`` holds lists, arrays or structs (by its type)."""
+        return self.schema[col].is_nested()
+
     def profile(self):
-        """One row: missing values per column, truth and response labels."""
+        """One row: missing values per column, truth and response labels.
+
+        Label statistics are left out for a column of lists or structs, which
+        :meth:`check_scalars` refuses after the missing values.
+        """
         nw = self.nw
         exprs = [nw.len().alias(self.tmp("rows"))]
         checked = list(self.roles.values())
@@ -457,6 +531,8 @@ class _Reduction:
                 self.missing(col).cast(nw.Int64).sum().alias(self.tmp(f"na_{col}"))
             )
         for role, col in (("truth", self.truth), ("response", self.response)):
+            if self.nested(col):
+                continue
             value = self.label_values(col)
             exprs += [
                 value.n_unique().alias(self.tmp(f"n_{role}")),
@@ -484,6 +560,17 @@ class _Reduction:
                 where=self.where_first(self.missing(col)),
             )
 
+    def check_scalars(self):
+        """Refuse a role column of lists, arrays or structs, as pandas does."""
+        for role, col in self.roles.items():
+            if not self.nested(col):
+                continue
+            # missing values are refused: an eager frame's first row holds one;
+            # a lazy frame (no row order) gives some row, unnamed
+            value = self.collect(self.lazy.select(col).head(1))[0][col]
+            row = None if self.eager is None else 0
+            raise checks.NOT_SCALAR.error(column=col, role=role, value=value, row=row)
+
     def labels(self, profile, role):
         """The distinct labels (its min and max) when there are at most two."""
         n = profile[self.tmp(f"n_{role}")]
@@ -506,7 +593,12 @@ class _Reduction:
             )
         if not _is_minority(positive):
             self.check_positive(positive, truth_labels)
-        response_labels = self.check_response(profile, truth_labels)
+        try:
+            response_labels = self.check_response(profile, truth_labels)
+        except ValueError:
+            if _is_minority(positive):  # a tie is found first on every route
+                self.minority(self.truth_counts(), truth_labels)
+            raise
         return truth_labels, response_labels
 
     def check_response(self, profile, truth_labels):
@@ -521,12 +613,41 @@ class _Reduction:
                     column=response, labels=response_labels or self.distinct(response)
                 )
             return response_labels
-        union = set(response_labels or self.distinct(response)) | set(truth_labels)
+        if response_labels is not None:
+            union = set(response_labels) | set(truth_labels)
+            count = len(union)
+        else:  # more than two labels: the count from the profile
+            union = set(self.distinct(response)) | set(truth_labels)
+            count = profile[self.tmp("n_response")] + self.absent(
+                response, truth_labels
+            )
         if len(union) > 2:
             raise checks.PREDICTED_OUTSIDE_TRUTH.error(
-                column=response, truth=self.truth, count=len(union), labels=union
+                column=response, truth=self.truth, count=count, labels=union
             )
         return response_labels
+
+    def absent(self, col, labels):
+        """How many of ``labels`` (the truth's) column ``col`` does not hold.
+
+        Equal as Python values are equal (``1 == 1.0 == True``), as the
+        pandas route's union of label sets counts them; a label of another
+        kind than the column (text against numbers) is absent.
+        """
+        nw = self.nw
+        found = {}
+        for i, label in enumerate(labels):
+            value = _comparable(plain(label), self.schema[col], nw)
+            if value is not None:
+                found[i] = (self.label_values(col) == value).cast(nw.Int64).sum()
+        row = {}
+        if found:
+            row = self.collect(
+                self.lazy.select(
+                    *(expr.alias(self.tmp(f"has{i}")) for i, expr in found.items())
+                )
+            )[0]
+        return sum(1 for i in range(len(labels)) if not row.get(self.tmp(f"has{i}")))
 
     def check_positive(self, positive, labels):
         if not any(_same_label(positive, lab) for lab in labels):
@@ -534,9 +655,13 @@ class _Reduction:
                 positive=positive, column=self.truth, labels=labels
             )
 
-    def truth_counts(self, cells):
-        """Rows per truth label, from the confusion cells."""
+    def truth_counts(self, cells=None):
+        """Rows per truth label: from the confusion cells, or one query."""
         size = self.tmp("n")
+        if cells is None:
+            cells = self.collect(
+                self.lazy.group_by(self.truth).agg(self.nw.len().alias(size))
+            )
         counts = {}
         for row in cells:
             counts[row[self.truth]] = counts.get(row[self.truth], 0) + row[size]
