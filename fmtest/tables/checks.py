@@ -57,6 +57,7 @@ __all__ = [
     "CHECKS",
     "DATASET_HINT",
     "EXAMPLES",
+    "READ_ORDER",
     "Check",
     "plain",
     "with_dataset_hint",
@@ -276,6 +277,11 @@ NOT_SCALAR = Check(
     "join a list into one string first.",
     category=TypeError,
 )
+
+#: The order in which the pandas route reads the role columns: a column of
+#: lists fails (:data:`NOT_SCALAR`) when it is first read, after the checks of
+#: the columns read before it.
+READ_ORDER = ("truth", "response", "algorithm", "dataset", "fold", "repeat", "instance")
 
 # -- the labels ---------------------------------------------------------------------
 

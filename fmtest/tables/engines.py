@@ -400,15 +400,16 @@ class _Reduction:
         return expr
 
     def distinct(self, col, limit=LABEL_SAMPLE):
-        """The ``limit`` smallest distinct labels of ``col``, missing values
-        left out (categories compared as their text)."""
+        """The ``limit`` smallest distinct labels of ``col`` (all with
+        ``None``), missing values left out (categories compared as their text)."""
         query = (
             self.lazy.filter(~self.missing(col))
             .select(self.label_values(col))
             .unique()
             .sort(col)
-            .head(limit)
         )
+        if limit is not None:
+            query = query.head(limit)
         return [row[col] for row in self.collect(query)]
 
     def n_distinct(self, col):
@@ -436,7 +437,14 @@ class _Reduction:
         """The count tables; ``keywords`` those of
         :func:`~fmtest.tables.longdata.long_keywords`, ``score`` a column or
         ``None``. The checks of :data:`fmtest.tables.checks.CHECKS` run in
-        their order."""
+        the order the pandas route meets them.
+
+        A role column of lists, arrays or structs is known by its type; in
+        an engine that holds Python objects (Dask) only by the TypeError of
+        the first query that compares or hashes them: then each role column
+        is probed, and the reduction runs again to raise the error pandas
+        raises.
+        """
         roles = resolve_roles(self.names, keywords)
         self.roles = roles
         self.response, self.truth = roles["response"], roles["truth"]
@@ -450,29 +458,37 @@ class _Reduction:
             and self.schema[score].is_numeric()
             and self.schema[score] != self.nw.Boolean
         )
+        self.nested = {r for r, col in roles.items() if self.schema[col].is_nested()}
+        try:
+            return self.reduce(keywords["positive"])
+        except TypeError:  # Python objects the engine cannot compare or hash?
+            unhashable = self.unhashable_roles()
+            if not unhashable:
+                raise
+            self.nested |= unhashable
+        return self.reduce(keywords["positive"])
 
+    def reduce(self, positive):
+        """The checks and the queries (see :meth:`run`)."""
+        roles, score = self.roles, self.score
         profile = self.profile()
         if not profile[self.tmp("rows")]:
             raise checks.NO_ROWS.error()
         for role, col in roles.items():
             self.check_missing(profile, role, col)
-        self.check_scalars()
-        positive = keywords["positive"]
         truth_labels, response_labels = self.check_labels(profile, positive)
+        if self.nested:  # raises, after the checks pandas makes before
+            self.refuse_nested_later(positive, truth_labels, response_labels)
         cells = self.confusion_cells()
         if _is_minority(positive):
             positive = self.minority(self.truth_counts(cells), truth_labels)
         self.positive = positive
         self.check_counterparts(truth_labels, response_labels)
         algorithms = _levels(cells, self.algorithm)
-        check_distinct_names(algorithms, self.algorithm)
-        if len(algorithms) < 2:
-            raise checks.ONE_ALGORITHM.error(column=self.algorithm, level=algorithms[0])
-        if self.dataset is None:
+        datasets = None if self.dataset is None else _levels(cells, self.dataset)
+        self.check_levels(algorithms, datasets)
+        if datasets is None:
             datasets = pd.Index([SINGLE_DATASET_LABEL])
-        else:
-            datasets = _levels(cells, self.dataset)
-            check_distinct_names(datasets, self.dataset)
         folds = (
             pd.Index([SINGLE_DATASET_LABEL])
             if self.fold is None
@@ -511,15 +527,11 @@ class _Reduction:
 
     # -- query 1: the profile and the checks that need no pairing --------------
 
-    def nested(self, col):
-        """Whether ``col`` holds lists, arrays or structs (by its type)."""
-        return self.schema[col].is_nested()
-
     def profile(self):
         """One row: missing values per column, truth and response labels.
 
         Label statistics are left out for a column of lists or structs, which
-        :meth:`check_scalars` refuses after the missing values.
+        :meth:`refuse_nested` refuses after the missing values.
         """
         nw = self.nw
         exprs = [nw.len().alias(self.tmp("rows"))]
@@ -531,7 +543,7 @@ class _Reduction:
                 self.missing(col).cast(nw.Int64).sum().alias(self.tmp(f"na_{col}"))
             )
         for role, col in (("truth", self.truth), ("response", self.response)):
-            if self.nested(col):
+            if role in self.nested:
                 continue
             value = self.label_values(col)
             exprs += [
@@ -560,16 +572,62 @@ class _Reduction:
                 where=self.where_first(self.missing(col)),
             )
 
-    def check_scalars(self):
-        """Refuse a role column of lists, arrays or structs, as pandas does."""
+    def refuse_nested(self, role):
+        """Refuse a role column of lists, arrays or structs, as pandas does.
+
+        pandas meets such a column when it first reads it
+        (:data:`fmtest.tables.checks.READ_ORDER`): raise when a column read
+        up to ``role`` is nested, naming the first nested role in role order.
+        """
+        read = checks.READ_ORDER[: checks.READ_ORDER.index(role) + 1]
+        if not self.nested.intersection(read):
+            return
+        role = next(r for r in self.roles if r in self.nested)
+        col = self.roles[role]
+        # missing values are refused: an eager frame's first row holds one;
+        # a lazy frame (no row order) gives some row, unnamed
+        value = self.collect(self.lazy.select(col).head(1))[0][col]
+        row = None if self.eager is None else 0
+        raise checks.NOT_SCALAR.error(column=col, role=role, value=value, row=row)
+
+    def refuse_nested_later(self, positive, truth_labels, response_labels):
+        """A nested column read after the labels: the checks pandas makes
+        before it reads that column, then its error (queries apart from the
+        confusion counts, which group by it)."""
+        if _is_minority(positive):
+            positive = self.minority(self.truth_counts(), truth_labels)
+        self.positive = positive
+        self.check_counterparts(truth_labels, response_labels)
+        self.refuse_nested("algorithm")
+        algorithms = pd.Index(self.distinct(self.algorithm, limit=None))
+        self.check_levels(algorithms, None)
+        self.refuse_nested("dataset")
+        if self.dataset is not None:
+            self.check_levels(algorithms, pd.Index(self.distinct(self.dataset, None)))
+        self.refuse_nested(checks.READ_ORDER[-1])
+
+    def unhashable_roles(self):
+        """The roles whose column holds values that cannot be hashed (lists in
+        a Dask column of Python objects): a query that hashes them fails."""
+        found = set()
         for role, col in self.roles.items():
-            if not self.nested(col):
+            if role in self.nested:  # known by its type
                 continue
-            # missing values are refused: an eager frame's first row holds one;
-            # a lazy frame (no row order) gives some row, unnamed
-            value = self.collect(self.lazy.select(col).head(1))[0][col]
-            row = None if self.eager is None else 0
-            raise checks.NOT_SCALAR.error(column=col, role=role, value=value, row=row)
+            try:
+                self.n_distinct(col)
+            except TypeError as err:
+                if "unhashable" not in str(err):
+                    raise
+                found.add(role)
+        return found
+
+    def check_levels(self, algorithms, datasets):
+        """The algorithm's (and data set's) levels, as pandas checks them."""
+        check_distinct_names(algorithms, self.algorithm)
+        if len(algorithms) < 2:
+            raise checks.ONE_ALGORITHM.error(column=self.algorithm, level=algorithms[0])
+        if datasets is not None:
+            check_distinct_names(datasets, self.dataset)
 
     def labels(self, profile, role):
         """The distinct labels (its min and max) when there are at most two."""
@@ -584,6 +642,7 @@ class _Reduction:
     def check_labels(self, profile, positive):
         """Truth and response labels, checked in the order of the check list."""
         truth = self.truth
+        self.refuse_nested("truth")
         truth_labels = self.labels(profile, "truth")
         if truth_labels is None:
             raise checks.TRUTH_NOT_BINARY.error(
@@ -594,8 +653,9 @@ class _Reduction:
         if not _is_minority(positive):
             self.check_positive(positive, truth_labels)
         try:
+            self.refuse_nested("response")
             response_labels = self.check_response(profile, truth_labels)
-        except ValueError:
+        except (ValueError, TypeError):
             if _is_minority(positive):  # a tie is found first on every route
                 self.minority(self.truth_counts(), truth_labels)
             raise

@@ -223,7 +223,13 @@ def _refuse_unhashable(data, roles):
 
 
 def _encode_long_data(data, roles, *, positive, response_kind):
-    """The body of :func:`read_long_data` after the column checks."""
+    """The body of :func:`read_long_data` after the column checks.
+
+    It reads the role columns in the order of
+    :data:`fmtest.tables.checks.READ_ORDER`; a column of lists fails where it
+    is first read (a TypeError that :func:`read_long_data` words), and the
+    engines raise at the same point.
+    """
     response, truth = roles["response"], roles["truth"]
     algorithm, dataset = roles["algorithm"], roles.get("dataset")
     instance, fold, repeat = (roles.get(r) for r in ("instance", "fold", "repeat"))
