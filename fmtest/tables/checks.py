@@ -12,9 +12,13 @@ queries) and renders the message from the template::
 
     raise MISSING_VALUES.error(column="truth", role="truth", count=2, where=None)
 
-The list runs in its order on both routes: where data break several checks,
-the first one in the list is the error raised (a warning does not stop the
-checks after it). The score column is checked last (:data:`COLUMN_MISSING`,
+The list is in the order the routes meet the checks, the same on both, so
+data that break several checks get the same error everywhere (a warning does
+not stop the checks after it). Where a check depends on the column it reads,
+it sits where that column is read: a column of lists fails where pandas
+first reads it (:data:`READ_ORDER`), and levels that print alike are found
+in the algorithm column before :data:`ONE_ALGORITHM`, in the data-set column
+after it. The score column is checked last (:data:`COLUMN_MISSING`,
 :data:`SCORE_NOT_NUMERIC`, then :data:`MISSING_VALUES`), after the tables
 are built. ``tests/test_checks.py`` runs a bad input of every check through
 pandas and every engine installed and compares the errors and warnings.
