@@ -10,6 +10,7 @@ import functools
 import importlib.util
 import shutil
 import subprocess
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,27 @@ def spark_missing():
 def pytest_runtest_setup(item):
     if item.get_closest_marker("spark") is not None and spark_missing():
         pytest.skip(spark_missing())
+
+
+@pytest.fixture(scope="module")
+def spark():
+    # tests using this fixture carry the `spark` marker: conftest.py skips
+    # them, saying why, when pyspark, narwhals or Java is missing
+    from pyspark.sql import SparkSession
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
+        session = (
+            SparkSession.builder.master("local[2]")
+            .appName("fmtest-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .getOrCreate()
+        )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
 
 
 def make_long(

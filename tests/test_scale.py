@@ -955,27 +955,6 @@ def test_colliding_ids_without_dataset_same_hint(engine, monkeypatch, many):
 # -- Spark in local mode ------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def spark():
-    # tests using this fixture carry the `spark` marker: conftest.py skips
-    # them, saying why, when pyspark, narwhals or Java is missing
-    from pyspark.sql import SparkSession
-
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
-        session = (
-            SparkSession.builder.master("local[2]")
-            .appName("fmtest-tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .getOrCreate()
-        )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
 def to_spark(spark, df):
     rows = [tuple(r) for r in df.astype(object).itertuples(index=False)]
     return spark.createDataFrame(rows, schema=list(df.columns))

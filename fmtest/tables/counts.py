@@ -26,13 +26,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fmtest.tables.checks import plain
 from fmtest.tables.levels import check_distinct_names
 from fmtest.tables.longdata import (
     SINGLE_DATASET_LABEL,
     LongData,
     cell_counts,
     count_codes,
-    plain,
     read_long_data,
 )
 from fmtest.tables.repeat_patterns import RepeatPatterns

@@ -42,9 +42,14 @@ a ``predicted``) get one query for their labels each and one that counts the
 rows where they imply other predictions; without a data-set role, a column
 named like a data set gets one query counting its distinct values (for the
 :class:`~fmtest.warnings.DatasetColumnWarning`). Only when a check fails is
-a fourth query run, to name the first offending instance. The error messages are those of :mod:`fmtest.tables.longdata`; an engine
-without row order cannot name the row of the first missing value, so for
-lazy frames that message gives the column and the count only.
+a fourth query run, to name the first offending instance.
+
+The checks are those of the pandas route, run in the same order: both take
+them, with their messages, from the one list of :mod:`fmtest.tables.checks`;
+this module only computes the quantities each check needs. An engine
+without row order cannot name the row of the first missing value (or the
+first of two disagreeing response columns), so for lazy frames those
+messages give the column and the count only.
 
 narwhals (and the engine) are needed only here: ``pip install ".[scale]"`` (from a clone)
 (DuckDB, Polars, PyArrow, Dask) or ``'fmtest[spark]'``.
@@ -57,25 +62,20 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from fmtest.tables import checks
+from fmtest.tables.checks import plain, with_dataset_hint
 from fmtest.tables.counts import MAX_PATTERN_ALGORITHMS, CountTables
 from fmtest.tables.levels import check_distinct_names
 from fmtest.tables.longdata import (
-    MESSAGE_NO_ROWS,
-    PREDICTED_HINT,
     SINGLE_DATASET_LABEL,
     _same_label,
     check_score,
-    counterpart_message,
-    dataset_hint_message,
-    dataset_warning_message,
-    fold_mismatch_message,
     labels_fit_kind,
-    optional_roles,
-    plain,
+    long_keywords,
+    resolve_roles,
 )
 from fmtest.tables.repeat_patterns import RepeatPatterns
 from fmtest.tables.roles import DATASET_NAMES, name_kind, normalise_name
-from fmtest.warnings import DatasetColumnWarning, FoldMismatchWarning
 
 __all__ = ["column_names", "count_tables", "narwhals_available"]
 
@@ -99,8 +99,9 @@ INSTALL_HINT = (
     "pip install '.[scale]' (or '.[spark]' for Spark) from a clone of fmtest, "
     "or pip install narwhals and the engine"
 )
-# Distinct labels fetched to word a "must be binary" error.
-LABEL_SAMPLE = 1000
+# Distinct labels fetched to word a "must be binary" error: the smallest ones,
+# which the messages show (see the ``:examples`` spec of fmtest.tables.checks).
+LABEL_SAMPLE = 5
 
 
 def _narwhals():
@@ -109,8 +110,13 @@ def _narwhals():
     return nw
 
 
-def _from_native(frame):
-    """The narwhals frame around ``frame``, or a TypeError/ImportError."""
+def _from_native(frame, keywords=None):
+    """The narwhals frame around ``frame``, or a TypeError/ImportError.
+
+    With ``keywords`` (those of :func:`~fmtest.tables.longdata.long_keywords`)
+    the roles are first checked against the frame's own column names
+    (:func:`_check_native_names`): narwhals refuses or merges repeated names.
+    """
     module = type(frame).__module__.partition(".")[0]
     try:
         nw = _narwhals()
@@ -122,6 +128,8 @@ def _from_native(frame):
             ) from None
         nw = None
     if nw is not None:
+        if keywords is not None:
+            _check_native_names(frame, module, keywords)
         with warnings.catch_warnings():
             # narwhals announces that its Dask support moves to a separate
             # package; nothing a user of fmtest can act on.
@@ -137,6 +145,43 @@ def _from_native(frame):
         "(Polars, PyArrow, DuckDB, Dask, Spark, …); got "
         f"{type(frame).__name__}."
     )
+
+
+def _native_names(frame, module):
+    """The frame's column names as its engine holds them, repeats included.
+
+    ``None`` for Polars, whose names are unique, and for frames that do not
+    list their names without work.
+    """
+    if module == "polars":
+        return None
+    names = getattr(frame, "column_names", None)  # PyArrow
+    if names is None:
+        names = getattr(frame, "columns", None)  # DuckDB, Dask, Spark, …
+    try:
+        return list(names)
+    except TypeError:
+        return None
+
+
+def _check_native_names(frame, module, keywords):
+    """The checks of the roles' columns, on names that may repeat.
+
+    A role's column that is missing or repeated gets the message of the
+    pandas route; another repeated name, which pandas allows, is refused with
+    :data:`~fmtest.tables.checks.ENGINE_COLUMN_REPEATED`, since narwhals
+    cannot read the frame.
+    """
+    names = _native_names(frame, module)
+    if names is None or len(set(names)) == len(names):
+        return
+    resolve_roles(names, keywords)
+    for name in dict.fromkeys(names):
+        count = names.count(name)
+        if count > 1:
+            raise checks.ENGINE_COLUMN_REPEATED.error(
+                column=name, count=count, engine=module
+            )
 
 
 def narwhals_available():
@@ -182,24 +227,15 @@ def column_names(frame):
     """
     if isinstance(frame, pd.DataFrame):
         return list(frame.columns)
+    module = type(frame).__module__.partition(".")[0]
+    names = _native_names(frame, module) if module in ENGINE_MODULES else None
+    if names is not None:  # repeats included, as pandas lists them
+        return names
     _, native = _from_native(frame)
     return list(native.collect_schema().names())
 
 
-def count_tables(
-    frame,
-    *,
-    response,
-    truth="truth",
-    algorithm="algorithm",
-    dataset=None,
-    instance="instance",
-    fold="fold",
-    positive=1,
-    response_kind="correct",
-    score=None,
-    repeat="repeat",
-):
+def count_tables(frame, *, response, score=None, **roles):
     """Reduce long data to count tables in the engine that holds them.
 
     Parameters
@@ -212,25 +248,23 @@ def count_tables(
         engine, which sends back only small aggregated tables.
     response : str
         Column holding the outcome of each prediction.
-    truth, algorithm, dataset, instance, fold, positive, response_kind
-        The column roles and labels, as in
-        :func:`fmtest.tables.longdata.read_long_data`: ``truth="truth"``,
-        ``algorithm="algorithm"``, ``dataset=None`` (one data set),
-        ``instance="instance"`` (``None`` for unpaired data),
-        ``fold="fold"`` (used when such a column exists), ``positive=1``
-        (or ``"minority"``) and ``response_kind="correct"`` (or
-        ``"predicted"``).
     score : str or None, default=None
         Column with a continuous score, checked to be numeric and complete
         (as :meth:`FMeasureComparison.from_formula
         <fmtest.model.FMeasureComparison.from_formula>` does); it does not
         enter the tables.
-    repeat : str or None, default="repeat"
-        Column numbering the repeats of a repeated cross-validation, used
-        when present (as in :func:`fmtest.tables.longdata.read_long_data`): each
-        instance is predicted once per (repeat, algorithm), every repeat
-        holds the same instances, and within a repeat the algorithms share
-        the folds. The tables then carry ``repeats``, ``cross`` and folds
+    **roles
+        The column roles and labels, the keywords of
+        :func:`fmtest.tables.longdata.read_long_data` with its defaults:
+        ``truth="truth"``, ``algorithm="algorithm"``, ``dataset=None`` (one
+        data set), ``instance="instance"`` (``None`` for unpaired data),
+        ``fold="fold"`` (used when such a column exists), ``positive=1``
+        (or ``"minority"``), ``response_kind="correct"`` (or
+        ``"predicted"``) and ``repeat="repeat"``: the column numbering the
+        repeats of a repeated cross-validation, used when present. Each
+        instance is then predicted once per (repeat, algorithm), every
+        repeat holds the same instances, and within a repeat the algorithms
+        share the folds; the tables carry ``repeats``, ``cross`` and folds
         indexed by (repeat, fold).
 
     Returns
@@ -244,10 +278,14 @@ def count_tables(
     ------
     ValueError
         For the bad inputs of :func:`fmtest.tables.longdata.read_long_data`, with
-        the same messages. For frames without row order the missing-value
-        message gives the count but not the first row.
+        the same messages (the checks of :mod:`fmtest.tables.checks`). For
+        frames without row order the missing-value message gives the count
+        but not the first row. A frame with a repeated column name, which
+        narwhals cannot read, is refused even when no role uses it.
     TypeError
-        When ``frame`` is not a data frame that pandas or narwhals knows.
+        When ``frame`` is not a data frame that pandas or narwhals knows, for
+        a keyword :func:`~fmtest.tables.longdata.read_long_data` does not
+        take, or for a role column holding lists, dicts or arrays.
     ImportError
         When ``frame`` is not a pandas DataFrame and narwhals is not
         installed.
@@ -290,35 +328,33 @@ def count_tables(
     >>> count_tables(lazy, response="correct").confusion()["tp"].tolist()  # doctest: +SKIP
     [2, 1]
     """
+    keywords = long_keywords(response, roles)
     if isinstance(frame, pd.DataFrame):
-        tables = CountTables.from_long(
-            frame,
-            response=response,
-            truth=truth,
-            algorithm=algorithm,
-            dataset=dataset,
-            instance=instance,
-            fold=fold,
-            positive=positive,
-            response_kind=response_kind,
-            repeat=repeat,
-        )
+        tables = CountTables.from_long(frame, **keywords)
         if score is not None:
             check_score(frame, score)
         return tables
-    nw, native = _from_native(frame)
-    return _Reduction(nw, native).run(
-        response=response,
-        truth=truth,
-        algorithm=algorithm,
-        dataset=dataset,
-        instance=instance,
-        fold=fold,
-        positive=positive,
-        response_kind=response_kind,
-        score=score,
-        repeat=repeat,
-    )
+    nw, native = _from_native(frame, keywords)
+    return _Reduction(nw, native).run(keywords, score)
+
+
+def _is_minority(positive):
+    return isinstance(positive, str) and positive == "minority"
+
+
+def _comparable(label, dtype, nw):
+    """``label`` as a literal to compare with a column of ``dtype``, or
+    ``None`` when no value of the column can equal it in Python."""
+    if not isinstance(label, (int, float, str)):
+        return None
+    number = not isinstance(label, str)  # bools too: True == 1 in Python
+    if dtype.is_numeric() and number:
+        return int(label) if isinstance(label, bool) else label
+    if dtype == nw.Boolean and number and label in (0, 1):
+        return bool(label)
+    if dtype in (nw.String, nw.Categorical, nw.Enum):
+        return label if isinstance(label, str) else None
+    return None
 
 
 def _python(value):
@@ -367,14 +403,16 @@ class _Reduction:
         return expr
 
     def distinct(self, col, limit=LABEL_SAMPLE):
-        """Up to ``limit`` distinct values of ``col``, missing values left out."""
+        """The ``limit`` smallest distinct labels of ``col`` (all with
+        ``None``), missing values left out (categories compared as their text)."""
         query = (
-            self.lazy.select(col)
-            .filter(~self.missing(col))
+            self.lazy.filter(~self.missing(col))
+            .select(self.label_values(col))
             .unique()
             .sort(col)
-            .head(limit)
         )
+        if limit is not None:
+            query = query.head(limit)
         return [row[col] for row in self.collect(query)]
 
     def n_distinct(self, col):
@@ -385,94 +423,84 @@ class _Reduction:
         ]
 
     def where_first(self, condition):
-        """`` (first at row i)`` for the first row meeting ``condition``.
+        """``("row", i)`` for the first row meeting ``condition`` (the
+        ``where`` of a message).
 
-        Empty for frames without row order (lazy ones): they cannot name a row.
+        ``None`` for frames without row order (lazy ones): they cannot name a row.
         """
         if self.eager is None:
-            return ""
+            return None
         index = self.tmp("row")
         first = self.eager.with_row_index(index).filter(condition).get_column(index)[0]
-        return f" (first at row {_python(first)!r})"
+        return "row", _python(first)
 
     # -- the reduction ---------------------------------------------------------
 
-    def run(
-        self,
-        *,
-        response,
-        truth,
-        algorithm,
-        dataset,
-        instance,
-        fold,
-        positive,
-        response_kind,
-        score,
-        repeat,
-    ):
-        fold, repeat = optional_roles(
-            self.names, response_kind, instance=instance, fold=fold, repeat=repeat
-        )
-        self.response, self.truth, self.algorithm = response, truth, algorithm
-        self.dataset, self.instance, self.fold = dataset, instance, fold
-        self.repeat = repeat
-        self.kind, self.score = response_kind, score
-        roles = {
-            "response": response,
-            "truth": truth,
-            "algorithm": algorithm,
-            "dataset": dataset,
-            "instance": instance,
-            "fold": fold,
-            "repeat": repeat,
-        }
-        self.roles = {role: col for role, col in roles.items() if col is not None}
-        for role, col in self.roles.items():
-            if col not in self.names:
-                raise ValueError(
-                    f"Column {col!r} (the {role} column) is not in the data; "
-                    f"the data have columns {list(map(str, self.names))}."
-                )
+    def run(self, keywords, score):
+        """The count tables; ``keywords`` those of
+        :func:`~fmtest.tables.longdata.long_keywords`, ``score`` a column or
+        ``None``. The checks of :data:`fmtest.tables.checks.CHECKS` run in
+        the order the pandas route meets them.
+
+        A role column of lists, arrays or structs is known by its type; in
+        an engine that holds Python objects (Dask) only by the TypeError of
+        the first query that compares or hashes them: then each role column
+        is probed, and the reduction runs again to raise the error pandas
+        raises.
+        """
+        roles = resolve_roles(self.names, keywords)
+        self.roles = roles
+        self.response, self.truth = roles["response"], roles["truth"]
+        self.algorithm, self.dataset = roles["algorithm"], roles.get("dataset")
+        self.instance, self.fold = roles.get("instance"), roles.get("fold")
+        self.repeat = roles.get("repeat")
+        self.kind, self.score = keywords["response_kind"], score
         self.score_usable = (
             score is not None
             and score in self.names
             and self.schema[score].is_numeric()
             and self.schema[score] != self.nw.Boolean
         )
+        self.nested = {r for r, col in roles.items() if self.schema[col].is_nested()}
+        try:
+            return self.reduce(keywords["positive"])
+        except TypeError:  # Python objects the engine cannot compare or hash?
+            unhashable = self.unhashable_roles()
+            if not unhashable:
+                raise
+            self.nested |= unhashable
+        return self.reduce(keywords["positive"])
 
+    def reduce(self, positive):
+        """The checks and the queries (see :meth:`run`)."""
+        roles, score = self.roles, self.score
         profile = self.profile()
         if not profile[self.tmp("rows")]:
-            raise ValueError(MESSAGE_NO_ROWS)
-        for role, col in self.roles.items():
+            raise checks.NO_ROWS.error()
+        for role, col in roles.items():
             self.check_missing(profile, role, col)
         truth_labels, response_labels = self.check_labels(profile, positive)
+        if self.nested:  # raises, after the checks pandas makes before
+            self.refuse_nested_later(positive, truth_labels, response_labels)
         cells = self.confusion_cells()
-        if isinstance(positive, str) and positive == "minority":
-            positive = self.minority(cells, truth_labels)
+        if _is_minority(positive):
+            positive = self.minority(self.truth_counts(cells), truth_labels)
         self.positive = positive
         self.check_counterparts(truth_labels, response_labels)
-        algorithms = _levels(cells, algorithm)
-        check_distinct_names(algorithms, algorithm)
-        if len(algorithms) < 2:
-            raise ValueError(
-                f"Column {algorithm!r} has only one level ({algorithms[0]!r}); "
-                "at least two algorithms are needed for a comparison."
-            )
-        datasets = (
-            pd.Index([SINGLE_DATASET_LABEL])
-            if dataset is None
-            else _levels(cells, dataset)
-        )
-        if dataset is not None:
-            check_distinct_names(datasets, dataset)
+        algorithms = _levels(cells, self.algorithm)
+        datasets = None if self.dataset is None else _levels(cells, self.dataset)
+        self.check_levels(algorithms, datasets)
+        if datasets is None:
+            datasets = pd.Index([SINGLE_DATASET_LABEL])
         folds = (
-            pd.Index([SINGLE_DATASET_LABEL]) if fold is None else _levels(cells, fold)
+            pd.Index([SINGLE_DATASET_LABEL])
+            if self.fold is None
+            else _levels(cells, self.fold)
         )
-        repeats = None if repeat is None else _levels(cells, repeat)
+        repeats = None if self.repeat is None else _levels(cells, self.repeat)
         fold_counts = self.tabulate(cells, datasets, algorithms, folds, repeats)
         joint, cross = None, None
-        if instance is not None:
+        if self.instance is not None:
             z, pred = self.code_expressions(truth_labels, response_labels)
             # An algorithm with no rows in a data set is missing there, not a gap.
             self.present = fold_counts.sum(axis=(2, 3, 4)) > 0
@@ -481,7 +509,7 @@ class _Reduction:
             joint, cross = self.pair(z, pred, datasets, algorithms, repeats)
         if score is not None:
             self.check_score(profile)
-        if repeats is not None and fold is not None:
+        if repeats is not None and self.fold is not None:
             folds = pd.MultiIndex.from_product(
                 [repeats, folds], names=["repeat", "fold"]
             )
@@ -494,7 +522,7 @@ class _Reduction:
             fold_counts=fold_counts,
             fold_present=fold_counts.sum(axis=(-2, -1)) > 0,
             joint=joint,
-            has_folds=fold is not None,
+            has_folds=self.fold is not None,
             repeats=None if repeats is None else repeats.rename("repeat"),
             cross=cross,
             fold_mismatch=getattr(self, "fold_mismatch", None),
@@ -504,7 +532,11 @@ class _Reduction:
     # -- query 1: the profile and the checks that need no pairing --------------
 
     def profile(self):
-        """One row: missing values per column, truth and response labels."""
+        """One row: missing values per column, truth and response labels.
+
+        Label statistics are left out for a column of lists or structs, which
+        :meth:`refuse_nested` refuses after the missing values.
+        """
         nw = self.nw
         exprs = [nw.len().alias(self.tmp("rows"))]
         checked = list(self.roles.values())
@@ -515,9 +547,9 @@ class _Reduction:
                 self.missing(col).cast(nw.Int64).sum().alias(self.tmp(f"na_{col}"))
             )
         for role, col in (("truth", self.truth), ("response", self.response)):
-            value = nw.col(col)
-            if self.schema[col] in (nw.Categorical, nw.Enum):
-                value = value.cast(nw.String)
+            if role in self.nested:
+                continue
+            value = self.label_values(col)
             exprs += [
                 value.n_unique().alias(self.tmp(f"n_{role}")),
                 value.min().alias(self.tmp(f"min_{role}")),
@@ -525,14 +557,81 @@ class _Reduction:
             ]
         return self.collect(self.lazy.select(*exprs))[0]
 
+    def label_values(self, col):
+        """Engine expression: the labels of ``col``, categories as strings
+        (sorted by their text, as pandas sorts a Categorical's labels)."""
+        nw = self.nw
+        value = nw.col(col)
+        if self.schema[col] in (nw.Categorical, nw.Enum):
+            value = value.cast(nw.String)
+        return value
+
     def check_missing(self, profile, role, col):
         count = profile[self.tmp(f"na_{col}")]
-        if not count:
+        if count:
+            raise checks.MISSING_VALUES.error(
+                column=col,
+                role=role,
+                count=count,
+                where=self.where_first(self.missing(col)),
+            )
+
+    def refuse_nested(self, role):
+        """Refuse a role column of lists, arrays or structs, as pandas does.
+
+        pandas meets such a column when it first reads it
+        (:data:`fmtest.tables.checks.READ_ORDER`): raise when a column read
+        up to ``role`` is nested, naming the first nested role in role order.
+        """
+        read = checks.READ_ORDER[: checks.READ_ORDER.index(role) + 1]
+        if not self.nested.intersection(read):
             return
-        raise ValueError(
-            f"Column {col!r} (the {role} column) has {count} missing values"
-            f"{self.where_first(self.missing(col))}; drop or fill them first."
-        )
+        role = next(r for r in self.roles if r in self.nested)
+        col = self.roles[role]
+        # missing values are refused: an eager frame's first row holds one;
+        # a lazy frame (no row order) gives some row, unnamed
+        value = self.collect(self.lazy.select(col).head(1))[0][col]
+        row = None if self.eager is None else 0
+        raise checks.NOT_SCALAR.error(column=col, role=role, value=value, row=row)
+
+    def refuse_nested_later(self, positive, truth_labels, response_labels):
+        """A nested column read after the labels: the checks pandas makes
+        before it reads that column, then its error (queries apart from the
+        confusion counts, which group by it)."""
+        if _is_minority(positive):
+            positive = self.minority(self.truth_counts(), truth_labels)
+        self.positive = positive
+        self.check_counterparts(truth_labels, response_labels)
+        self.refuse_nested("algorithm")
+        algorithms = pd.Index(self.distinct(self.algorithm, limit=None))
+        self.check_levels(algorithms, None)
+        self.refuse_nested("dataset")
+        if self.dataset is not None:
+            self.check_levels(algorithms, pd.Index(self.distinct(self.dataset, None)))
+        self.refuse_nested(checks.READ_ORDER[-1])
+
+    def unhashable_roles(self):
+        """The roles whose column holds values that cannot be hashed (lists in
+        a Dask column of Python objects): a query that hashes them fails."""
+        found = set()
+        for role, col in self.roles.items():
+            if role in self.nested:  # known by its type
+                continue
+            try:
+                self.n_distinct(col)
+            except TypeError as err:
+                if "unhashable" not in str(err):
+                    raise
+                found.add(role)
+        return found
+
+    def check_levels(self, algorithms, datasets):
+        """The algorithm's (and data set's) levels, as pandas checks them."""
+        check_distinct_names(algorithms, self.algorithm)
+        if len(algorithms) < 2:
+            raise checks.ONE_ALGORITHM.error(column=self.algorithm, level=algorithms[0])
+        if datasets is not None:
+            check_distinct_names(datasets, self.dataset)
 
     def labels(self, profile, role):
         """The distinct labels (its min and max) when there are at most two."""
@@ -545,59 +644,98 @@ class _Reduction:
         return [low] if n == 1 or low == high else [low, high]
 
     def check_labels(self, profile, positive):
-        """Truth and response labels, checked as fmtest.tables.longdata checks them."""
-        truth, response = self.truth, self.response
+        """Truth and response labels, checked in the order of the check list."""
+        truth = self.truth
+        self.refuse_nested("truth")
         truth_labels = self.labels(profile, "truth")
         if truth_labels is None:
-            shown = sorted(map(str, self.distinct(truth)))[:5]
-            raise ValueError(
-                f"Column {truth!r} (truth) must be binary; found "
-                f"{profile[self.tmp('n_truth')]} distinct labels, e.g. {shown}."
+            raise checks.TRUTH_NOT_BINARY.error(
+                column=truth,
+                count=profile[self.tmp("n_truth")],
+                labels=self.distinct(truth),
             )
-        if not (isinstance(positive, str) and positive == "minority"):
+        if not _is_minority(positive):
             self.check_positive(positive, truth_labels)
+        try:
+            self.refuse_nested("response")
+            response_labels = self.check_response(profile, truth_labels)
+        except (ValueError, TypeError):
+            if _is_minority(positive):  # a tie is found first on every route
+                self.minority(self.truth_counts(), truth_labels)
+            raise
+        return truth_labels, response_labels
+
+    def check_response(self, profile, truth_labels):
+        """The response labels, refused when they do not fit the response kind."""
+        response = self.response
         response_labels = self.labels(profile, "response")
         if self.kind == "correct":
-            if response_labels is None or not all(
-                lab in (0, 1) and not isinstance(lab, str) for lab in response_labels
+            if response_labels is None or not labels_fit_kind(
+                "correct", response_labels
             ):
-                labels = response_labels or self.distinct(response)
-                shown = sorted(map(str, labels))[:5]
-                raise ValueError(
-                    f"Column {response!r} (the response) must hold 0/1 or True/False "
-                    f"when `response_kind='correct'`; found {shown}. If it holds "
-                    f"predicted labels, {PREDICTED_HINT}."
+                raise checks.RESPONSE_NOT_CORRECT.error(
+                    column=response, labels=response_labels or self.distinct(response)
                 )
-        else:
-            labels = response_labels or self.distinct(response)
-            union = set(labels) | set(truth_labels)
-            if len(union) > 2:
-                shown = sorted(map(str, union))[:5]
-                raise ValueError(
-                    f"Column {response!r} (predicted labels) and column {truth!r} "
-                    f"together hold {len(union)} labels, e.g. {shown}; predictions "
-                    "and truth must share the same two labels."
+            return response_labels
+        if response_labels is not None:
+            union = set(response_labels) | set(truth_labels)
+            count = len(union)
+        else:  # more than two labels: the count from the profile
+            union = set(self.distinct(response)) | set(truth_labels)
+            count = profile[self.tmp("n_response")] + self.absent(
+                response, truth_labels
+            )
+        if len(union) > 2:
+            raise checks.PREDICTED_OUTSIDE_TRUTH.error(
+                column=response, truth=self.truth, count=count, labels=union
+            )
+        return response_labels
+
+    def absent(self, col, labels):
+        """How many of ``labels`` (the truth's) column ``col`` does not hold.
+
+        Equal as Python values are equal (``1 == 1.0 == True``), as the
+        pandas route's union of label sets counts them; a label of another
+        kind than the column (text against numbers) is absent.
+        """
+        nw = self.nw
+        found = {}
+        for i, label in enumerate(labels):
+            value = _comparable(plain(label), self.schema[col], nw)
+            if value is not None:
+                found[i] = (self.label_values(col) == value).cast(nw.Int64).sum()
+        row = {}
+        if found:
+            row = self.collect(
+                self.lazy.select(
+                    *(expr.alias(self.tmp(f"has{i}")) for i, expr in found.items())
                 )
-        return truth_labels, response_labels
+            )[0]
+        return sum(1 for i in range(len(labels)) if not row.get(self.tmp(f"has{i}")))
 
     def check_positive(self, positive, labels):
         if not any(_same_label(positive, lab) for lab in labels):
-            raise ValueError(
-                f"The positive label {plain(positive)!r} does not occur in column "
-                f"{self.truth!r}, whose labels are {sorted(map(str, labels))}; pass "
-                "`positive=`."
+            raise checks.POSITIVE_UNKNOWN.error(
+                positive=positive, column=self.truth, labels=labels
             )
 
-    def minority(self, cells, labels):
-        """The rarer truth label, counted over rows as fmtest.tables.longdata does."""
-        counts = dict.fromkeys(labels, 0)
+    def truth_counts(self, cells=None):
+        """Rows per truth label: from the confusion cells, or one query."""
+        size = self.tmp("n")
+        if cells is None:
+            cells = self.collect(
+                self.lazy.group_by(self.truth).agg(self.nw.len().alias(size))
+            )
+        counts = {}
         for row in cells:
-            counts[row[self.truth]] += row[self.tmp("n")]
+            counts[row[self.truth]] = counts.get(row[self.truth], 0) + row[size]
+        return counts
+
+    def minority(self, counts, labels):
+        """The rarer truth label, counted over rows as the pandas route does."""
         if len(counts) == 2 and len(set(counts.values())) == 1:
-            raise ValueError(
-                "`positive='minority'` is ambiguous: both labels of column "
-                f"{self.truth!r} occur {next(iter(counts.values()))} times; pass the "
-                "positive label itself."
+            raise checks.MINORITY_TIE.error(
+                column=self.truth, count=next(iter(counts.values()))
             )
         if not counts:
             self.check_positive("minority", labels)  # raises: no labels at all
@@ -606,17 +744,15 @@ class _Reduction:
     def check_score(self, profile):
         score = self.score
         if score not in self.names:
-            raise ValueError(
-                f"Column {score!r} (the score column) is not in the data; the data "
-                f"have columns {list(map(str, self.names))}."
+            raise checks.COLUMN_MISSING.error(
+                column=score, role="score", columns=self.names
             )
         if not self.score_usable:
-            raise ValueError(f"Column {score!r} (the score column) must be numeric.")
+            raise checks.SCORE_NOT_NUMERIC.error(column=score)
         count = profile[self.tmp(f"na_{score}")]
         if count:
-            raise ValueError(
-                f"Column {score!r} (the score column) has {count} missing values; "
-                "drop or fill them first."
+            raise checks.MISSING_VALUES.error(
+                column=score, role="score", count=count, where=None
             )
 
     # -- query 2: confusion counts -------------------------------------------
@@ -732,10 +868,14 @@ class _Reduction:
         for col, (kind, cond) in differ.items():
             n_rows = counts[self.tmp(f"differ_{col}")]
             if n_rows:
-                raise ValueError(
-                    counterpart_message(
-                        self.roles, self.kind, col, kind, n_rows, self.where_first(cond)
-                    )
+                raise checks.RESPONSES_DISAGREE.error(
+                    response=self.response,
+                    kind=self.kind,
+                    column=col,
+                    column_kind=kind,
+                    count=n_rows,
+                    where=self.where_first(cond),
+                    truth=self.truth,
                 )
 
     def pair(self, z, pred, datasets, algorithms, repeats=None):
@@ -757,18 +897,14 @@ class _Reduction:
                 joint, n_clash = self.pair_by_patterns(rows, datasets, algorithms)
         except ValueError as err:  # several data sets read as one? say so
             hint = self.dataset_hint()
-            if not hint:
+            if hint is None:
                 raise
-            raise ValueError(f"{err} {hint}") from None
+            raise with_dataset_hint(err, **hint) from None
         if repeats is None and n_clash:  # allowed without repeats (Wong), but warned
             self.warn_fold_mismatch(rows, algorithms, n_clash)
         hint = self.dataset_hint()
-        if hint:
-            warnings.warn(
-                dataset_warning_message(hint),
-                DatasetColumnWarning,
-                stacklevel=4,  # the line that called count_tables
-            )
+        if hint is not None:  # at the line that called count_tables
+            checks.DATASET_COLUMN.warn(stacklevel=4, **hint)
         if repeats is None:
             return joint, None
         cross = self.repeat_cross(rows, datasets, algorithms, len(repeats))
@@ -1015,18 +1151,17 @@ class _Reduction:
             first = self.first(
                 per_instance, nw.col(maxc) < n_repeats, self.instance_keys()
             )
-            raise ValueError(
-                f"Column {column!r} (the repeat column): {partial} instances are not "
-                f"predicted in every repeat (e.g. {self.describe(first)} appears in "
-                f"{first[maxc]} of {n_repeats} repeats). Every repeat of a "
-                "repeated cross-validation must hold the same instances."
+            raise checks.REPEAT_INCOMPLETE.error(
+                column=column,
+                count=partial,
+                unit=self.unit(first),
+                present=first[maxc],
+                repeats=n_repeats,
             )
         differs = sum(row[size] for row in summary if row[zmin] != row[zmax])
         if differs:
-            raise ValueError(
-                f"Column {column!r} (the repeat column): {differs} instances have "
-                f"different values in column {self.truth!r} in different repeats; the "
-                "truth of an instance must not depend on the repeat."
+            raise checks.TRUTH_DIFFERS_BETWEEN_REPEATS.error(
+                column=column, count=differs, truth=self.truth
             )
         d_code = {label: i for i, label in enumerate(datasets)}
         both = np.zeros((len(datasets), 2, n_alg, n_alg), dtype=np.int64)
@@ -1065,46 +1200,43 @@ class _Reduction:
         )
 
     def report_fold_clash(self, rows, algorithms):
-        """Raise fmtest.tables.longdata's error for the first unit in several folds."""
+        """Raise the error of the first unit in several folds within a repeat."""
         per_unit = self.per_instance_counts(rows, algorithms)
         first = self.first(per_unit, self.nw.col(self.tmp("fclash")) == 1)
-        raise ValueError(
-            f"{self.describe(first)} is in different folds (column {self.fold!r}) "
-            f"for different algorithms in repeat {first[self.repeat]!r}; within a "
-            "repeat every algorithm must use the same folds."
+        raise checks.FOLDS_DIFFER_IN_REPEAT.error(
+            unit=self.unit(first), fold=self.fold, repeat=first[self.repeat]
         )
 
     def dataset_hint(self):
-        """fmtest.tables.longdata's hint when no data-set role is given but a column
-        named like one (:data:`fmtest.tables.roles.DATASET_NAMES`) has several levels."""
+        """The fields of the data-set hint when no data-set role is given but a
+        column named like one (:data:`fmtest.tables.roles.DATASET_NAMES`) has
+        several levels; ``None`` otherwise."""
         if self.dataset is not None:
-            return ""
+            return None
         used = set(self.roles.values())
         for col in self.names:
             if col in used or normalise_name(col) not in DATASET_NAMES:
                 continue
             n_levels = self.n_distinct(col)
             if n_levels > 1:
-                return dataset_hint_message(col, n_levels, self.algorithm)
-        return ""
+                return {"column": col, "count": n_levels, "algorithm": self.algorithm}
+        return None
 
     def warn_fold_mismatch(self, rows, algorithms, n_differ):
-        """Warn as fmtest.tables.longdata does when instances' folds differ (no repeats)."""
+        """Warn when instances' folds differ between algorithms (no repeats)."""
         first = self.first(
             self.per_instance_counts(rows, algorithms),
             self.nw.col(self.tmp("fclash")) == 1,
         )
-        self.fold_mismatch = fold_mismatch_message(
-            n_differ, self.fold, self.describe(first)
-        )
-        warnings.warn(
-            self.fold_mismatch,
-            FoldMismatchWarning,
+        self.fold_mismatch = checks.FOLD_MISMATCH.warn(
             stacklevel=4,  # the line that called count_tables' reduction
+            count=n_differ,
+            fold=self.fold,
+            unit=self.unit(first),
         )
 
     def check_pairing(self, rows, algorithms, twice, gaps, differs):
-        """Raise fmtest.tables.longdata's error for the first instance that fails.
+        """Raise the pairing error for the first instance that fails.
 
         ``twice``: some instance is predicted twice by an algorithm; ``gaps``:
         how many instances lack some algorithm; ``differs``: some instance's
@@ -1119,37 +1251,27 @@ class _Reduction:
         if twice:
             first = self.first(per_instance, nw.col(tmp("maxc")) > 1)
             a = next(a for a, c in enumerate(count) if first[c] > 1)
-            raise ValueError(
-                f"{self.describe(first)} (column {self.instance!r}) is predicted "
-                f"{first[count[a]]} times by algorithm {algorithms[a]!r}; each "
-                "instance must appear once per algorithm."
+            raise checks.PREDICTED_TWICE.error(
+                unit=self.unit(first),
+                column=self.instance,
+                count=first[count[a]],
+                algorithm=algorithms[a],
             )
         if gaps:
             first = self.first(per_instance, self.lacks_an_algorithm(count))
             run = self.present[
                 0 if self.dataset is None else self.dataset_codes[first[self.dataset]]
             ]
-            have = [
-                str(lab) for lab, c in zip(algorithms, count, strict=True) if first[c]
-            ]
-            lack = [
-                str(lab)
-                for lab, c, r in zip(algorithms, count, run, strict=True)
-                if r and not first[c]
-            ]
-            raise ValueError(
-                f"{self.describe(first)} (column {self.instance!r}) is predicted by "
-                f"{have} but not by {lack}; {gaps} instances lack some algorithm. "
-                "Every instance must be predicted by every algorithm (drop "
-                "incomplete instances), or pass `instance=None` to treat the "
-                "algorithms as independent."
+            done = np.array([first[c] > 0 for c in count])
+            raise checks.LACKS_ALGORITHM.error(
+                unit=self.unit(first),
+                column=self.instance,
+                have=algorithms[done],
+                lack=algorithms[run & ~done],
+                count=gaps,
             )
         first = self.first(per_instance, nw.col(tmp("zmin")) != nw.col(tmp("zmax")))
-        raise ValueError(
-            f"{self.describe(first)} has different values in column "
-            f"{self.truth!r} for different algorithms; the truth of an "
-            "instance must not depend on the algorithm."
-        )
+        raise checks.TRUTH_DIFFERS.error(unit=self.unit(first), truth=self.truth)
 
     def lacks_an_algorithm(self, count):
         """Engine condition: the instance lacks an algorithm run on its data set."""
@@ -1172,11 +1294,9 @@ class _Reduction:
         query = per_instance.filter(condition).sort(*keys).head(1)
         return self.collect(query)[0]
 
-    def describe(self, row):
-        where = f"instance {row[self.instance]!r}"
-        if self.dataset is not None:
-            where += f" of data set {row[self.dataset]!r}"
-        return where
+    def unit(self, row):
+        """The instance of a collected row: (instance, data set or ``None``)."""
+        return row[self.instance], None if self.dataset is None else row[self.dataset]
 
 
 def _joint(sizes, positives, both):

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from patsy import ModelDesc, PatsyError
 
+from fmtest.tables.checks import FORMULA_UNKNOWN_COLUMN
+
 __all__ = ["FormulaSpec", "parse_formula"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
@@ -115,10 +117,7 @@ def parse_formula(formula, columns=None):
             ("data-set block", spec.block),
         ):
             if col is not None and col not in known:
-                raise ValueError(
-                    f"The formula names column {col!r} (the {role}), which is not in "
-                    f"the data; the data have columns {sorted(map(str, known))}."
-                )
+                raise FORMULA_UNKNOWN_COLUMN.error(column=col, role=role, columns=known)
     if len({spec.response, spec.compare, spec.block} - {None}) < len(
         [c for c in (spec.response, spec.compare, spec.block) if c is not None]
     ):

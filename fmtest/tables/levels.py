@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from fmtest.tables.checks import LEVELS_ALIKE
+
 __all__ = ["MAX_FEW_LEVELS", "check_distinct_names", "few_levels"]
 
 # Each level costs one pass over the column; beyond this many, hashing wins.
@@ -93,13 +95,7 @@ def check_distinct_names(levels, column):
     for level in levels:
         text = str(level)
         if text in seen:
-            other = seen[text]
-            raise ValueError(
-                f"Column {column!r} has levels that print alike: {other!r} "
-                f"({type(other).__name__}) and {level!r} ({type(level).__name__}). "
-                f"Make the column one type, e.g. df[{column!r}] = "
-                f"df[{column!r}].astype(str)."
-            )
+            raise LEVELS_ALIKE.error(column=column, first=seen[text], second=level)
         seen[text] = level
 
 

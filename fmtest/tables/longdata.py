@@ -1,46 +1,42 @@
 """Validate per-instance long data and encode it as integer codes.
 
-Long data hold one row per (data set, instance, algorithm). This module is the
-single place where raw user columns are checked (SPEC §7): every problem is
-reported as a ``ValueError`` (or ``TypeError``) that names the column and says
-how to fix it. What comes out, :class:`LongData`, is a set of plain integer
+Long data hold one row per (data set, instance, algorithm). This module
+checks a pandas DataFrame's columns (SPEC §7) by the checks of
+:mod:`fmtest.tables.checks`, the list the engines' route runs too: every
+problem is reported as a ``ValueError`` (or ``TypeError``) that names the
+column and says how to fix it. What comes out, :class:`LongData`, is a set of plain integer
 arrays that :mod:`fmtest.tables.counts` reduces to count tables without looking at
 the user's labels again.
 """
 
 from __future__ import annotations
 
-import warnings
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from fmtest.tables import checks
+from fmtest.tables.checks import plain, with_dataset_hint
 from fmtest.tables.levels import check_distinct_names, few_levels
 from fmtest.tables.pairing import pair_by_counts
 from fmtest.tables.roles import DATASET_NAMES, RESPONSE_KINDS, name_kind, normalise_name
-from fmtest.warnings import DatasetColumnWarning, FoldMismatchWarning
 
 __all__ = [
+    "ROLES",
     "LongData",
+    "check_columns",
     "check_score",
-    "counterpart_message",
-    "dataset_hint_message",
-    "dataset_warning_message",
-    "fold_mismatch_message",
     "labels_fit_kind",
-    "plain",
+    "long_keywords",
     "read_long_data",
+    "resolve_roles",
 ]
 
 SINGLE_DATASET_LABEL = "all"
-# How to say that a response holds labels, in the keyword of each entry point.
-PREDICTED_HINT = (
-    "pass `response='predicted'` (`response_kind='predicted'` in CountTables.from_long)"
-)
-MESSAGE_NO_ROWS = (
-    "The data have no rows; long data need one row per (data set, instance, algorithm)."
-)
+#: The roles a column can play in long data, in the order they are checked.
+ROLES = ("response", "truth", "algorithm", "dataset", "instance", "fold", "repeat")
 
 
 @dataclass(frozen=True)
@@ -186,10 +182,7 @@ def read_long_data(
         raise TypeError(
             f"`data` must be a pandas DataFrame; got {type(data).__name__}."
         )
-    fold, repeat = optional_roles(
-        data.columns, response_kind, instance=instance, fold=fold, repeat=repeat
-    )
-    roles = {
+    keywords = {
         "response": response,
         "truth": truth,
         "algorithm": algorithm,
@@ -197,9 +190,10 @@ def read_long_data(
         "instance": instance,
         "fold": fold,
         "repeat": repeat,
+        "response_kind": response_kind,
     }
-    roles = {role: col for role, col in roles.items() if col is not None}
-    _check_columns(data, roles)
+    roles = resolve_roles(data.columns, keywords)
+    _check_rows(data, roles)
     try:
         return _encode_long_data(
             data, roles, positive=positive, response_kind=response_kind
@@ -211,6 +205,9 @@ def read_long_data(
         raise
 
 
+_SIGNATURE = inspect.signature(read_long_data)
+
+
 def _refuse_unhashable(data, roles):
     """A TypeError naming the role column that holds lists, dicts or arrays."""
     for role, col in roles.items():
@@ -220,16 +217,19 @@ def _refuse_unhashable(data, roles):
             try:
                 hash(value)
             except TypeError:
-                raise TypeError(
-                    f"Column {col!r} (the {role} column) holds a "
-                    f"{type(value).__name__} at row {data.index[position]!r} "
-                    f"({value!r:.60}); its values must be scalars (numbers or "
-                    "strings), e.g. join a list into one string first."
+                raise checks.NOT_SCALAR.error(
+                    column=col, role=role, value=value, row=data.index[position]
                 ) from None
 
 
 def _encode_long_data(data, roles, *, positive, response_kind):
-    """The body of :func:`read_long_data` after the column checks."""
+    """The body of :func:`read_long_data` after the column checks.
+
+    It reads the role columns in the order of
+    :data:`fmtest.tables.checks.READ_ORDER`; a column of lists fails where it
+    is first read (a TypeError that :func:`read_long_data` words), and the
+    engines raise at the same point.
+    """
     response, truth = roles["response"], roles["truth"]
     algorithm, dataset = roles["algorithm"], roles.get("dataset")
     instance, fold, repeat = (roles.get(r) for r in ("instance", "fold", "repeat"))
@@ -249,10 +249,7 @@ def _encode_long_data(data, roles, *, positive, response_kind):
     algorithm_codes, algorithm_levels = _factorize(data[algorithm], narrow=True)
     check_distinct_names(algorithm_levels, algorithm)
     if len(algorithm_levels) < 2:
-        raise ValueError(
-            f"Column {algorithm!r} has only one level ({algorithm_levels[0]!r}); "
-            "at least two algorithms are needed for a comparison."
-        )
+        raise checks.ONE_ALGORITHM.error(column=algorithm, level=algorithm_levels[0])
     if dataset is None:
         dataset_codes = np.zeros(len(data), dtype=np.int64)
         dataset_levels = pd.Index([SINGLE_DATASET_LABEL], name="dataset")
@@ -306,20 +303,17 @@ def _encode_long_data(data, roles, *, positive, response_kind):
                     pair_fold,
                 )
         except ValueError as err:
-            hint = _dataset_hint(data, roles) if dataset is None else ""
-            if not hint:
+            hint = _dataset_hint(data, roles) if dataset is None else None
+            if hint is None:
                 raise
-            raise ValueError(f"{err} {hint}") from None
+            raise with_dataset_hint(err, **hint) from None
         if fold_mismatch is not None:  # at the line that called from_formula/from_long
-            warnings.warn(fold_mismatch, FoldMismatchWarning, stacklevel=3)
+            checks.FOLD_MISMATCH.warn(stacklevel=3, **fold_mismatch)
+            fold_mismatch = checks.FOLD_MISMATCH.message(**fold_mismatch)
         if dataset is None:  # paired as one data set: say so if a column names several
             hint = _dataset_hint(data, roles)
-            if hint:
-                warnings.warn(
-                    dataset_warning_message(hint),
-                    DatasetColumnWarning,
-                    stacklevel=3,
-                )
+            if hint is not None:
+                checks.DATASET_COLUMN.warn(stacklevel=3, **hint)
         if repeat_codes is not None:
             _check_repeats(
                 slot_group, len(repeat_levels), len(dataset_levels), slots, data, roles
@@ -433,30 +427,100 @@ def _drop_absent(codes, levels, present):
     return (np.cumsum(present) - 1)[codes], levels[present]
 
 
-def optional_roles(columns, response_kind, *, instance, fold, repeat):
-    """The fold and repeat columns in use, after the checks every engine shares.
+def long_keywords(response, keywords):
+    """The keywords of :func:`read_long_data`, its defaults filled in.
 
-    The default names ``"fold"`` and ``"repeat"`` are used only when such a
-    column exists; a repeat column needs an instance column.
+    For routes that take the roles as ``**keywords`` (the engines'): the
+    defaults are those of :func:`read_long_data`'s signature, so every route
+    reads the same columns by default.
+
+    Parameters
+    ----------
+    response : str
+        The response column.
+    keywords : dict
+        Any of ``truth``, ``algorithm``, ``dataset``, ``instance``, ``fold``,
+        ``positive``, ``response_kind`` and ``repeat``.
 
     Returns
     -------
-    fold, repeat : str or None
+    dict
+        Every keyword of :func:`read_long_data` but ``data``.
+
+    Raises
+    ------
+    TypeError
+        For a keyword :func:`read_long_data` does not take.
+
+    Examples
+    --------
+    >>> long_keywords("correct", {"dataset": "ds"})["dataset"]
+    'ds'
+    >>> long_keywords("correct", {})["fold"]
+    'fold'
     """
-    if response_kind not in RESPONSE_KINDS:
-        raise ValueError(
-            f"`response_kind` must be one of {set(RESPONSE_KINDS)}; got {response_kind!r}."
-        )
-    if fold == "fold" and "fold" not in columns:
-        fold = None
-    if repeat == "repeat" and "repeat" not in columns:
-        repeat = None
-    if repeat is not None and instance is None:
-        raise ValueError(
-            f"Column {repeat!r} (the repeat column) needs an instance column: the "
-            "repeats of an instance are paired through it."
-        )
-    return fold, repeat
+    bound = _SIGNATURE.bind(None, response=response, **keywords)
+    bound.apply_defaults()
+    return {k: v for k, v in bound.arguments.items() if k != "data"}
+
+
+def resolve_roles(columns, keywords):
+    """The role -> column map in use, after the checks of the roles.
+
+    The default names ``"fold"`` and ``"repeat"`` are used only when such a
+    column exists; a repeat column needs an instance column; every role's
+    column must be in ``columns``, once (:func:`check_columns`).
+
+    Parameters
+    ----------
+    columns : sequence
+        The data's column names, repeats included.
+    keywords : dict
+        The keywords of :func:`read_long_data` (at least ``response_kind``
+        and every role of :data:`ROLES`).
+
+    Returns
+    -------
+    dict
+        Role -> column, for the roles with a column, in :data:`ROLES` order.
+    """
+    kind = keywords["response_kind"]
+    if kind not in RESPONSE_KINDS:
+        raise checks.RESPONSE_KIND.error(kinds=set(RESPONSE_KINDS), value=kind)
+    roles = {role: keywords[role] for role in ROLES}
+    for role in ("fold", "repeat"):
+        if roles[role] == role and role not in columns:
+            roles[role] = None
+    if roles["repeat"] is not None and roles["instance"] is None:
+        raise checks.REPEAT_NEEDS_INSTANCE.error(column=roles["repeat"])
+    roles = {role: col for role, col in roles.items() if col is not None}
+    check_columns(columns, roles)
+    return roles
+
+
+def check_columns(columns, roles):
+    """Every role's column is among ``columns``, once.
+
+    Parameters
+    ----------
+    columns : sequence
+        The data's column names, repeats included.
+    roles : dict
+        Role -> column.
+
+    Raises
+    ------
+    ValueError
+        Naming the first role (in ``roles`` order) whose column is absent or
+        repeated.
+    """
+    columns = list(columns)
+    for role, col in roles.items():
+        if col not in columns:
+            raise checks.COLUMN_MISSING.error(column=col, role=role, columns=columns)
+        count = sum(1 for name in columns if name == col)
+        if count > 1:
+            raise checks.COLUMN_REPEATED.error(column=col, role=role, count=count)
 
 
 def check_score(data, score):
@@ -468,35 +532,22 @@ def check_score(data, score):
         Naming the column and the problem.
     """
     if score not in data.columns:
-        raise ValueError(
-            f"Column {score!r} (the score column) is not in the data; the data have "
-            f"columns {list(map(str, data.columns))}."
+        raise checks.COLUMN_MISSING.error(
+            column=score, role="score", columns=data.columns
         )
     values = data[score]
     if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
-        raise ValueError(f"Column {score!r} (the score column) must be numeric.")
+        raise checks.SCORE_NOT_NUMERIC.error(column=score)
     if values.isna().any():
-        raise ValueError(
-            f"Column {score!r} (the score column) has {int(values.isna().sum())} missing "
-            "values; drop or fill them first."
+        raise checks.MISSING_VALUES.error(
+            column=score, role="score", count=int(values.isna().sum()), where=None
         )
 
 
-def _check_columns(data, roles):
-    for role, col in roles.items():
-        if col not in data.columns:
-            raise ValueError(
-                f"Column {col!r} (the {role} column) is not in the data; "
-                f"the data have columns {list(map(str, data.columns))}."
-            )
-        repeats = int(np.count_nonzero(data.columns == col))
-        if repeats > 1:
-            raise ValueError(
-                f"Column {col!r} (the {role} column) appears {repeats} times in the "
-                "data; column names must be unique."
-            )
+def _check_rows(data, roles):
+    """The data have rows, and no role column has missing values."""
     if len(data) == 0:
-        raise ValueError(MESSAGE_NO_ROWS)
+        raise checks.NO_ROWS.error()
     for role, col in roles.items():
         dtype = data[col].dtype
         if isinstance(dtype, np.dtype) and dtype.kind in "iub":
@@ -504,9 +555,8 @@ def _check_columns(data, roles):
         missing = data[col].isna().to_numpy()
         if missing.any():
             first = data.index[np.flatnonzero(missing)[0]]
-            raise ValueError(
-                f"Column {col!r} (the {role} column) has {int(missing.sum())} missing "
-                f"values (first at index {first!r}); drop or fill them first."
+            raise checks.MISSING_VALUES.error(
+                column=col, role=role, count=int(missing.sum()), where=("index", first)
             )
 
 
@@ -595,24 +645,18 @@ def _small_factorize(series):
 def _encode_truth(series, name, positive):
     codes, labels = _small_factorize(series)
     if len(labels) > 2:
-        shown = sorted(map(str, labels))[:5]
-        raise ValueError(
-            f"Column {name!r} (truth) must be binary; found {len(labels)} distinct "
-            f"labels, e.g. {shown}."
+        raise checks.TRUTH_NOT_BINARY.error(
+            column=name, count=len(labels), labels=labels
         )
     if isinstance(positive, str) and positive == "minority":
         counts = np.bincount(codes, minlength=len(labels))
         if len(labels) == 2 and counts[0] == counts[1]:
-            raise ValueError(
-                f"`positive='minority'` is ambiguous: both labels of column {name!r} "
-                f"occur {counts[0]} times; pass the positive label itself."
-            )
+            raise checks.MINORITY_TIE.error(column=name, count=counts[0])
         positive = labels[int(np.argmin(counts))]
     is_positive = np.array([_same_label(positive, lab) for lab in labels], np.uint8)
     if not is_positive.any():
-        raise ValueError(
-            f"The positive label {plain(positive)!r} does not occur in column {name!r}, "
-            f"whose labels are {sorted(map(str, labels))}; pass `positive=`."
+        raise checks.POSITIVE_UNKNOWN.error(
+            positive=positive, column=name, labels=labels
         )
     return _lookup(is_positive, codes), positive
 
@@ -635,21 +679,13 @@ def _encode_response(series, name, kind, truth_series, truth_name, positive):
     codes, labels = _small_factorize(series)
     if kind == "correct":
         if not labels_fit_kind(kind, labels):
-            shown = sorted(map(str, labels))[:5]
-            raise ValueError(
-                f"Column {name!r} (the response) must hold 0/1 or True/False when "
-                f"`response_kind='correct'`; found {shown}. If it holds predicted "
-                f"labels, {PREDICTED_HINT}."
-            )
+            raise checks.RESPONSE_NOT_CORRECT.error(column=name, labels=labels)
         return _lookup(np.array([lab == 1 for lab in labels], np.uint8), codes)
     truth_labels = _small_factorize(truth_series)[1]
     if not labels_fit_kind(kind, labels, truth_labels):
         union = set(labels) | set(truth_labels)
-        shown = sorted(map(str, union))[:5]
-        raise ValueError(
-            f"Column {name!r} (predicted labels) and column {truth_name!r} together "
-            f"hold {len(union)} labels, e.g. {shown}; predictions and truth must "
-            "share the same two labels."
+        raise checks.PREDICTED_OUTSIDE_TRUTH.error(
+            column=name, truth=truth_name, count=len(union), labels=union
         )
     return _lookup(
         np.array([_same_label(positive, lab) for lab in labels], np.uint8), codes
@@ -665,11 +701,6 @@ def labels_fit_kind(kind, labels, truth_labels=()):
     if kind == "correct":
         return all(lab in (0, 1) and not isinstance(lab, str) for lab in labels)
     return len(set(labels) | set(truth_labels)) <= 2
-
-
-def plain(value):
-    """A numpy scalar as the Python value it holds (for readable messages)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _as_python(labels):
@@ -764,83 +795,34 @@ def _pair_predictions(
     if differs.any():
         truth_differs = np.flatnonzero(slot_group[slots] != row_group)
         if truth_differs.size:
-            raise ValueError(
-                f"{_describe(data, roles, int(truth_differs[0]))} has different values "
-                f"in column {roles['truth']!r} for different algorithms; the truth of "
-                "an instance must not depend on the algorithm."
+            raise checks.TRUTH_DIFFERS.error(
+                unit=_unit(data, roles, int(truth_differs[0])), truth=roles["truth"]
             )
         fold_mismatch = _describe_fold_mismatch(slots, differs, data, roles)
     return wide.reshape(n_slots, n_alg), slot_group, fold_mismatch
 
 
 def _describe_fold_mismatch(slots, differs, data, roles):
-    n_instances = len(np.unique(slots[differs]))
+    """The fields of :data:`fmtest.tables.checks.FOLD_MISMATCH`."""
     first = int(np.flatnonzero(differs)[0])
-    return fold_mismatch_message(
-        n_instances, roles["fold"], _describe(data, roles, first)
-    )
-
-
-def fold_mismatch_message(n_instances, fold, example):
-    """The sentence behind :class:`~fmtest.warnings.FoldMismatchWarning`.
-
-    Parameters
-    ----------
-    n_instances : int
-        Instances whose fold differs between algorithms.
-    fold : str
-        The fold column.
-    example : str
-        One such instance, e.g. ``"instance 3 of data set 'd1'"``.
-    """
-    return (
-        f"{n_instances} instances are in different folds (column {fold!r}) "
-        f"for different algorithms, e.g. {example}. Wong's "
-        "method allows it and uses each algorithm's folds as they are; if the "
-        "algorithms were meant to share one cross-validation split, check the folds."
-    )
+    return {
+        "count": len(np.unique(slots[differs])),
+        "fold": roles["fold"],
+        "unit": _unit(data, roles, first),
+    }
 
 
 def _dataset_hint(data, roles):
-    """The fix for several data sets read as one, when a column names them."""
+    """The fields of the data-set hint, when a column named like a data set
+    has several levels; ``None`` otherwise."""
     used = set(roles.values())
     for col in data.columns:
         if col in used or normalise_name(col) not in DATASET_NAMES:
             continue
         n_levels = data[col].nunique()
         if n_levels > 1:
-            return dataset_hint_message(col, n_levels, roles["algorithm"])
-    return ""
-
-
-def dataset_hint_message(column, n_levels, algorithm):
-    """The sentence naming a column that looks like an unused data-set role.
-
-    Parameters
-    ----------
-    column : str
-        The column named like a data set (:data:`fmtest.tables.roles.DATASET_NAMES`).
-    n_levels : int
-        Its number of distinct values (missing values not counted).
-    algorithm : str
-        The algorithm column, for the formula shown.
-    """
-    return (
-        f"The data have a column {column!r} with {n_levels} levels: if it names "
-        f"the data set, add it to the formula ('... ~ {algorithm} + "
-        f"{column}'; `dataset={column!r}` in CountTables.from_long)."
-    )
-
-
-def dataset_warning_message(hint):
-    """The text of :class:`~fmtest.warnings.DatasetColumnWarning`.
-
-    Parameters
-    ----------
-    hint : str
-        The sentence of :func:`dataset_hint_message`.
-    """
-    return f"No data-set column was given, so every row is read as one data set. {hint}"
+            return {"column": col, "count": n_levels, "algorithm": roles["algorithm"]}
+    return None
 
 
 def _check_counterpart(data, roles, kind, predicted, truth_codes, positive):
@@ -874,46 +856,17 @@ def _check_counterpart(data, roles, kind, predicted, truth_codes, positive):
         differ &= data[col].notna().to_numpy()  # a missing value implies nothing
         disagree = np.flatnonzero(differ)
         if disagree.size:
-            first = plain(data.index[disagree[0]])
-            raise ValueError(
-                counterpart_message(
-                    roles, kind, col, other_kind, disagree.size,
-                    f" (first at index {first!r})",
-                )
+            raise checks.RESPONSES_DISAGREE.error(
+                response=roles["response"], kind=kind, column=col,
+                column_kind=other_kind, count=disagree.size,
+                where=("index", data.index[disagree[0]]), truth=roles["truth"],
             )  # fmt: skip
 
 
-def counterpart_message(roles, kind, column, column_kind, n_rows, where):
-    """The error for a ``correct`` and a ``predicted`` column that disagree.
-
-    Parameters
-    ----------
-    roles : dict
-        Role -> column; ``roles["response"]`` and ``roles["truth"]`` are named.
-    kind : {"correct", "predicted"}
-        How the response is read.
-    column, column_kind : str
-        The other column named like a response, and how its name reads.
-    n_rows : int
-        The rows on which the two imply different predictions.
-    where : str
-        Which row is the first, as ``" (first at index 3)"``; empty when the
-        data have no row order.
-    """
-    return (
-        f"Columns {roles['response']!r} (the response, read as {kind!r}) and "
-        f"{column!r} (read as {column_kind!r}) imply different predictions on "
-        f"{n_rows} rows{where}; a 'correct' column must be 1 exactly where the "
-        f"'predicted' column equals {roles['truth']!r}. Check the `response=` "
-        "keyword, fix the data, or drop the column that is wrong."
-    )
-
-
-def _describe(data, roles, row):
-    where = f"instance {plain(data[roles['instance']].iloc[row])!r}"
-    if "dataset" in roles:
-        where += f" of data set {plain(data[roles['dataset']].iloc[row])!r}"
-    return where
+def _unit(data, roles, row):
+    """The instance of row ``row``: (instance, data set or ``None``)."""
+    dataset = data[roles["dataset"]].iloc[row] if "dataset" in roles else None
+    return data[roles["instance"]].iloc[row], dataset
 
 
 def _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels, expected):
@@ -928,27 +881,20 @@ def _report_pairing(cell, slots, n_slots, n_alg, data, roles, alg_levels, expect
     if twice.size:
         row = int(np.flatnonzero(cell == twice[0])[0])
         alg = alg_levels[twice[0] % n_alg]
-        raise ValueError(
-            f"{_describe(data, roles, row)} (column {instance_col!r}) is predicted "
-            f"{per_cell.ravel()[twice[0]]} times by algorithm {alg!r}; each instance "
-            "must appear once per algorithm."
-        )
+        raise checks.PREDICTED_TWICE.error(
+            unit=_unit(data, roles, row), column=instance_col,
+            count=per_cell.ravel()[twice[0]], algorithm=alg,
+        )  # fmt: skip
     gaps = np.flatnonzero((per_slot > 0) & ((per_cell == 0) & expected).any(axis=1))
     if gaps.size:
         slot = gaps[0]
         row = int(np.flatnonzero(slots == slot)[0])
-        have = [str(a) for a, c in zip(alg_levels, per_cell[slot], strict=True) if c]
-        lack = [
-            str(a)
-            for a, c, e in zip(alg_levels, per_cell[slot], expected[slot], strict=True)
-            if e and not c
-        ]
-        raise ValueError(
-            f"{_describe(data, roles, row)} (column {instance_col!r}) is predicted by {have} but not "
-            f"by {lack}; {gaps.size} instances lack some algorithm. Every instance "
-            "must be predicted by every algorithm (drop incomplete instances), or "
-            "pass `instance=None` to treat the algorithms as independent."
-        )
+        raise checks.LACKS_ALGORITHM.error(
+            unit=_unit(data, roles, row), column=instance_col,
+            have=alg_levels[per_cell[slot] > 0],
+            lack=alg_levels[expected[slot] & (per_cell[slot] == 0)],
+            count=gaps.size,
+        )  # fmt: skip
 
 
 def _repeat_slots(slots, slot_dataset, repeat_codes, n_repeats):
@@ -971,18 +917,14 @@ def _check_repeats(slot_group, n_repeats, n_datasets, slots, data, roles):
     if partial.size:
         slot = int(partial[0])
         row = int(np.flatnonzero(slots // n_repeats == slot)[0])
-        raise ValueError(
-            f"Column {column!r} (the repeat column): {partial.size} instances are not "
-            f"predicted in every repeat (e.g. {_describe(data, roles, row)} appears in "
-            f"{int(used[slot].sum())} of {n_repeats} repeats). Every repeat of a "
-            "repeated cross-validation must hold the same instances."
-        )
+        raise checks.REPEAT_INCOMPLETE.error(
+            column=column, count=partial.size, unit=_unit(data, roles, row),
+            present=int(used[slot].sum()), repeats=n_repeats,
+        )  # fmt: skip
     differs = np.flatnonzero(used[:, 0] & (groups != groups[:, :1]).any(axis=1))
     if differs.size:
-        raise ValueError(
-            f"Column {column!r} (the repeat column): {differs.size} instances have "
-            f"different values in column {roles['truth']!r} in different repeats; the "
-            "truth of an instance must not depend on the repeat."
+        raise checks.TRUTH_DIFFERS_BETWEEN_REPEATS.error(
+            column=column, count=differs.size, truth=roles["truth"]
         )
 
 
@@ -1003,12 +945,10 @@ def _repeat_folds(
     clash = np.flatnonzero(seen[slots] != fold_codes)
     if clash.size:
         row = int(clash[np.argmin(slots[clash])])  # the first (instance, repeat)
-        raise ValueError(
-            f"{_describe(data, roles, row)} is in different folds (column "
-            f"{roles['fold']!r}) for different algorithms in repeat "
-            f"{plain(data[roles['repeat']].iloc[row])!r}; within a repeat every "
-            "algorithm must use the same folds."
-        )
+        raise checks.FOLDS_DIFFER_IN_REPEAT.error(
+            unit=_unit(data, roles, row), fold=roles["fold"],
+            repeat=data[roles["repeat"]].iloc[row],
+        )  # fmt: skip
     combined = repeat_codes * n_folds + fold_codes
     levels = pd.MultiIndex.from_product(
         [repeat_levels, fold_levels], names=["repeat", "fold"]

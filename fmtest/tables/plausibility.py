@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from fmtest.tables.longdata import plain
+from fmtest.tables.checks import plain
 from fmtest.warnings import MajorityPositiveWarning, ResponseKindWarning
 
 __all__ = ["warn_implausible_response", "warn_majority_positive"]
