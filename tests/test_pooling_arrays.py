@@ -111,6 +111,7 @@ def per_pair_table(
     diff_range=(-1.0, 1.0),
     alternative="two-sided",
     null=0.0,
+    no_wong_reason="",
 ):
     """The table pair by pair from the public per-pair functions.
 
@@ -180,6 +181,10 @@ def per_pair_table(
                 "(difference and variance 0): no inverse-variance pooling"
             )
             row["reason"] = "; ".join(filter(None, [row["reason"], note]))
+        if not with_wong and no_wong_reason:  # why Wong's columns are NaN
+            row["reason"] = "; ".join(
+                filter(None, [f"Wong: {no_wong_reason}", row["reason"]])
+            )
         row["flags"] = ", ".join(row["flags"])
         rows.append(row)
     frame = pd.DataFrame(rows, index=index)
@@ -253,6 +258,7 @@ def test_array_table_equals_the_per_pair_table(m, re_method, re_test):
             "re_test": re_test,
             "wong_divisor": divisor,
             "with_wong": with_wong,
+            "no_wong_reason": "" if with_wong else "not computed (no folds)",
         }
         fast = across_datasets_table(d, v, var_wong, **kwargs)
         slow = per_pair_table(d, v, var_wong, **kwargs)
