@@ -12,8 +12,10 @@ tables at a cost near MOVER-score's, memory bounded by a chunk.
 On the fit's distinct pair tables it then times the solver's two routes in
 the same run: Newton's method on the fit's equations
 (``fmtest.within.paired_newton``, the default since 22.6c, with the profile
-route for the rows it leaves) against the profile route alone (the solver
-before), and prints the share of rows Newton's method solves. It also prints
+route for the rows it leaves) against the profile route alone on every row
+(a root search on each bound, the fit at each δ0 by Newton's steps at a
+fixed δ0 or by the profile in φ; since issue 28 it has no primal-dual
+solver of its own), and prints the share of rows Newton's method solves. It also prints
 the share of distinct tables: equal tables are solved once, and they are
 frequent with many algorithms on small data sets.
 
@@ -102,7 +104,7 @@ def main(argv=None):
     print(f"  paired_score_interval on all {len(x)} tables: {shared:.2f} s")
     print(f"  on the {distinct} distinct tables:")
     print(
-        f"  profile route (before) {profile:8.2f} s  {1e3 * profile / distinct:6.3f} ms/table"
+        f"  profile route (alone)  {profile:8.2f} s  {1e3 * profile / distinct:6.3f} ms/table"
     )
     print(f"  Newton route (default) {newton:8.2f} s  {1e3 * newton / distinct:6.3f} ms/table"
           f" = {profile / newton:.2f} x faster; Newton solves {100 * share:.1f} % of rows")  # fmt: skip

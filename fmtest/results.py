@@ -31,12 +31,20 @@ from fmtest.estimates.metric_intervals import metric_interval
 from fmtest.estimates.wong import WongLinearVariance, recall_weight
 from fmtest.fit_options import CI_ALIASES, CI_METHODS, FitOptions  # noqa: F401
 from fmtest.report import accessors
-from fmtest.report.pair_notes import pair_reasons
+from fmtest.report.pair_notes import (
+    REASON_IDENTICAL,
+    algorithm_estimate_reasons,
+    explain,
+    method_pair_reasons,
+    pair_reasons,
+)
 from fmtest.report.wording import (
     CI_METHOD_NAMES,
     NOTE_NO_ALGORITHM_OMNIBUS,
     NOTE_NO_FOLDS,
     NOTE_WONG_REPEATS,
+    identical_margin_reason,
+    no_interval_reason,
 )
 from fmtest.tables.counts import CELL_OF
 from fmtest.tables.design import Design
@@ -113,6 +121,8 @@ ESTIMATES_RENAMED = {  # old column -> new (issue 28; one release)
 FMEASURES_RENAMED = {"f": "estimate", **ESTIMATES_RENAMED}  # (issues 22, 28)
 # the single-F interval that MOVER combines, per ci_method
 MOVER_BASE = {"score": "score", "mover-score": "score", "mover": "jeffreys"}
+#: pairwise columns of the test a fit leads with: NaN there needs ``reason``
+PAIR_TEST_COLUMNS = ("diff", "se", "ci_lower", "ci_upper", "pvalue")
 
 
 class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin):
@@ -207,18 +217,20 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             corrected t interval),
             ``ci_lower_logit``, ``ci_upper_logit`` (the interval on the logit
             scale of the metric mapped to [0, 1], so it stays inside the
-            metric's range), ``tp``, ``fn``, ``fp``, ``tn`` and
-            ``reason_delta`` (why the delta standard error is NaN). The
-            former names ``se_algorithm``, ``ci_logit_lower`` and
-            ``ci_logit_upper`` still answer for one release, with a
-            ``FutureWarning`` (:mod:`fmtest.options`).
+            metric's range), ``tp``, ``fn``, ``fp``, ``tn``,
+            ``reason_delta`` (why the delta standard error is NaN) and, under
+            the algorithm estimand, ``reason_algorithm`` (why ``se`` and its
+            interval are NaN). The former names ``se_algorithm``,
+            ``ci_logit_lower`` and ``ci_logit_upper`` still answer for one
+            release, with a ``FutureWarning`` (:mod:`fmtest.options`).
         """
         cells = self.counts.totals.reshape(-1, 2, 2)
         delta = self.delta.columns()
         est = self.lead.estimates.ravel()
         var = self.lead.variances.ravel()
         columns = {"estimate": est, "se_delta": delta["se"]}
-        columns.update(self.question.estimate_columns(self))
+        own = self.question.estimate_columns(self)  # the question's own SE
+        columns.update(own)
         columns["ci_lower"], columns["ci_upper"] = self._interval_of_estimates(
             self.alpha
         )
@@ -229,6 +241,15 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         if not self.counts.tn_known:
             columns["tn"] = pd.array([pd.NA] * len(est), dtype="Int64")
         columns["reason_delta"] = delta["reason"]
+        if own:  # why the question's own SE (and interval) is NaN
+            alg = self._algorithm_estimates(self.alpha)
+            columns[f"reason_{self.question.variance}"] = algorithm_estimate_reasons(
+                self.delta.estimates,
+                alg["n_folds"],
+                alg["se"],
+                self.delta.reasons,
+                self.counts.present,
+            ).ravel()
         # one constructor call: column-by-column inserts cost ~0.1 ms each
         return _renamed(pd.DataFrame(columns, index=self._index()), ESTIMATES_RENAMED)
 
@@ -263,10 +284,12 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             is not counted in the family); for F-measures ``large_sample``
             (both algorithms meet Wong's large-sample condition TP, FN,
             FP ≥ ``min_count``); ``reason``: why the pair has no test (an
-            algorithm not run on the data set; identical predictions), empty
-            otherwise. The former names ``p_delta``, ``p_wong``,
-            ``p_adjusted`` and ``se_algorithm`` still select their columns for
-            one release, with a ``FutureWarning``.
+            algorithm not run on the data set; identical predictions) or why
+            its ``pvalue``, interval or ``se`` is NaN, empty otherwise;
+            ``reason_delta`` (and for F-measures ``reason_wong``): why that
+            method's columns are NaN. The former names ``p_delta``,
+            ``p_wong``, ``p_adjusted`` and ``se_algorithm`` still select their
+            columns for one release, with a ``FutureWarning``.
         """
         pairs, diff, var_d, corr_d = self._contrasts(self.delta)
         index = self.counts.pair_index()[0]
@@ -278,7 +301,8 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         if self.has_wong:
             frame["se_wong"] = safe_sqrt(var_w.ravel())
             frame["z_wong"], frame["pvalue_wong"] = z_test(diff.ravel(), var_w.ravel())
-        reason = pair_reasons(self.counts, pairs).ravel()
+        base = pair_reasons(self.counts, pairs)
+        reason = base.ravel()
         lead = self.question.pair_tests(self, self.alpha)  # the fit's question
         frame["diff"] = lead["diff"]
         if "se" in lead:  # the question's own test's SE (not the delta method's)
@@ -292,8 +316,13 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         if self.has_wong:
             frame["large_sample"] = self._pair_large_sample(pairs).ravel()
         frame["reason"] = reason
+        self._method_pair_reasons(frame, base, pairs, var_d, var_w)
+        why = self._pair_test_reasons(frame, base)
         if not self.hypothesis.is_default:
             frame, index = self._hypothesis_columns(frame, diff.shape)
+            why = self.comparisons.orient(why, False).ravel()
+        missing = [frame[c] for c in PAIR_TEST_COLUMNS if c in frame]
+        frame["reason"] = explain(frame["reason"], np.isnan(missing).any(0), why)
         families = frame["pvalue"].astype(float).reshape(len(self.counts.datasets), -1)
         frame["pvalue_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
         return _renamed(pd.DataFrame(frame, index=index), PAIRWISE_RENAMED)
@@ -302,6 +331,37 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         """z-test p of every pair a < b by ``method``'s variance, (D·P,)."""
         _, diff, var, _ = self._contrasts(self.lead)
         return z_test(diff.ravel(), var.ravel())[1]
+
+    def _method_pair_reasons(self, frame, base, pairs, var_d, var_w):
+        """``frame["reason_delta"]`` (and ``["reason_wong"]``): why each
+        method's columns of a pair are NaN."""
+        names = self.counts.algorithms
+        frame["reason_delta"] = method_pair_reasons(
+            base, self.delta.reasons, pairs, names, var_d
+        ).ravel()
+        if self.has_wong:
+            frame["reason_wong"] = (
+                np.full(base.size, self.no_wong_note, dtype=object)
+                if self.wong is None
+                else method_pair_reasons(base, self.wong.reasons, pairs, names, var_w)
+            ).ravel()
+
+    def _pair_test_reasons(self, frame, base):
+        """(D·P,) why each pair's lead test (``pvalue``, interval) would be NaN."""
+        own = self.question.pair_test_reasons(self)  # its own test's reasons
+        if own is not None:
+            why = own
+            identical = identical_margin_reason(self.config["test"])
+        else:
+            why = frame["reason_wong" if self.method == "wong" else "reason_delta"]
+            # identical pairs tested at a margin: the Wald test has no variance
+            wald = "difference_ci" not in self.config
+            identical = identical_margin_reason() if wald else ""
+        name = self.config.get("difference_ci", "Wald")
+        why = explain(why, np.ones(len(why), bool), no_interval_reason(name))
+        return np.where(
+            (base.ravel() == REASON_IDENTICAL) & (identical != ""), identical, why
+        )
 
     def _wong_pair_variances(self, shape):
         if self.wong is None:
@@ -454,6 +514,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             wong_divisor=self._wong_divisor,
             with_wong=self.wong is not None,
             diff_range=metric_difference_range(self.metric),
+            no_wong_reason=self.no_wong_note.rstrip(".") if self.has_wong else "",
         )
         frame = frame.join(recommend_across(frame, self._multitest))
         if not self.has_wong:
@@ -1024,10 +1085,11 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
             ``ci_upper_logit`` (the Wald interval of ``method`` on the logit
             scale: stays inside [0, 1]), ``large_sample`` (Wong's
             TP, FN, FP ≥ ``min_count``), ``small_counts``, ``rho_status``,
-            ``reason_delta``, ``reason_wong`` (why a value is NaN). The former
-            names ``f``, ``se_algorithm``, ``ci_logit_lower`` and
-            ``ci_logit_upper`` still select their columns for one release,
-            with a ``FutureWarning``.
+            ``reason_delta``, ``reason_wong`` (why a value is NaN),
+            ``reason_algorithm`` (algorithm estimand: why ``se`` and the
+            interval are NaN). The former names ``f``, ``se_algorithm``,
+            ``ci_logit_lower`` and ``ci_logit_upper`` still select their
+            columns for one release, with a ``FutureWarning``.
         """
         est = self.estimates
         tot = self.counts.totals
@@ -1058,6 +1120,8 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
                 frame[col] = wong[col]
             frame["reason_delta"] = est["reason_delta"].array
             frame["reason_wong"] = wong["reason"]
+        if "reason_algorithm" in est:
+            frame["reason_algorithm"] = est["reason_algorithm"].array
         return _renamed(pd.DataFrame(frame, index=est.index), FMEASURES_RENAMED)
 
     def plot_recall_weight(self, ax: Any = None, **kwargs: Any) -> Any:

@@ -1,10 +1,14 @@
 """Newton's method on the paired score fit's equations (fmtest.within.paired_newton).
 
 The Newton route must give the numbers of the profile route
-(``_profile_interval_rows`` and ``_Solver``, the solver before issue 22.6c,
-itself checked against SciPy's SLSQP in ``test_paired_score.py``), leave to
-that route exactly the rows it cannot solve, and solve most rows itself
-(that is where the time goes: ``benchmarks/bench_paired_score.py``).
+(``_profile_interval_rows`` and ``_Solver``, the solver before issue 22.6c),
+leave to that route exactly the rows it cannot solve, and solve most rows
+itself (that is where the time goes: ``benchmarks/bench_paired_score.py``).
+Both are checked against SciPy's SLSQP, the rows left to the profile route
+too (here and in ``test_paired_score.py``). Since issue 28 the profile
+route's fits at a given δ0 take the Newton steps of this module (its own
+primal-dual copy of them is gone) and the profile in φ where those fail;
+that profile alone is compared with Newton's fit below.
 """
 
 from __future__ import annotations
@@ -134,13 +138,49 @@ def test_degenerate_rows_and_the_edge():
     assert new[2][0] == 1.0  # the upper bound of the first row is the edge
 
 
+#: Rows Newton's method leaves to the profile route (a table of one instance,
+#: no positive instance, empty cells; β = 1 and 2). The first is the one row
+#: of the 600 random tables of ``cells`` that falls back at β = 1.
+FALLBACK_ROWS = [
+    ([1.0, 0, 0, 0, 4, 0, 1], 1.0),
+    ([0.0, 0, 1, 0, 0, 0, 0], 2.0),
+    ([2.0, 0, 0, 2, 0, 0, 2], 2.0),
+    ([1.0, 0, 0, 5, 6, 1, 0], 1.0),
+    ([0.0, 0, 0, 0, 2, 0, 3], 1.0),
+]
+
+
+@pytest.mark.parametrize(("row", "beta"), FALLBACK_ROWS)
+def test_fallback_rows_match_slsqp(row, beta):
+    """The rows left to the profile route against SciPy's SLSQP (issue 28:
+    that route without its primal-dual copy of Newton's steps): the p-value's
+    X² at 0, and at each bound √X² = z (below z up to the edge where a bound
+    is ±1)."""
+    x = np.array([row])
+    assert not PairedNewton(x, beta).interval(Z)[3][0]  # a fallback row
+    _, lower, upper, pvalue = (float(v[0]) for v in _interval_rows(x, beta, Z))
+    table = as_tables(x)[0]
+    with np.errstate(invalid="ignore", divide="ignore"):  # SLSQP's wild starts
+        _, x2_zero = brute_force(table, 0.0, beta=beta)
+        assert pvalue == pytest.approx(stats.chi2.sf(x2_zero, 1), rel=2e-6)
+        for bound in (lower, upper):
+            _, x2 = brute_force(table, float(np.clip(bound, -0.999, 0.999)), beta=beta)
+            if abs(bound) == 1.0:
+                assert np.sqrt(x2) < Z
+            else:
+                assert np.sqrt(x2) == pytest.approx(Z, abs=1e-6)
+
+
 def test_constrained_fit_by_newton_equals_the_profile_fit(cells):
     rng = np.random.default_rng(7)
     f_a, f_b = fbeta_pair(cells, 1.0)
     delta = np.clip(f_a - f_b + rng.normal(0, 0.05, len(cells)), -0.9, 0.9)
     pi = paired_constrained_mle(as_tables(cells), delta)
-    old = _Solver(cells, 1.0).constrained(np.arange(len(cells)), delta)
-    np.testing.assert_allclose(pi, old, rtol=1e-6, atol=1e-9)
+    old = _Solver(cells, 1.0).profile(np.arange(len(cells)), delta)
+    # the profile in φ loses digits where an empty cell takes mass (8 of the
+    # 4193 probabilities differ by 1e-6 to 1.2e-5 of themselves)
+    np.testing.assert_allclose(pi, old, rtol=3e-5, atol=1e-9)
+    assert np.mean(~np.isclose(pi, old, rtol=1e-6, atol=1e-9)) < 0.005
     got_a, got_b = fbeta_pair(pi, 1.0)
     np.testing.assert_allclose(got_a - got_b, delta, atol=1e-9)
 

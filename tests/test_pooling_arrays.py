@@ -105,6 +105,9 @@ def _pair_row(d, var_delta, var_lead, var_wong, recovered, datasets, options):
             "(difference and variance 0): no inverse-variance pooling"
         )
         row["reason"] = "; ".join(filter(None, [row["reason"], note]))
+    no_wong = options.get("no_wong_reason", "")
+    if not options["with_wong"] and no_wong:  # why Wong's columns are NaN
+        row["reason"] = "; ".join(filter(None, [f"Wong: {no_wong}", row["reason"]]))
     row["flags"] = ", ".join(row["flags"])
     return row
 
@@ -237,6 +240,7 @@ def test_array_table_equals_the_per_pair_table(m, re_method, re_test):
             "re_test": re_test,
             "wong_divisor": divisor,
             "with_wong": with_wong,
+            "no_wong_reason": "" if with_wong else "not computed (no folds)",
         }
         fast = across_datasets_table(d, v, var_wong, **kwargs)
         slow = per_pair_table(d, v, var_wong, **kwargs)

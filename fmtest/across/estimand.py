@@ -243,6 +243,7 @@ def _five_by_two_columns(diff, alpha, bounds):
 
 LEAD_COLUMNS = ("diff", "se", "statistic", "df", "pvalue", "ci_lower", "ci_upper")
 CORRECTED_TEST = "corrected repeated k-fold t"
+RETRAINING_TEST = "delta + retraining t"
 
 
 def _corrected_lead(diff, corrected, alpha, bounds):
@@ -377,6 +378,12 @@ def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0, pairs=None):
         ],
         dtype=object,
     ).reshape(diff.shape)
+    # the delta + retraining t beside the lead: its own reason, named
+    retrain_reason = np.where(
+        absent | (retrain["reason"] == ""),
+        "",
+        RETRAINING_TEST + ": " + retrain["reason"].astype(object),
+    )
     frame = {
         "test": test,
         **{key: lead[key] for key in LEAD_COLUMNS},
@@ -384,7 +391,7 @@ def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0, pairs=None):
         **corrected,
         "n_dropped": n_dropped,
         **extra,
-        "reason": _join(reason, np.where(absent, "", dropped)),
+        "reason": _join(_join(reason, np.where(absent, "", dropped)), retrain_reason),
     }
     for key in ("df", "df_corrected", "df_delta_retraining"):  # no test, no df
         frame[key] = np.where(absent, np.nan, frame[key])
@@ -411,11 +418,13 @@ def algorithm_estimates(counts, metric, estimates, alpha=0.05):
     -------
     dict of ndarray, shape (D, A)
         ``se``, ``df``, ``ci_lower``, ``ci_upper`` (and ``diff``, ``statistic``,
-        ``pvalue`` of the value against 0).
+        ``pvalue`` of the value against 0), ``n_folds`` (the folds with a
+        value).
     """
     ratio = fold_size_ratio(counts)[:, None]
     corrected = _corrected_columns(fold_metric(counts, metric), ratio, alpha, 0.0)
-    return _corrected_lead(estimates, corrected, alpha, metric.bounds)
+    lead = _corrected_lead(estimates, corrected, alpha, metric.bounds)
+    return {**lead, "n_folds": corrected["n_folds"]}
 
 
 def _join(first, second):

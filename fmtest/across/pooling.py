@@ -603,6 +603,7 @@ def _pooled_columns(
     with_wong,
     diff_range,
     null,
+    no_wong_reason="",
 ):
     """The columns of :func:`across_datasets_table` (before the adjusted
     p-values) for pairs pooled over the same M data sets (arrays (M, P));
@@ -628,6 +629,8 @@ def _pooled_columns(
     ]
     if with_wong:
         reasons.insert(0, _labelled("Wong", _mean_reasons(wong, m)))
+    elif no_wong_reason:
+        reasons.insert(0, _labelled("Wong", np.full(n_pairs, no_wong_reason)))
     same = ((diff == 0) & (var_lead == 0)).T
     identical = np.full(n_pairs, "", dtype=object)
     for p in np.flatnonzero(same.any(axis=1)):
@@ -762,6 +765,7 @@ def across_datasets_table(
     diff_range=(-1.0, 1.0),
     alternative="two-sided",
     null=0.0,
+    no_wong_reason="",
 ):
     """Every across-data-set test for every pair of algorithms.
 
@@ -808,6 +812,9 @@ def across_datasets_table(
         δ₀ of every test (−margin for a non-inferiority test). The tests run
         on ``diff − null`` (pooling weights and τ² do not change with a
         shift), and the estimates are reported on the scale of ``diff``.
+    no_wong_reason : str, default=""
+        With ``with_wong=False``: why Wong's columns are NaN (no folds,
+        repeats), put in every pair's ``reason`` as ``"Wong: ..."``.
 
     Returns
     -------
@@ -839,6 +846,7 @@ def across_datasets_table(
         "with_wong": with_wong,
         "diff_range": diff_range,
         "null": float(null),
+        "no_wong_reason": no_wong_reason,
     }
     # Each pair pools over the data sets where both algorithms have a
     # difference: the pairs are grouped by that set, and each group is

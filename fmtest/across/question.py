@@ -154,6 +154,11 @@ class Question:
         """(diff, var) of every pair a < b, shape (D, P), pooled across data sets."""
         raise NotImplementedError
 
+    def pair_test_reasons(self, res):
+        """(D·P,) why each pair's own test is NaN, or None for the count-table
+        route (whose reasons are those of the variance method)."""
+        return None
+
     def refuse(self, what, why, route):
         """Raise :class:`QuestionError`: ``what`` does not answer this question."""
         raise QuestionError(
@@ -270,6 +275,9 @@ class AlgorithmsQuestion(Question):
             tests["se"].to_numpy(float),
         )
         return tail_pvalue(stat, tests["df"].to_numpy(float))
+
+    def pair_test_reasons(self, res):
+        return res._algorithm_tests_all["reason"].to_numpy(dtype=object)
 
     def pooling_input(self, res):
         tests = res._algorithm_tests_all

@@ -191,7 +191,8 @@ def projected_se(var_instance, var_retraining, runs_now, runs_then, test_train_r
     The instance part stays (the same instances are reused); the retraining
     part scales with its factor ``1/J + n_test/n_train`` (see
     :func:`retraining_test`), so more repeats remove its ``1/J`` share and
-    never the ``n_test/n_train`` one.
+    never the ``n_test/n_train`` one. NaN, without a warning, where there
+    is no run or the ratio is undefined (fewer than two folds).
 
     Examples
     --------
@@ -203,8 +204,11 @@ def projected_se(var_instance, var_retraining, runs_now, runs_then, test_train_r
     var_inst = np.asarray(var_instance, dtype=float)
     var_model = np.asarray(var_retraining, dtype=float)
     ratio = np.asarray(test_train_ratio, dtype=float)
-    scale = (1.0 / np.asarray(runs_then) + ratio) / (1.0 / np.asarray(runs_now) + ratio)
-    return np.sqrt(var_inst + var_model * scale)
+    with np.errstate(divide="ignore", invalid="ignore"):  # no runs: NaN, no warning
+        scale = (1.0 / np.asarray(runs_then) + ratio) / (
+            1.0 / np.asarray(runs_now) + ratio
+        )
+        return np.sqrt(var_inst + var_model * scale)
 
 
 def normal_power(effect, se, alpha=0.05, df=np.inf):

@@ -17,6 +17,7 @@ from fmtest.across.estimand import CORRECTED_TEST
 from fmtest.across.pooling import HIGH_I2, wilcoxon_min_pvalue
 from fmtest.across.recommend import FIXED_EFFECT, WILCOXON
 from fmtest.across.retraining import normal_power, projected_se
+from fmtest.estimates.fmeasure import divide
 from fmtest.report.pair_notes import REASON_IDENTICAL
 from fmtest.report.text_format import format_pvalue
 from fmtest.report.wording import (
@@ -162,7 +163,7 @@ def collect_notes(res, *, wong=None):
         pairs = _cell_labels(across.index, " vs ")
         notes += _grouped(
             pairs,
-            across["reason"],
+            _without_wong_not_computed(res, across["reason"]),
             "Across data sets: {reason}: {cells}.",
             "res.across_datasets['reason']",
         )
@@ -173,6 +174,21 @@ def collect_notes(res, *, wong=None):
         if "recommended" in across.columns:
             notes += _recommended_notes(across, pairs)
     return notes
+
+
+def _without_wong_not_computed(res, reasons):
+    """The across-data-set reasons without "Wong: not computed", which is said
+    once (or not at all when Wong's method is not shown)."""
+    if not res.has_wong or res.wong is not None:
+        return reasons
+    said = "Wong: " + res.no_wong_note.rstrip(".")
+    return np.array(
+        [
+            "; ".join(part for part in str(r).split("; ") if part != said)
+            for r in reasons
+        ],
+        dtype=object,
+    )
 
 
 def _recommended_notes(across, pairs):
@@ -227,7 +243,8 @@ def estimand_notes(res):
     if counts.n_repeats == 1 and res.config["test"] == CORRECTED_TEST:
         se_now = tests["se"].to_numpy(dtype=float)
         folds = tests["n_folds"].to_numpy(dtype=float)
-        ratio = 1 / (folds - 1)
+        # n_test / n_train of k-fold CV; none with fewer than two folds
+        ratio = divide(1.0, folds - 1)
         se_then = projected_se(0.0, se_now**2, folds, folds * PROJECTED_REPEATS, ratio)
         ok = np.isfinite(se_now) & np.isfinite(se_then)
         if ok.any():

@@ -11,14 +11,32 @@ with the data:
   test statistic.
 
 :func:`pair_reasons` says which, per data set and pair, for the ``reason``
-column of ``pairwise`` and ``paired_errors``.
+column of ``pairwise`` and ``paired_errors``. The other NaNs of a table get
+their reasons here too: :func:`method_pair_reasons` for a variance method's
+columns of a pair (``reason_delta``, ``reason_wong``), :func:`explain` for
+the test a table leads with, and :func:`algorithm_estimate_reasons` for an
+algorithm's corrected t interval (``reason_algorithm``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["REASON_IDENTICAL", "not_run_reason", "pair_reasons"]
+from fmtest.estimates.variance import REASON_NOT_RUN
+from fmtest.report.wording import (
+    REASON_EQUAL_FOLDS,
+    REASON_NO_VARIANCE,
+    fewer_folds_reason,
+)
+
+__all__ = [
+    "REASON_IDENTICAL",
+    "algorithm_estimate_reasons",
+    "explain",
+    "method_pair_reasons",
+    "not_run_reason",
+    "pair_reasons",
+]
 
 REASON_IDENTICAL = "identical predictions: difference 0, no test"
 
@@ -78,3 +96,118 @@ def pair_reasons(counts, pairs):
         ]
         reasons[d, p] = not_run_reason(names)
     return reasons
+
+
+def method_pair_reasons(base, reasons, pairs, names, variance):
+    """Per data set and pair, why one variance method's columns of the pair are NaN.
+
+    Parameters
+    ----------
+    base : ndarray of object, shape (D, P)
+        :func:`pair_reasons` (an algorithm not run, identical predictions);
+        kept where given.
+    reasons : ndarray of object, shape (D, A)
+        The method's reason per algorithm (``VarianceEngine.reasons``).
+    pairs : sequence of (int, int)
+    names : sequence
+        The algorithms' labels.
+    variance : ndarray, shape (D, P)
+        The method's variance of each difference.
+
+    Returns
+    -------
+    ndarray of object, shape (D, P)
+        ``base``; else the reasons of the pair's algorithms, each named
+        (``"'a': F = 0 ..."``); else :data:`~fmtest.report.wording.REASON_NO_VARIANCE`
+        where the variance is not positive; else "".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> base = np.array([["", ""]], dtype=object)
+    >>> reasons = np.array([["F = 0", "", "F = 0"]], dtype=object)
+    >>> method_pair_reasons(base, reasons, [(0, 1), (0, 2)], "abc", [[0.1, np.nan]])
+    array([["'a': F = 0", "'a' and 'c': F = 0"]], dtype=object)
+    """
+    base = np.asarray(base, dtype=object)
+    if not len(pairs):
+        return base.copy()
+    first, second = (np.array(side, dtype=int) for side in zip(*pairs, strict=True))
+    reasons = np.asarray(reasons, dtype=object)
+    r_a, r_b = reasons[:, first], reasons[:, second]
+    label = np.array([repr(str(name)) for name in names], dtype=object)
+    l_a, l_b = label[first], label[second]
+    has_a, has_b = r_a != "", r_b != ""
+    own_a, own_b = l_a + ": " + r_a, l_b + ": " + r_b
+    out = np.select(
+        [has_a & (r_a == r_b), has_a & has_b, has_a, has_b],
+        [l_a + " and " + l_b + ": " + r_a, own_a + "; " + own_b, own_a, own_b],
+        default="",
+    ).astype(object)
+    no_variance = ~(np.asarray(variance, dtype=float) > 0)
+    out = np.where((out == "") & no_variance, REASON_NO_VARIANCE, out)
+    return np.where(base != "", base, out).astype(object)
+
+
+def explain(reason, missing, why):
+    """``reason``, filled with ``why`` where it is empty and a value is ``missing``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> explain(np.array(["", "", "x"], dtype=object), [True, False, True], "why")
+    array(['why', '', 'x'], dtype=object)
+    """
+    reason = np.asarray(reason, dtype=object)
+    fill = (reason == "") & np.asarray(missing, dtype=bool)
+    return np.where(fill, why, reason).astype(object)
+
+
+def algorithm_estimate_reasons(estimates, n_folds, se, delta_reasons, present):
+    """Why each algorithm's corrected t interval (``reason_algorithm``) is NaN.
+
+    Parameters
+    ----------
+    estimates, n_folds, se : ndarray, shape (D, A)
+        The pooled metric, the folds with a value and the corrected standard
+        error (:func:`fmtest.across.estimand.algorithm_estimates`).
+    delta_reasons : ndarray of object, shape (D, A)
+        Why the metric is undefined, where it is.
+    present : ndarray of bool, shape (D, A)
+
+    Returns
+    -------
+    ndarray of object, shape (D, A)
+        Not run; the metric undefined; fewer than two folds with a value;
+        every fold alike; "" where the interval exists.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> algorithm_estimate_reasons(
+    ...     np.array([0.8, 0.7, 0.9]), np.array([5, 1, 5]),
+    ...     np.array([0.1, np.nan, np.nan]), np.array(["", "", ""], dtype=object),
+    ...     np.array([True, True, True]))[1:]
+    array(['only one fold with a value: the corrected t needs two or more to estimate the fold-to-fold variance',
+           'every fold has the same value (zero variance): no corrected t interval'],
+          dtype=object)
+    """
+    n_folds = np.asarray(n_folds, dtype=float)
+    few = np.array(
+        [fewer_folds_reason(n) for n in n_folds.ravel()], dtype=object
+    ).reshape(n_folds.shape)
+    return np.select(
+        [
+            ~np.asarray(present, dtype=bool),
+            np.isnan(estimates),
+            n_folds < 2,
+            np.isnan(se),
+        ],
+        [
+            REASON_NOT_RUN,
+            np.asarray(delta_reasons, dtype=object),
+            few,
+            REASON_EQUAL_FOLDS,
+        ],
+        default="",
+    ).astype(object)

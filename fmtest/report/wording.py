@@ -18,9 +18,14 @@ __all__ = [
     "NOTE_WONG_INDEPENDENT",
     "NOTE_WONG_REPEATS",
     "POSTHOC_LEGEND",
+    "REASON_EQUAL_FOLDS",
+    "REASON_NO_VARIANCE",
+    "fewer_folds_reason",
     "hypothesis_label",
     "hypothesis_sentence",
     "hypothesis_verdict",
+    "identical_margin_reason",
+    "no_interval_reason",
 ]
 
 NOTE_WONG_INDEPENDENT = (
@@ -71,6 +76,66 @@ NOTE_MODELS_WITH_REPEATS = (
     "errors up to about 15 % too small). To ask whether the learning algorithms "
     "differ, fit with estimand='algorithms' (the default for data with folds)."
 )
+
+#: Why a pair's variance of one method is NaN or 0 when neither algorithm has a
+#: reason of its own (``pairwise["reason_delta"]``, ``["reason_wong"]``).
+REASON_NO_VARIANCE = "the variance of the difference is 0 or undefined"
+
+#: Why an algorithm's corrected t interval is NaN (``reason_algorithm``).
+REASON_EQUAL_FOLDS = (
+    "every fold has the same value (zero variance): no corrected t interval"
+)
+
+
+def fewer_folds_reason(n_folds):
+    """Why an algorithm's corrected t interval is NaN with fewer than two folds.
+
+    Examples
+    --------
+    >>> fewer_folds_reason(1)
+    'only one fold with a value: the corrected t needs two or more to estimate the fold-to-fold variance'
+    """
+    count = "only one fold" if n_folds == 1 else f"{n_folds:g} folds"
+    return (
+        f"{count} with a value: the corrected t needs two or more to estimate "
+        "the fold-to-fold variance"
+    )
+
+
+def identical_margin_reason(test=None):
+    """Why a pair with identical predictions has no test of a non-zero margin.
+
+    ``test`` names the test of the learning algorithms (``config["test"]``);
+    None means the Wald test of the models question, where the paired score
+    test is the route that can.
+
+    Examples
+    --------
+    >>> identical_margin_reason()
+    "identical predictions: the difference is 0 with variance 0, so the Wald test cannot weigh it against the margin; the paired score test (ci_method='score') can"
+    """
+    if test is None:
+        return (
+            "identical predictions: the difference is 0 with variance 0, so the "
+            "Wald test cannot weigh it against the margin; the paired score test "
+            "(ci_method='score') can"
+        )
+    return (
+        f"identical predictions: the fold differences are all 0, so the {test} "
+        "has no variance to weigh the difference against the margin"
+    )
+
+
+def no_interval_reason(name):
+    """Why a pair's interval (and the test inverting it) is NaN, by its name.
+
+    Examples
+    --------
+    >>> no_interval_reason("MOVER-Jeffreys")
+    'the MOVER-Jeffreys interval of the difference is undefined for this pair'
+    """
+    return f"the {name} interval of the difference is undefined for this pair"
+
 
 FRIEDMAN_LEGEND = (
     "statistic: Friedman's chi2 (df1 = A - 1) and the Iman-Davenport F "

@@ -9,10 +9,11 @@ set out) solves, in (π, ν, φ),
 * ``ν_a D_a(π) + ν_b D_b(π) = 0`` (the profile slope in φ is zero).
 
 This module solves those equations for many rows at once by damped Newton
-steps, which converge in three to six steps from a good start; the route in
-:mod:`fmtest.within.paired_score` (the profile in φ) is slower but always
-converges and takes the rows left over here. Written here: no library solves
-this constrained multinomial fit.
+steps, which converge in three to six steps from a good start; the profile
+route of :mod:`fmtest.within.paired_score` takes the rows left over here
+(a root search on each bound whose fits at a fixed δ0 take these same
+steps, and the profile in φ, slower but always converging, where they
+fail). Written here: no library solves this constrained multinomial fit.
 
 Three choices make the steps fast and safe:
 

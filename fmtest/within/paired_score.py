@@ -47,13 +47,14 @@ How π̃ is found (written here: no library fits this constrained multinomial)
     nearly every row in a handful of steps. The rows it leaves (tables of a
     few counts with many empty cells, or without a positive instance; a
     bound at the edge ±1 when the estimate is not there) take the profile
-    route: primal-dual Newton steps from the
-    solution at a nearby δ0, and for rows where those fail, the profile
-    itself (damped Newton on the dual for each φ, bracketed root finding on
-    the slope), with the bounds found by regula falsi on √X², which is
-    nearly linear in δ0. The profile route is slower but sure to converge.
-    Statistic and bounds are accurate to about 10⁻⁶ (tests compare them
-    with SciPy's SLSQP and the two routes with each other).
+    route: the bounds found by regula falsi on √X², which is nearly linear
+    in δ0, each X² from the fit at that δ0 by the same Newton steps at a
+    fixed δ0 (warm from the fit at the last δ0), and where those fail from
+    the profile itself (damped Newton on the dual for each φ, bracketed
+    root finding on the slope), slower but sure to converge. Statistic and
+    bounds are accurate to about 10⁻⁶ (tests compare them with SciPy's
+    SLSQP, the rows of the profile route too, and the two routes with each
+    other).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ from fmtest.within.intervals import (
     pair_correlation,
 )
 from fmtest.within.paired_newton import (
+    _QUIET,
     CELLS,
     EMPTY_CELL,
     FN_A,
@@ -79,6 +81,7 @@ from fmtest.within.paired_newton import (
     TP_A,
     TP_B,
     PairedNewton,
+    _State,
     bound_starts,
     fbeta_pair,
     shrink_to_feasible,
@@ -97,7 +100,6 @@ __all__ = [
 
 N_NEWTON = 60  # cap on the dual Newton steps per evaluation (2-4 when warm)
 N_PHI = 80  # cap on the root-finding steps on φ
-N_PRIMAL_DUAL = 40  # cap on the primal-dual Newton steps
 N_DELTA = 60  # cap on the root-finding steps on each bound
 
 
@@ -128,13 +130,16 @@ def paired_cells(table):
 
 
 class _Solver:
-    """Constrained MLE of the seven cell probabilities, row by row.
+    """Constrained MLE of the seven cell probabilities at given δ0, row by row.
 
-    Keeps each row's last solution (φ and ν) to start the next hypothesis
-    from, which makes the successive δ0 of a root search cheap.
+    The fits of the profile route, for the rows whose bounds
+    :class:`~fmtest.within.paired_newton.PairedNewton` does not find. Keeps
+    each row's last solution to start the next hypothesis from, which makes
+    the successive δ0 of a root search cheap.
     """
 
     def __init__(self, x, beta):
+        self.newton = PairedNewton(x, beta)
         self.a, self.b = fbeta_weights(beta)
         smooth = np.where(x > 0, x, EMPTY_CELL)
         self.p = smooth / smooth.sum(axis=1, keepdims=True)
@@ -153,6 +158,7 @@ class _Solver:
         c_b = TP_B - phi[:, None] * self.d_b
         return c_a, c_b
 
+    @_QUIET  # an s rounded to 0 (an empty cell's, at huge counts): no step there
     def _fit_dual(self, idx, c_a, c_b):
         """ν minimising Φ(ν) = −Σ p log(1 + ν·c) for rows ``idx`` (damped Newton)."""
         nu = self.nu[idx]
@@ -187,7 +193,7 @@ class _Solver:
             old = -(p * np.log(s)).sum(1)
             for _ in range(20):  # halve until Φ decreases enough (Armijo)
                 new = -(p * np.log(s + t[:, None] * ds)).sum(1)
-                bad = new > old - 1e-4 * t * decrement
+                bad = ~(new <= old - 1e-4 * t * decrement)  # NaN: bad too
                 if not bad.any():
                     break
                 t = np.where(bad, 0.5 * t, t)
@@ -201,6 +207,7 @@ class _Solver:
         self.nu[idx] = nu
         return nu
 
+    @_QUIET
     def _slope(self, idx, phi, delta):
         """dℓ/dφ, d²ℓ/dφ² and π at φ (F_b = φ, F_a = φ + δ0) for rows ``idx``."""
         c_a, c_b = self._coefficients(phi, delta)
@@ -234,119 +241,41 @@ class _Solver:
     def constrained(self, idx, delta):
         """π̃ under F_a − F_b = δ0 for rows ``idx`` (δ0 strictly inside (−1, 1)).
 
-        Primal-dual Newton steps from each row's last solution; the rows
-        where they fail to converge go through the profile in φ
-        (:meth:`_profile`), which is slower but always converges.
+        Newton's steps on the fit's equations at this δ0
+        (:meth:`PairedNewton.solve <fmtest.within.paired_newton.PairedNewton.solve>`,
+        the one implementation of them) from the row's last (ν, φ), by either
+        route, with π = p/s at the new δ0; the rows where they do not
+        converge go through the profile in φ (:meth:`profile`), which is
+        slower but always converges.
         """
-        pi, done = self._primal_dual(idx, delta)
-        if not done.all():
-            rest = np.flatnonzero(~done)
-            pi[rest] = self._profile(idx[rest], delta[rest])
+        at = self.newton.diff.copy()  # the other rows stay where they are
+        at[idx] = delta
+        lo, hi = np.maximum(0.0, -delta), np.minimum(1.0, 1.0 - delta)
+        phi = self.phi.copy()
+        phi[idx] = np.clip(phi[idx], lo + 1e-9 * (hi - lo), hi - 1e-9 * (hi - lo))
+        c_a, c_b = self._coefficients(phi, at)
+        nu = shrink_to_feasible(self.nu, c_a, c_b)
+        s = 1 + nu[:, :1] * c_a + nu[:, 1:] * c_b
+        st = _State(self.p / s, s, nu, phi, at)
+        ok = self.newton.solve(st, rows=idx)[idx]
+        pi = st.q[idx] / st.q[idx].sum(axis=1, keepdims=True)
+        done = idx[ok]  # the start of the next δ0
+        self.nu[done], self.phi[done] = st.nu[done], st.phi[done]
+        if not ok.all():
+            rest = np.flatnonzero(~ok)
+            pi[rest] = self.profile(idx[rest], delta[rest])
         return pi
 
-    def _primal_dual(self, idx, delta):
-        """Primal-dual Newton on the KKT system, with π as unknowns beside (ν, φ).
+    def profile(self, idx, delta):
+        """π̃ under F_a − F_b = δ0 for rows ``idx`` by the profile in φ.
 
-        The equations are ``π_k s_k = p_k`` (s = 1 + ν·c), ``Σ π c = 0`` and
-        ``ν·D(π) = 0``. Keeping π and s both as unknowns linearises the
-        product ``π_k s_k`` symmetrically, which stays well conditioned where
-        an empty cell takes mass (π_k large, s_k tiny) — the case in which
-        Newton on (ν, φ) alone, with π = p/s substituted, stalls. Steps go at most 99 % of the way to
-        π = 0 or s = 0. Returns π (normalised) and which rows converged.
-        """
-        n = len(idx)
-        lo, hi = np.maximum(0.0, -delta), np.minimum(1.0, 1.0 - delta)
-        phi = np.clip(self.phi[idx], lo + 1e-9 * (hi - lo), hi - 1e-9 * (hi - lo))
-        p = self.p[idx]
-        c_a, c_b = self._coefficients(phi, delta)
-        nu = shrink_to_feasible(self.nu[idx], c_a, c_b)
-        pi = p / (1 + nu[:, :1] * c_a + nu[:, 1:] * c_b)
-        done = np.zeros(n, bool)
-        todo = np.arange(n)
-        eye = np.eye(7)
-        for _ in range(N_PRIMAL_DUAL):
-            r = todo
-            c_a, c_b = self._coefficients(phi[r], delta[r])
-            v = nu[r]
-            s = 1 + v[:, :1] * c_a + v[:, 1:] * c_b
-            q = pi[r]
-            ne = v[:, :1] * self.d_a + v[:, 1:] * self.d_b
-            big_a, big_b = q @ self.d_a, q @ self.d_b
-            res = np.concatenate(
-                [
-                    q * s - p[r],
-                    (q * c_a).sum(1, keepdims=True),
-                    (q * c_b).sum(1, keepdims=True),
-                    (v[:, 0] * big_a + v[:, 1] * big_b)[:, None],
-                ],
-                axis=1,
-            )
-            scale = np.concatenate([p[r], np.ones((len(r), 3))], axis=1)
-            converged = (np.abs(res) <= 1e-10 * scale + 1e-15).all(axis=1)
-            done[r[converged]] = True
-            r, res = r[~converged], res[~converged]
-            if r.size == 0:
-                break
-            keep = ~converged
-            c_a, c_b, s, q, ne, v = (
-                c_a[keep],
-                c_b[keep],
-                s[keep],
-                q[keep],
-                ne[keep],
-                v[keep],
-            )
-            big_a, big_b = big_a[keep], big_b[keep]
-            m = len(r)
-            jac = np.zeros((m, 10, 10))
-            jac[:, :7, :7] = s[:, :, None] * eye
-            jac[:, :7, 7] = q * c_a
-            jac[:, :7, 8] = q * c_b
-            jac[:, :7, 9] = -q * ne
-            jac[:, 7, :7] = c_a
-            jac[:, 8, :7] = c_b
-            jac[:, 7, 9] = -big_a
-            jac[:, 8, 9] = -big_b
-            jac[:, 9, :7] = ne
-            jac[:, 9, 7] = big_a
-            jac[:, 9, 8] = big_b
-            try:
-                step = np.linalg.solve(jac, -res[:, :, None])[:, :, 0]
-            except np.linalg.LinAlgError:
-                break  # a singular row: leave every remaining row to the profile
-            d_pi, d_nu, d_phi = step[:, :7], step[:, 7:9], step[:, 9]
-            d_s = d_nu[:, :1] * c_a + d_nu[:, 1:] * c_b - ne * d_phi[:, None]
-            t = np.ones(m)
-            for now, change in ((q, d_pi), (s, d_s)):
-                shrink = np.where(change < 0, change, -1.0)
-                reach = np.where(change < 0, -now / shrink, np.inf).min(axis=1)
-                t = np.minimum(t, 0.99 * reach)
-            for _ in range(10):  # halve until every π, s > 0 and φ stays inside
-                new_phi = phi[r] + t * d_phi
-                new_nu = v + t[:, None] * d_nu
-                new_pi = q + t[:, None] * d_pi
-                c_a2, c_b2 = self._coefficients(new_phi, delta[r])
-                s2 = 1 + new_nu[:, :1] * c_a2 + new_nu[:, 1:] * c_b2
-                fine = (s2 > 0).all(axis=1) & (new_pi > 0).all(axis=1)
-                fine &= (new_phi > lo[r]) & (new_phi < hi[r])
-                if fine.all():
-                    break
-                t = np.where(fine, t, 0.5 * t)
-            phi[r], nu[r], pi[r] = new_phi, new_nu, new_pi
-            todo = r[fine]
-            if todo.size == 0:
-                break
-        self.nu[idx[done]] = nu[done]
-        self.phi[idx[done]] = phi[done]
-        pi[done] /= pi[done].sum(axis=1, keepdims=True)
-        return pi, done
-
-    def _profile(self, idx, delta):
-        """π̃ by the profile in φ: for each φ the convex dual in ν (two linear
-        constraints), and Newton steps on the profile slope in φ, kept inside
-        a bracket that shrinks with every evaluation; regula falsi (Illinois)
-        when a Newton step leaves the bracket, bisection while an end is
-        still open.
+        For each φ the convex dual in ν (two linear constraints), and Newton
+        steps on the profile slope in φ, kept inside a bracket that shrinks
+        with every evaluation; regula falsi (Illinois) when a Newton step
+        leaves the bracket, bisection while an end is still open. It always
+        converges, but where an empty cell takes mass its π = p/s comes from
+        a tiny s = 1 + ν·c computed with cancellation, which costs digits
+        (X² to about 10⁻⁵ of itself; Newton's steps on (π, s) are exact).
         """
         lo = np.maximum(0.0, -delta)
         hi = np.minimum(1.0, 1.0 - delta)
@@ -467,7 +396,7 @@ def paired_constrained_mle(table, delta0, *, beta=1.0):
         slow = np.flatnonzero(~converged)
         if slow.size:  # the profile route, slower and sure to converge
             solver = _Solver(x[rows[slow]], beta)
-            pi[rows[slow]] = solver.constrained(np.arange(slow.size), delta[rows[slow]])
+            pi[rows[slow]] = solver.profile(np.arange(slow.size), delta[rows[slow]])
     return pi.reshape(*shape, 7)
 
 
