@@ -289,6 +289,7 @@ class FitOptions:
         }
         if self.average is not None:  # multi-class: no Wong, no bootstrap
             out.update(
+                beta=self.metric.beta,
                 average=self.average,
                 zero_division=self.zero_division,
                 ci_method=self.ci_method,
