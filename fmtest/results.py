@@ -1136,8 +1136,8 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
     has_wong = False
     #: Why the tables built on one positive class are not available.
     binary_only = (
-        "it is defined for binary data (one positive class, the 2 x 2 table of "
-        "correct and incorrect predictions); multi-class data have no positive class"
+        "it is built on one positive class (its TP, FN, FP and TN), which "
+        "multi-class data do not have"
     )
 
     def __init__(self, model, options: FitOptions):

@@ -1232,8 +1232,8 @@ def build_summary(
     if misclassification and binary_only:
         notes.append(
             "No misclassification tables (misclassification=True): Tango's balance, "
-            f"the paired error rates and the confident ROC segment are binary only; "
-            f"{binary_only}."
+            "the paired error rates and the confident ROC segment are binary only "
+            f"({binary_only.replace('it is', 'each is')})."
         )
     if refused:
         notes.append(f"No randomization test (randomization=True): {refused}")
