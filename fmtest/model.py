@@ -588,7 +588,8 @@ class MetricComparison:
         y, cv, repeats, groups, n_jobs, random_state, progress
             As in :func:`fmtest.tables.crossval.cross_validate`.
         positive : object, default=1
-            The positive (minority) label of ``y``.
+            The positive (minority) label of ``y``; not used when ``y`` has
+            three or more classes (multi-class: ``fit(average=...)``).
 
         Returns
         -------
@@ -642,7 +643,8 @@ class MetricComparison:
             else "predicted ~ algorithm",
             data,
             response="predicted",
-            positive=positive,
+            # a multi-class y has no positive class (nor a score column)
+            positive=None if is_multiclass(data["truth"]) else positive,
             score="score" if "score" in data.columns else None,
         )
 

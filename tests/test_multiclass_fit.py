@@ -564,3 +564,30 @@ def test_multilabel_estimates_equal_sklearn(average):
         assert res.estimates.loc[("all", name), "estimate"] == pytest.approx(want)
     # the instances, not instances x labels
     assert re.search(r"Instances:\s+200\s", res.summary().as_text())
+
+
+# -- scikit-learn estimators --------------------------------------------------------
+
+
+def test_from_estimators_with_a_multi_class_y():
+    datasets = pytest.importorskip("sklearn.datasets")
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = datasets.make_classification(
+        n_samples=240, n_classes=3, n_informative=4, random_state=0
+    )
+    learners = {
+        "logit": LogisticRegression(max_iter=500),
+        "tree": DecisionTreeClassifier(max_depth=3, random_state=0),
+    }
+    model = FMeasureComparison.from_estimators(
+        learners, X, y, cv=4, repeats=2, random_state=0
+    )
+    assert model.design.multiclass and model.design.n_repeats == 2
+    assert "score" not in model.data.columns  # no positive class to score
+    res = model.fit(average="micro")
+    for alg, rows in model.data.groupby("algorithm"):
+        want = metrics.f1_score(rows["truth"], rows["predicted"], average="micro")
+        assert res.estimates.loc[("all", alg), "estimate"] == pytest.approx(want)
+    assert res.estimand == "algorithms" and res.algorithm_tests["n_folds"].iloc[0] == 8
