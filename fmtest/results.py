@@ -1119,17 +1119,18 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
     Examples
     --------
     >>> import numpy as np
+    >>> from sklearn.metrics import f1_score
     >>> from fmtest import FMeasureComparison
     >>> rng = np.random.default_rng(0)
-    >>> truth = rng.choice(["cat", "dog", "fox"], size=300)
-    >>> noisy = lambda p: np.where(rng.random(300) < p, truth, rng.choice(["cat", "dog", "fox"], 300))
-    >>> res = FMeasureComparison.from_arrays(truth, {"a": noisy(0.8), "b": noisy(0.6)}).fit()
+    >>> classes = ["cat", "dog", "fox"]
+    >>> truth = rng.choice(classes, size=300)
+    >>> preds = {name: np.where(rng.random(300) < skill, truth, rng.choice(classes, 300))
+    ...          for name, skill in (("a", 0.8), ("b", 0.6))}
+    >>> res = FMeasureComparison.from_arrays(truth, preds).fit()
     >>> type(res).__name__, res.average, res.metric.label()
     ('MulticlassComparisonResults', 'macro', 'macro F1')
-    >>> from sklearn.metrics import f1_score
-    >>> est = res.estimates["estimate"]
-    >>> bool(np.isclose(est.iloc[0], f1_score(truth, res.model.counts.labels[
-    ...     res.model.counts.instances[0].predicted[0]], average="macro")))
+    >>> est = res.estimates.loc[("all", "a"), "estimate"]
+    >>> bool(np.isclose(est, f1_score(truth, preds["a"], average="macro")))
     True
     """
 
