@@ -494,6 +494,8 @@ def test_binary_only_tables_are_refused_and_left_out(model, fitted):
     smry = fitted.summary(misclassification=True)
     assert "Misclassification balance" not in smry.as_text()
     assert any("No misclassification tables" in n for n in smry.notes)
+    wong = fitted.summary(wong=True).notes
+    assert any("F-measure of one positive class; multi-class" in n for n in wong)
     with pytest.raises(ValueError, match="metric panel of MetricComparison"):
         MetricComparison.fit(model, metric="kappa")
 

@@ -22,6 +22,7 @@ from fmtest.report.text_format import format_pvalue
 from fmtest.report.wording import (
     NOTE_MODELS_WITH_REPEATS,
     NOTE_WILCOXON,
+    NOTE_WONG_BINARY_ONLY,
     NOTE_WONG_F_ONLY,
     NOTE_WONG_INDEPENDENT,
 )
@@ -87,7 +88,9 @@ def collect_notes(res, *, wong=None):
     if res.config.get("difference_ci_note"):
         notes.append(res.config["difference_ci_note"])
     if wong:
-        if not res.has_wong:
+        if res.design.multiclass:
+            notes.append(NOTE_WONG_BINARY_ONLY)
+        elif not res.has_wong:
             notes.append(NOTE_WONG_F_ONLY)
         elif res.wong is None:
             notes.append(res.no_wong_note)

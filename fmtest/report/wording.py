@@ -15,6 +15,7 @@ __all__ = [
     "NOTE_NO_ALGORITHM_OMNIBUS",
     "NOTE_NO_FOLDS",
     "NOTE_WILCOXON",
+    "NOTE_WONG_BINARY_ONLY",
     "NOTE_WONG_F_ONLY",
     "NOTE_WONG_INDEPENDENT",
     "NOTE_WONG_REPEATS",
@@ -80,6 +81,11 @@ CI_METHOD_NAMES = {
 NOTE_WONG_F_ONLY = (
     "Wong's linear approximation is defined for F-measures only; this comparison "
     "uses the delta method."
+)
+
+NOTE_WONG_BINARY_ONLY = (
+    "Wong's linear approximation is defined for the F-measure of one positive "
+    "class; multi-class F-measures use the delta method."
 )
 
 NOTE_NO_ALGORITHM_OMNIBUS = (
