@@ -36,9 +36,10 @@ options: ``--format text|latex|html|csv|json`` (``csv`` writes the table
 chosen by ``--table``, ``json`` writes every table, the configuration and the
 notes) and ``--output FILE`` (default: standard output).
 
-Bad input (a missing file, a formula naming an unknown column, non-binary
-labels, …) prints one line ``fmtest: error: <message>`` on standard error and
-exits with status 2, as do usage errors.
+Bad input (a missing file, a formula naming an unknown column, a
+correct/incorrect response on multi-class data, …) prints one line
+``fmtest: error: <message>`` on standard error and exits with status 2, as do
+usage errors.
 """
 
 from __future__ import annotations
