@@ -24,15 +24,22 @@ Two commands fit :class:`fmtest.FMeasureComparison` and print the results.
         $ fmtest compare preds.tsv --formula "predicted ~ algorithm" \\
               --response predicted --no-instance --positive minority
 
+    A truth column with three or more labels is multi-class data: F is
+    averaged over the classes (``--average macro``, the default, ``micro``,
+    ``weighted`` or ``macro_f1_of_averages``)::
+
+        $ fmtest compare intents.csv --formula "predicted ~ algorithm" --average micro
+
 Both commands take the fit options (``--beta``, ``--alpha``, ``--method``,
 ``--min-count``, ``--multitest``, ``--wong-divisor``, …) and the output
 options: ``--format text|latex|html|csv|json`` (``csv`` writes the table
 chosen by ``--table``, ``json`` writes every table, the configuration and the
 notes) and ``--output FILE`` (default: standard output).
 
-Bad input (a missing file, a formula naming an unknown column, non-binary
-labels, …) prints one line ``fmtest: error: <message>`` on standard error and
-exits with status 2, as do usage errors.
+Bad input (a missing file, a formula naming an unknown column, a
+correct/incorrect response on multi-class data, …) prints one line
+``fmtest: error: <message>`` on standard error and exits with status 2, as do
+usage errors.
 """
 
 from __future__ import annotations
@@ -56,6 +63,8 @@ __all__ = ["main", "read_data", "render_results", "results_to_dict", "write_json
 EXAMPLE_FORMULA = "correct ~ algorithm + dataset"
 FORMATS = ("text", "latex", "html", "csv", "json")
 TABLES = ("fmeasures", "pairwise", "omnibus", "across_datasets")
+#: Multi-class results only: each class's precision, recall and F.
+MULTICLASS_TABLES = ("per_class",)
 PAPER_TABLE = "paper"
 #: Written to JSON (and by --table) when the data allow them.
 OPTIONAL_TABLES = ("algorithm_tests", "tango", "paired_errors", "roc")
@@ -72,6 +81,9 @@ CI_METHOD_CHOICES = (
     "bootstrap",
 )
 F_METRICS = ("f1", "fbeta")
+#: ``--average`` choices (``fmtest.estimates.multiclass.AVERAGES``; tests check).
+AVERAGE_CHOICES = ("macro", "micro", "weighted", "macro_f1_of_averages")
+ZERO_DIVISION_CHOICES = ("warn", "0", "1", "nan")
 CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 COMPRESSION_SUFFIXES = ("", ".gz", ".bz2", ".xz", ".zip")
 PARQUET_HINT = (
@@ -85,6 +97,8 @@ CLI_WORDING = (
     ("`positive='minority'`", "--positive minority"),
     ("pass `positive=`", "pass --positive LABEL"),
     (" (`response_kind='predicted'` in CountTables.from_long)", ""),
+    ("(`average=` of fit)", "(--average)"),
+    ("(`average=`)", "(--average)"),
     ("`response_kind='correct'`", "--response correct"),
     ("`response_kind='predicted'`", "--response predicted"),
     ("`response='correct'`", "--response correct"),
@@ -98,7 +112,7 @@ ROLE_OPTION = re.compile(r"`(algorithm|dataset)=('[^']*')`")
 LIBRARY_ONLY = re.compile(r"; `dataset='[^']*'` in CountTables\.from_long")
 FIT_OPTION = re.compile(
     r"`(alpha|beta|min_count|rho_fallback|multitest|wong_divisor|re_method|re_test"
-    r"|estimand|control|alternative|margin)`"
+    r"|estimand|control|alternative|margin|average|zero_division|ci_method)`"
 )
 
 
@@ -304,7 +318,7 @@ def results_to_dict(res):
         are Python scalars.
     """
     out = {"config": _plain(dict(res.config)), "notes": _plain(list(res.notes))}
-    for table in available_tables(res):
+    for table in available_tables(res):  # multi-class: also per_class
         out[table] = _records(getattr(res, table))
     if len(res.counts.datasets) > 1:  # ranks across data sets (Demšar 2006)
         ranks = res.ranks
@@ -403,13 +417,16 @@ def write_json(res, stream):
 
 def available_tables(res):
     """The names of the results tables these data allow, in output order."""
-    first = "fmeasures" if res.has_wong else "estimates"
+    multiclass = res.design.multiclass
+    first = "fmeasures" if res.has_wong or multiclass else "estimates"
     names = [first, *TABLES[1:]]
+    if multiclass:  # the misclassification tables are binary only
+        names.append("per_class")
     roles = getattr(res.model, "roles", None) or {}
     for name, ok in (
         ("algorithm_tests", "algorithm_tests" in res.question.extra_tables),
-        ("tango", res.counts.tn_known),
-        ("paired_errors", res.counts.paired),
+        ("tango", not multiclass and res.design.tn_known),
+        ("paired_errors", not multiclass and res.counts.paired),
         ("roc", roles.get("score") is not None),
     ):
         if ok:
@@ -448,9 +465,10 @@ def render_results(res, fmt="text", table="pairwise", *, misclassification=False
         smry = res.summary(misclassification=misclassification)
         return getattr(smry, f"as_{fmt}")() + "\n"
     if fmt == "csv":
-        if table == "fmeasures" and not res.has_wong:
+        f_table = res.has_wong or res.design.multiclass  # the F table's own name
+        if table == "fmeasures" and not f_table:
             table = "estimates"
-        elif table == "estimates" and res.has_wong:  # the F table's own name
+        elif table == "estimates" and f_table:
             table = "fmeasures"
         known = available_tables(res)
         if table not in known:
@@ -514,7 +532,7 @@ F_ONLY_DEFAULTS = {
     "min_count": 5,
     "rho_fallback": 1.0,
     "wong_divisor": "theorem",
-    "ci_method": "score",
+    "ci_method": None,
     "n_resamples": 2000,
     "random_state": None,
 }
@@ -547,6 +565,8 @@ def _fit(model, args):
             margin=args.margin,
         )
     return model.fit(
+        average=args.average,
+        zero_division=_zero_division(args.zero_division),
         beta=args.beta,
         method=args.method,
         alpha=args.alpha,
@@ -566,6 +586,13 @@ def _fit(model, args):
         alternative=args.alternative,
         margin=args.margin,
     )
+
+
+def _zero_division(text):
+    """``--zero-division`` as ``fit`` takes it: "warn", 0, 1 or NaN."""
+    if text is None or text == "warn":
+        return text
+    return float("nan") if text == "nan" else int(text)
 
 
 def _run_example(args):
@@ -734,9 +761,27 @@ def _fit_options():
         choices=list(CI_METHOD_CHOICES),
         default=F_ONLY_DEFAULTS["ci_method"],
         help="intervals of F and of the differences, and the matching pairwise "
-        "test: score and the paired score interval (default), mover-score (score "
+        "test: score and the paired score interval (default for binary data), "
+        "mover-score (score "
         "and MOVER-score, the earlier default), mover (Wilson and MOVER-Jeffreys; "
-        "binomial is its old name), wald, logit or a parametric bootstrap",
+        "binomial is its old name), wald, logit (the default for multi-class "
+        "data, which take logit and wald only) or a parametric bootstrap",
+    )
+    group.add_argument(
+        "--average",
+        choices=list(AVERAGE_CHOICES),
+        default=None,
+        help="multi-class data (three or more classes): how F is averaged over "
+        "the classes: macro (default; scikit-learn's average='macro', the mean "
+        "of the per-class F), micro, weighted, or macro_f1_of_averages (the F of "
+        "macro precision and macro recall)",
+    )
+    group.add_argument(
+        "--zero-division",
+        choices=list(ZERO_DIVISION_CHOICES),
+        default=None,
+        help="multi-class data: the value of a 0/0 precision, recall or F, as "
+        "in scikit-learn (default: warn, which gives 0 without a warning)",
     )
     group.add_argument(
         "--estimand",
@@ -815,12 +860,18 @@ def _output_options():
     )
     group.add_argument(
         "--table",
-        choices=(*TABLES, "estimates", *OPTIONAL_TABLES, PAPER_TABLE),
+        choices=(
+            *TABLES,
+            "estimates",
+            *MULTICLASS_TABLES,
+            *OPTIONAL_TABLES,
+            PAPER_TABLE,
+        ),
         nargs="?",
         const=PAPER_TABLE,
         default=None,
         help="the table written by --format csv (default: pairwise; estimates "
-        "and fmeasures name the same table; tango, "
+        "and fmeasures name the same table; per_class for multi-class data; tango, "
         "paired_errors and roc where the data allow them); "
         "--table alone (or 'paper'): data sets x algorithms with CIs, best in "
         "bold, mean ranks, as text, latex, html or csv",
@@ -1045,6 +1096,12 @@ def main(argv=None):
         parser.error("--table NAME is used only with --format csv")
     if args.table == PAPER_TABLE and args.format == "json":
         parser.error("--table (the paper table) is written as text, latex, html or csv")
+    if args.metric not in F_METRICS and (
+        args.average is not None or args.zero_division is not None
+    ):
+        parser.error(
+            "--average and --zero-division apply to F-measures only (--metric f1)"
+        )
     if args.metric not in F_METRICS and (args.wong or args.method == "wong"):
         parser.error("--wong and --method wong apply to F-measures only (--metric f1)")
     if args.metric not in F_METRICS:

@@ -20,11 +20,16 @@ from fmtest.tables.counts import CountTables
 from fmtest.tables.design import Design
 from fmtest.tables.formula import parse_formula
 from fmtest.tables.longdata import check_score, read_long_data
+from fmtest.tables.multiclass import MulticlassCounts, is_multiclass
 from fmtest.tables.plausibility import warn_implausible_response, warn_majority_positive
 from fmtest.tables.roles import assign_terms, response_kind
 
 if TYPE_CHECKING:
-    from fmtest.results import FMeasureComparisonResults, MetricComparisonResults
+    from fmtest.results import (
+        FMeasureComparisonResults,
+        MetricComparisonResults,
+        MulticlassComparisonResults,
+    )
 
 _Model = TypeVar("_Model", bound="MetricComparison")
 
@@ -43,6 +48,23 @@ NOTE_COUNTS_ONLY = (
     "Built from count tables: the covariance between algorithms is not "
     "identifiable from counts, so the delta method assumes them independent."
 )
+
+
+def _multiclass_input(data, truth, positive, labels, label):
+    """Whether long data are multi-class (K ≥ 3 truth labels, or ``labels=``)
+    or multi-label (``label=``); ``positive`` is the user's own keyword,
+    refused with K ≥ 3 labels (:func:`~fmtest.tables.multiclass.is_multiclass`)."""
+    if label is not None or labels is not None:
+        if positive is not None:
+            raise ValueError(
+                f"`positive={positive!r}` picks the positive class of binary data; "
+                "with `labels=` (or `label=`) the data are read as multi-class, "
+                "whose F-measures average over the classes (`average=` of fit)."
+            )
+        return True
+    if not isinstance(truth, str) or truth not in data.columns:
+        return False  # the binary route names the missing column
+    return is_multiclass(data[truth], positive, column=truth)
 
 
 def _warn_mistakes(tables, kind, response, truth, majority_check, positive):
@@ -93,15 +115,23 @@ class MetricComparison:
 
     Parameters
     ----------
-    counts : CountTables
+    counts : CountTables or MulticlassCounts
         The sufficient statistics; build them with :meth:`from_formula`,
         :meth:`from_arrays` or :meth:`from_counts` rather than by hand.
+        Multi-class (K ≥ 3 classes) and multi-label data give a
+        :class:`~fmtest.tables.multiclass.MulticlassCounts` (see
+        ``docs/multiclass.rst``).
     notes : sequence of str, optional
         Remarks about how the counts were obtained, repeated in the summary.
+    labels : sequence, optional
+        Multi-class data: the classes the user listed (scikit-learn's
+        ``labels=``); every listed class is then averaged in every data set.
+        ``None``: each data set averages over its own classes, as
+        scikit-learn's default does.
 
     Attributes
     ----------
-    counts : CountTables
+    counts : CountTables or MulticlassCounts
     formula : str or None
         The formula, when built with :meth:`from_formula`.
     data : pandas.DataFrame or None
@@ -123,10 +153,17 @@ class MetricComparison:
     Name: (synth_medium, logit), dtype: float64
     """
 
-    def __init__(self, counts: CountTables, *, notes: Iterable[str] = ()) -> None:
-        if not isinstance(counts, CountTables):
+    def __init__(
+        self,
+        counts: CountTables | MulticlassCounts,
+        *,
+        notes: Iterable[str] = (),
+        labels: Sequence[Any] | None = None,
+    ) -> None:
+        if not isinstance(counts, CountTables | MulticlassCounts):
             raise TypeError(
-                f"`counts` must be a CountTables; got {type(counts).__name__}. Use "
+                "`counts` must be a CountTables (or a MulticlassCounts); got "
+                f"{type(counts).__name__}. Use "
                 "FMeasureComparison.from_formula, from_arrays or from_counts."
             )
         if len(counts.algorithms) < 2:
@@ -136,6 +173,7 @@ class MetricComparison:
         self.counts = counts
         self.design = Design.from_counts(counts)
         self.notes = tuple(notes)
+        self.labels = None if labels is None else list(labels)
         self.formula = None
         self.data = None
         self.roles = None
@@ -155,6 +193,8 @@ class MetricComparison:
         algorithm: str | None = None,
         dataset: str | None = None,
         repeat: str | None = "repeat",
+        labels: Sequence[Any] | None = None,
+        label: str | None = None,
     ) -> _Model:
         """Build the model from long data and a formula.
 
@@ -212,11 +252,25 @@ class MetricComparison:
             when present, in pandas and in the other engines alike. With
             repeats, an instance in different folds for different algorithms
             within a repeat is an error (not a warning).
+        labels : sequence, optional
+            Multi-class data: scikit-learn's ``labels=``, the classes to
+            report and average, in this order (the others still count as
+            errors of these). Giving it also reads data with fewer than
+            three classes as multi-class.
+        label : str or None, default=None
+            Multi-label data in the long layout: the column naming the label
+            of each row (one row per instance, label and algorithm, with 0/1
+            in the truth and response columns).
 
         Returns
         -------
         MetricComparison or FMeasureComparison
-            An instance of the class it is called on.
+            An instance of the class it is called on. A truth column with
+            three or more labels (or ``labels=``, or ``label=``) gives
+            multi-class tables
+            (:class:`~fmtest.tables.multiclass.MulticlassCounts`): ``fit``
+            then averages F over the classes (``average=``); see
+            ``docs/multiclass.rst``.
 
         Examples
         --------
@@ -237,6 +291,12 @@ class MetricComparison:
             formula, data.columns if in_memory else scale.column_names(data)
         )
         kind = response_kind(spec.response, response)
+        if in_memory and _multiclass_input(data, truth, positive, labels, label):
+            return cls._from_multiclass_long(
+                formula, spec, data, kind, truth=truth, instance=instance,
+                fold=fold, score=score, algorithm=algorithm, dataset=dataset,
+                repeat=repeat, labels=labels, label=label,
+            )  # fmt: skip
         majority_check = positive is None
         positive = 1 if positive is None else positive
         if not in_memory:
@@ -301,6 +361,55 @@ class MetricComparison:
         return model
 
     @classmethod
+    def _from_multiclass_long(
+        cls, formula, spec, data, kind, *, truth, instance, fold, score, algorithm,
+        dataset, repeat, labels, label,
+    ):  # fmt: skip
+        """:meth:`from_formula` on multi-class or multi-label long data."""
+        if score is not None:
+            raise ValueError(
+                f"`score={score!r}` gives the confident ROC segment of a positive "
+                "class, which multi-class data do not have; drop `score=`."
+            )
+        compare, block = assign_terms(
+            formula,
+            spec.terms,
+            algorithm=algorithm,
+            dataset=dataset,
+            data=data if label is None else None,
+            truth=truth,
+            instance=instance,
+            repeat=repeat,
+        )
+        counts = MulticlassCounts.from_long(
+            data,
+            response=spec.response,
+            truth=truth,
+            algorithm=compare,
+            dataset=block,
+            instance=instance,
+            fold=fold,
+            repeat=repeat,
+            labels=labels,
+            label=label,
+            response_kind=kind,
+        )
+        model = cls(
+            counts, notes=[] if counts.paired else [NOTE_NO_PAIRING], labels=labels
+        )
+        model.formula = formula
+        model.data = data
+        model.roles = {
+            "truth": truth,
+            "algorithm": compare,
+            "dataset": block,
+            "score": None,
+            "positive": None,
+            "labels": list(counts.reported_labels),
+        }
+        return model
+
+    @classmethod
     def from_arrays(
         cls: type[_Model],
         truth: Sequence[Any] | np.ndarray,
@@ -309,6 +418,7 @@ class MetricComparison:
         dataset: Sequence[Any] | np.ndarray | None = None,
         fold: Sequence[Any] | np.ndarray | None = None,
         positive: Any = None,
+        labels: Sequence[Any] | None = None,
     ) -> _Model:
         """Build the model from a truth vector and one prediction column per algorithm.
 
@@ -327,10 +437,17 @@ class MetricComparison:
             The positive label; ``None`` means 1 (or True) and warns
             (:class:`~fmtest.warnings.MajorityPositiveWarning`) when that is
             the majority class of a data set.
+        labels : sequence, optional
+            Multi-class data: scikit-learn's ``labels=`` (the classes to
+            report and average, in this order).
 
         Returns
         -------
         FMeasureComparison
+            A truth with three or more labels (or ``labels=``) gives
+            multi-class tables, a 2-D truth (instances × labels, 0/1)
+            multi-label tables (:class:`~fmtest.tables.multiclass.MulticlassCounts`;
+            multi-label predictions: a dict of (n, L) arrays).
 
         Examples
         --------
@@ -339,7 +456,22 @@ class MetricComparison:
         >>> preds = {"a": [1, 0, 0, 1, 1, 0], "b": [1, 1, 0, 0, 0, 0]}
         >>> FMeasureComparison.from_arrays(truth, preds).counts.joint.shape
         (1, 2, 2, 2, 2, 2)
+        >>> three = FMeasureComparison.from_arrays(
+        ...     ["x", "y", "z", "z"], {"a": ["x", "y", "y", "z"], "b": ["x", "z", "z", "z"]})
+        >>> three.design.multiclass, three.counts.confusion.shape
+        (True, (1, 2, 1, 3, 3))
         """
+        if labels is not None or np.ndim(truth) == 2 or is_multiclass(truth, positive):
+            if positive is not None:
+                raise ValueError(
+                    f"`positive={positive!r}` picks the positive class of binary "
+                    "data; multi-class (or multi-label) F-measures average over the "
+                    "classes (`average=` of fit)."
+                )
+            counts = MulticlassCounts.from_arrays(
+                truth, predictions, dataset=dataset, fold=fold, labels=labels
+            )
+            return cls(counts, labels=labels)
         if isinstance(predictions, pd.DataFrame):
             wide = predictions.reset_index(drop=True)
         elif isinstance(predictions, dict):
@@ -456,7 +588,8 @@ class MetricComparison:
         y, cv, repeats, groups, n_jobs, random_state, progress
             As in :func:`fmtest.tables.crossval.cross_validate`.
         positive : object, default=1
-            The positive (minority) label of ``y``.
+            The positive (minority) label of ``y``; not used when ``y`` has
+            three or more classes (multi-class: ``fit(average=...)``).
 
         Returns
         -------
@@ -510,28 +643,61 @@ class MetricComparison:
             else "predicted ~ algorithm",
             data,
             response="predicted",
-            positive=positive,
+            # a multi-class y has no positive class (nor a score column)
+            positive=None if is_multiclass(data["truth"]) else positive,
             score="score" if "score" in data.columns else None,
         )
 
     @classmethod
-    def from_counts(cls: type[_Model], table: pd.DataFrame, **columns: str) -> _Model:
+    def from_counts(
+        cls: type[_Model], table: pd.DataFrame | Mapping[Any, Any], **columns: Any
+    ) -> _Model:
         """Build the model from per-(data set, algorithm, fold) TP/FN/FP(/TN) counts.
 
         Parameters
         ----------
-        table : pandas.DataFrame
+        table : pandas.DataFrame or dict
             Wong's Table 5 layout: one row per (data set, algorithm, fold).
+            Multi-class confusion counts: a frame with one row per (data
+            set, algorithm, fold, truth, predicted) and a count column, or a
+            dict from algorithm (or (data set, algorithm)) to its K × K
+            confusion matrix ``[truth, predicted]``
+            (:meth:`MulticlassCounts.from_counts
+            <fmtest.tables.multiclass.MulticlassCounts.from_counts>`).
         **columns
             ``algorithm``, ``dataset``, ``fold``, ``repeat``, ``tp``, ``fn``, ``fp``,
-            ``tn``: column names, see :meth:`CountTables.from_counts`.
+            ``tn``: column names, see :meth:`CountTables.from_counts`; for
+            multi-class counts ``truth``, ``predicted``, ``count`` and
+            ``labels`` instead of the four cells.
 
         Returns
         -------
         FMeasureComparison
             Counts cannot identify the covariance between algorithms: the
             results say so and use independence.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> model = FMeasureComparison.from_counts(
+        ...     {"a": np.array([[50, 5, 5], [4, 40, 6], [2, 3, 35]]),
+        ...      "b": np.array([[45, 8, 7], [6, 38, 6], [3, 2, 35]])},
+        ...     labels=["low", "mid", "high"])
+        >>> model.design.multiclass, model.design.n_classes
+        (True, 3)
         """
+        multiclass_keys = {"truth", "predicted", "count", "labels"}
+        if (
+            isinstance(table, Mapping)
+            or multiclass_keys & set(columns)
+            or (
+                isinstance(table, pd.DataFrame)
+                and columns.get("tp", "tp") not in table.columns
+                and {"truth", "predicted", "count"} <= set(table.columns)
+            )
+        ):
+            counts = MulticlassCounts.from_counts(table, **columns)
+            return cls(counts, notes=[NOTE_COUNTS_ONLY], labels=columns.get("labels"))
         return cls(CountTables.from_counts(table, **columns), notes=[NOTE_COUNTS_ONLY])
 
     @_hypothesis_parameters
@@ -601,6 +767,12 @@ class MetricComparison:
         from fmtest.fit_options import FitOptions
         from fmtest.results import MetricComparisonResults
 
+        if self.design.multiclass:
+            raise ValueError(
+                "These data are multi-class: the metric panel of MetricComparison "
+                "is defined for a positive class. FMeasureComparison.fit(average=...) "
+                "compares multi-class F-measures (macro, micro, weighted)."
+            )
         options = FitOptions.check(
             self.design,
             metric=(metric, metric_options),
@@ -658,7 +830,7 @@ class FMeasureComparison(MetricComparison):
         wong_divisor: str = "theorem",
         re_method: str = "dl",
         re_test: str = "hksj",
-        ci_method: str = "score",
+        ci_method: str | None = None,
         n_resamples: int = 2000,
         random_state: int | None = None,
         wong: bool = False,
@@ -667,8 +839,10 @@ class FMeasureComparison(MetricComparison):
         control: Any = None,
         alternative: str = "two-sided",
         margin: float = 0.0,
+        average: str | None = None,
+        zero_division: Any = None,
         **unknown: Any,
-    ) -> FMeasureComparisonResults:
+    ) -> FMeasureComparisonResults | MulticlassComparisonResults:
         """Estimate the F-measures, their covariance, and the tests.
 
         Parameters
@@ -707,7 +881,9 @@ class FMeasureComparison(MetricComparison):
             with q floored at 1 (``"hksj-floor"``, Knapp & Hartung's ad hoc
             modification, worst size 6.9 % in that study); or the classical
             z-test (1/Σw*, normal), whose size is about 12 % at M = 5.
-        ci_method : {"score", "mover-score", "mover", "wald", "logit", "bootstrap"}, default="score"
+        ci_method : {"score", "mover-score", "mover", "wald", "logit", "bootstrap"} or None, default=None
+            ``None``: ``"score"`` for binary data, ``"logit"`` for
+            multi-class data (which take ``"logit"`` and ``"wald"`` only).
             Confidence intervals in ``fmeasures`` and ``pairwise``, and the
             test in ``pairwise["pvalue"]`` that matches them (named in
             ``config["test"]``; ``pvalue_adjusted`` adjusts it). ``"score"``: the
@@ -759,13 +935,29 @@ class FMeasureComparison(MetricComparison):
             Region of practical equivalence of the Bayesian correlated
             t-test in ``algorithm_tests`` (``p_rope``).
         %(hypothesis_parameters)s
+        average : {"macro", "micro", "weighted", "macro_f1_of_averages"} or None, default=None
+            Multi-class data only: how F is averaged over the classes
+            (``None``: ``"macro"``). ``"macro"``, ``"micro"`` and
+            ``"weighted"`` are scikit-learn's ``f1_score(average=...)``;
+            ``"macro_f1_of_averages"`` is the F of macro precision and macro
+            recall, which differs from ``"macro"`` (Opitz & Burst 2019). See
+            ``docs/multiclass.rst``.
+        zero_division : {"warn", 0, 1, numpy.nan} or None, default=None
+            Multi-class data only: the value of a 0/0 precision, recall or
+            F, as in scikit-learn (``None``: ``"warn"``, which gives 0
+            without a warning).
 
         Returns
         -------
-        FMeasureComparisonResults
+        FMeasureComparisonResults or MulticlassComparisonResults
+            The latter for multi-class and multi-label data
+            (:class:`fmtest.results.MulticlassComparisonResults`).
         """
         from fmtest.fit_options import FitOptions
-        from fmtest.results import FMeasureComparisonResults
+        from fmtest.results import (
+            FMeasureComparisonResults,
+            MulticlassComparisonResults,
+        )
 
         if unknown:
             _refuse_unknown_options(unknown)
@@ -791,8 +983,12 @@ class FMeasureComparison(MetricComparison):
                 "n_resamples": n_resamples,
                 "random_state": random_state,
                 "wong": wong,
+                "average": average,
+                "zero_division": zero_division,
             },
         )
+        if self.design.multiclass:
+            return MulticlassComparisonResults(self, options)
         return FMeasureComparisonResults(self, options)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from fmtest.across.estimand import (
+    MulticlassFoldValues,
     algorithm_estimates,
     algorithm_pairwise,
     effective_tables,
@@ -28,8 +29,14 @@ from fmtest.across.recommend import recommend_across
 from fmtest.estimates.delta_engine import DeltaMethodVariance
 from fmtest.estimates.fmeasure import divide, safe_sqrt
 from fmtest.estimates.metric_intervals import metric_interval
+from fmtest.estimates.multiclass import MulticlassDelta, averaged_classes
 from fmtest.estimates.wong import WongLinearVariance, recall_weight
-from fmtest.fit_options import CI_ALIASES, CI_METHODS, FitOptions  # noqa: F401
+from fmtest.fit_options import (  # noqa: F401
+    CI_ALIASES,
+    CI_METHODS,
+    MULTICLASS_CI_METHODS,
+    FitOptions,
+)
 from fmtest.report import accessors
 from fmtest.report.pair_notes import (
     REASON_IDENTICAL,
@@ -56,6 +63,7 @@ from fmtest.within.inference import (
     omnibus_wald_test,
     pairwise_contrasts,
     wald_interval,
+    wald_sample_size,
     z_test,
 )
 from fmtest.within.intervals import difference_test, fmeasure_interval
@@ -77,7 +85,11 @@ from fmtest.results_hypothesis import HypothesisMixin
 from fmtest.results_planning import PlanningMixin
 from fmtest.results_ranks import POSTHOC_RENAMED, RankMixin  # noqa: F401
 
-__all__ = ["FMeasureComparisonResults", "MetricComparisonResults"]
+__all__ = [
+    "FMeasureComparisonResults",
+    "MetricComparisonResults",
+    "MulticlassComparisonResults",
+]
 
 PAIRWISE_RENAMED = {  # old column -> new (issue 22; one release)
     "p_delta": "pvalue_delta",
@@ -177,10 +189,18 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             why=why,
             test=self.question.test_name(f"z test, {lead} SE"),
         )
-        self.delta = DeltaMethodVariance(self.counts, metric=self.metric)
+        self.delta = self._delta_engine()
         self.wong = None
         self._multitest = options.multitest
         self._wong_divisor = options.wong_divisor
+
+    #: The fold and repeat values of the learning-algorithm question
+    #: (:class:`fmtest.across.estimand.FoldValues`); None: the binary counts'.
+    fold_values = None
+
+    def _delta_engine(self):
+        """The delta-method engine of the fit's counts and metric."""
+        return DeltaMethodVariance(self.counts, metric=self.metric)
 
     @property
     def estimand(self) -> str:
@@ -587,6 +607,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
                 alpha=self.alpha,
                 rope=self.config["rope"],
                 pairs=(comp.index, comp.first, comp.second),
+                values=self.fold_values,
             )
         return _renamed(table, ALGORITHM_TESTS_RENAMED)
 
@@ -600,6 +621,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             self.delta,
             alpha=self.alpha,
             rope=self.config["rope"],
+            values=self.fold_values,
         )
 
     # -- statsmodels-style accessors ----------------------------------------
@@ -707,7 +729,11 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         """Each algorithm's metric with the corrected fold variance (t interval);
         see :func:`fmtest.across.estimand.algorithm_estimates`."""
         return algorithm_estimates(
-            self.counts, self.metric, self.delta.estimates, alpha=alpha
+            self.counts,
+            self.metric,
+            self.delta.estimates,
+            alpha=alpha,
+            values=self.fold_values,
         )
 
     def _estimate_interval(self, alpha):
@@ -1129,3 +1155,315 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
         from fmtest.report.plotting import plot_recall_weight
 
         return plot_recall_weight(self, ax=ax, **kwargs)
+
+
+class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
+    """Results of :meth:`FMeasureComparison.fit` on multi-class or multi-label data.
+
+    F_β averaged over the classes (``fit(average=...)``: ``"macro"``,
+    ``"micro"``, ``"weighted"`` or ``"macro_f1_of_averages"``), with the
+    delta-method (co)variances of
+    :class:`~fmtest.estimates.multiclass.MulticlassDelta`: the covariance of
+    two algorithms on the same instances comes from their per-instance
+    contributions. Every table of :class:`MetricComparisonResults` answers
+    (pairwise, omnibus, across data sets, ranks, the learning-algorithm
+    question on folds, the paper table); the misclassification tables,
+    Wong's method and the randomization test are binary only and refuse
+    with the reason. See ``docs/multiclass.rst``.
+
+    Attributes
+    ----------
+    average : str
+    beta : float
+    zero_division : object
+    metric : fmtest.fit_options.AveragedF
+        The average's names (``res.metric.words()`` says what it is).
+    delta : MulticlassDelta
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.metrics import f1_score
+    >>> from fmtest import FMeasureComparison
+    >>> rng = np.random.default_rng(0)
+    >>> classes = ["cat", "dog", "fox"]
+    >>> truth = rng.choice(classes, size=300)
+    >>> preds = {name: np.where(rng.random(300) < skill, truth, rng.choice(classes, 300))
+    ...          for name, skill in (("a", 0.8), ("b", 0.6))}
+    >>> res = FMeasureComparison.from_arrays(truth, preds).fit()
+    >>> type(res).__name__, res.average, res.metric.label()
+    ('MulticlassComparisonResults', 'macro', 'macro F1')
+    >>> est = res.estimates.loc[("all", "a"), "estimate"]
+    >>> bool(np.isclose(est, f1_score(truth, preds["a"], average="macro")))
+    True
+    """
+
+    has_wong = False
+    #: Why the tables built on one positive class are not available.
+    binary_only = (
+        "it is built on one positive class (its TP, FN, FP and TN), which "
+        "multi-class data do not have"
+    )
+
+    def __init__(self, model, options: FitOptions):
+        self.average = options.average
+        self.beta = float(options.metric.beta)
+        self.zero_division = options.zero_division
+        counts = model.counts
+        self._labels_given = (
+            getattr(model, "labels", None) is not None or counts.n_reported is not None
+        )
+        self.fold_values = MulticlassFoldValues(
+            counts, self.average, self.beta, self.zero_division, self._labels_given
+        )
+        super().__init__(model, options)
+        self.config["n_classes"] = self.design.n_classes
+        self.config["labels"] = [str(x) for x in counts.reported_labels]
+        self.config["multilabel"] = self.design.multilabel
+
+    def _delta_engine(self):
+        counts = self.counts
+        return MulticlassDelta(
+            counts,
+            average=self.average,
+            beta=self.beta,
+            zero_division=self.zero_division,
+            select=self._averaged(counts.totals),
+        )
+
+    def _averaged(self, tables):
+        """The classes each table averages (scikit-learn's choice)."""
+        return averaged_classes(
+            tables,
+            reported=self.counts.reported,
+            given=self._labels_given,
+            multilabel=self.design.multilabel,
+        )
+
+    @property
+    def randomization_refusal(self) -> str:
+        """Why the exact randomization test is not available."""
+        return (
+            f"The exact paired randomization test is not available: {self.binary_only}."
+        )
+
+    # -- intervals: the routes of fmtest.fit_options.MULTICLASS_CI_METHODS -------
+
+    def _routes(self):
+        return MULTICLASS_CI_METHODS[self.config["ci_method"]]
+
+    def _estimate_interval(self, alpha):
+        est, var = self.delta.estimates.ravel(), self.delta.variances.ravel()
+        return _interval_by_route(self._routes()[0], est, var, alpha)
+
+    def _difference_interval(self, alpha):
+        _, diff, var, _ = self._contrasts(self.delta)
+        return _interval_by_route(self._routes()[1], diff.ravel(), var.ravel(), alpha)
+
+    # -- tables -----------------------------------------------------------
+
+    @cached_property
+    def estimates(self) -> pd.DataFrame:
+        """Per (data set, algorithm) the averaged F-measure.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index (``dataset``, ``algorithm``). Columns ``estimate`` (the
+            average of ``fit(average=...)``: equal to scikit-learn's
+            ``f1_score``/``fbeta_score`` with that average on the data set's
+            predictions; ``macro_f1_of_averages`` the F of scikit-learn's
+            macro precision and macro recall), ``se_delta`` (the delta-method
+            standard error, Takahashi et al. 2022), ``se`` (under the
+            learning-algorithm question: the corrected standard error of the
+            fold values), ``ci_lower``, ``ci_upper`` (by ``ci_method``: by
+            default Wald on the logit scale, inside [0, 1]; under the
+            learning-algorithm question the corrected t interval),
+            ``ci_lower_logit``, ``ci_upper_logit``, ``n_classes`` (the
+            classes in the average: without ``labels=``, as scikit-learn,
+            those with an instance or a prediction in the data set) and
+            ``reason_delta`` (why the standard error is NaN).
+        """
+        delta = self.delta.columns()
+        est = self.delta.estimates.ravel()
+        var = self.delta.variances.ravel()
+        columns = {"estimate": est, "se_delta": delta["se"]}
+        columns.update(self.question.estimate_columns(self))
+        columns["ci_lower"], columns["ci_upper"] = self._interval_of_estimates(
+            self.alpha
+        )
+        low, high = bounded_interval(est, var, self.metric.bounds, self.alpha)
+        columns["ci_lower_logit"], columns["ci_upper_logit"] = low, high
+        used = self._averaged(self.counts.totals).sum(axis=-1)
+        columns["n_classes"] = np.where(self.counts.present, used, 0).ravel()
+        columns["reason_delta"] = delta["reason"]
+        return _renamed(pd.DataFrame(columns, index=self._index()), ESTIMATES_RENAMED)
+
+    @property
+    def fmeasures(self) -> pd.DataFrame:
+        """:attr:`estimates` under the name F-measure fits give it."""
+        return self.estimates
+
+    @cached_property
+    def per_class(self) -> pd.DataFrame:
+        """Each class's precision, recall and F per data set and algorithm.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index (``dataset``, ``algorithm``, ``class``), the reported
+            classes in the order of ``counts.labels``. Columns ``precision``,
+            ``recall``, ``f`` (F_β; equal to scikit-learn's
+            ``precision_recall_fscore_support(average=None, labels=...)``,
+            with ``zero_division`` where a ratio is 0/0), ``support`` (true
+            instances), ``se`` (delta-method standard error of ``f``),
+            ``ci_lower``, ``ci_upper`` (the interval of ``ci_method`` for
+            ``f``), ``se_precision``, ``se_recall``, ``averaged`` (whether the
+            class enters the data set's average: without ``labels=`` a class
+            with no instance and no prediction there does not) and
+            ``reason`` (why ``se`` is NaN).
+        """
+        per = self.delta.per_class
+        keep = slice(0, self.counts.reported)
+        f = per["f"][..., keep]
+        var = per["se_f"][..., keep] ** 2
+        low, high = _interval_by_route(self._routes()[0], f, var, self.alpha)
+        averaged = self._averaged(self.counts.totals)[..., keep]
+        index = pd.MultiIndex.from_product(
+            [self.counts.datasets, self.counts.algorithms, self.counts.reported_labels],
+            names=["dataset", "algorithm", "class"],
+        )
+        columns = {
+            "precision": per["precision"][..., keep],
+            "recall": per["recall"][..., keep],
+            "f": f,
+            "support": per["support"][..., keep],
+            "se": per["se_f"][..., keep],
+            "ci_lower": low,
+            "ci_upper": high,
+            "se_precision": per["se_precision"][..., keep],
+            "se_recall": per["se_recall"][..., keep],
+            "averaged": averaged & self.counts.present[..., None],
+            "reason": per["reason"][..., keep],
+        }
+        frame = pd.DataFrame({k: np.ravel(v) for k, v in columns.items()}, index=index)
+        frame["support"] = frame["support"].astype(np.int64)
+        return frame
+
+    # -- what is binary only ------------------------------------------------
+
+    def _binary_only(self, what):
+        raise ValueError(
+            f"{what} is not available for multi-class data: {self.binary_only}."
+        )
+
+    @property
+    def tango(self):
+        """Binary only: refused with the reason (Tango's misclassification balance)."""
+        self._binary_only("Misclassification balance (res.tango)")
+
+    @property
+    def paired_errors(self):
+        """Binary only: refused with the reason (paired error rates)."""
+        self._binary_only("The paired error-rate table (res.paired_errors)")
+
+    @property
+    def roc(self):
+        """Binary only: refused with the reason (the confident ROC segment)."""
+        self._binary_only("The confident ROC segment (res.roc)")
+
+    def randomization_test(self, alternative="two-sided"):
+        """Binary only: refused with the reason."""
+        raise ValueError(self.randomization_refusal)
+
+    def sample_size(
+        self,
+        power=0.8,
+        *,
+        alpha=None,
+        alternative="two-sided",
+        margin=0.0,
+        method="normal",
+        random_state=None,
+    ):
+        """Test instances each pair would need for the Wald test to reach ``power``.
+
+        The models question: the normal approximation of
+        :func:`fmtest.within.inference.wald_sample_size`, with each pair's
+        observed difference and paired delta-method variance taken as the
+        truth and the variance scaling as 1/n in the distinct instances. The
+        learning-algorithm question plans in cross-validation repeats, as
+        for binary data (:meth:`FMeasureComparisonResults.sample_size`).
+
+        Parameters
+        ----------
+        power : float, default=0.8
+        alpha : float, optional
+            The fit's ``alpha`` by default.
+        alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        margin : float, default=0.0
+        method : {"normal"}, default="normal"
+            The normal approximation only (no simulation of multi-class tables).
+        random_state : None
+            Not used (no simulation).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed like :attr:`pairwise`: ``diff``, ``se`` (its paired
+            delta-method standard error now), ``nobs`` (distinct instances),
+            ``sample_size`` (NaN where the difference is 0, on the side of
+            the null, or has no variance) and ``reason``.
+        """
+        if self.question.planning_unit == "repeats":
+            return super().sample_size(
+                power, alpha=alpha, alternative=alternative, margin=margin,
+                method=method, random_state=random_state,
+            )  # fmt: skip
+        if method != "normal" or random_state is not None:
+            raise ValueError(
+                "Multi-class sample sizes use the normal approximation only "
+                "(method='normal', no random_state): there is no simulation of "
+                "multi-class tables."
+            )
+        alpha = check_alpha(self.alpha if alpha is None else alpha)
+        if isinstance(power, bool) or not (
+            isinstance(power, float | int) and alpha < power < 1
+        ):
+            raise ValueError(
+                f"`power` must be a number strictly between `alpha` ({alpha:g}) and "
+                f"1; got {power!r}."
+            )
+        comp = self.comparisons
+        _, diff, var, _ = self._contrasts(self.delta)
+        diff, var = comp.orient(diff), comp.orient(var, False)
+        nobs = np.broadcast_to(self.design.n_instances[:, None], diff.shape)
+        needed = wald_sample_size(
+            diff, var, nobs, power=power, alpha=alpha, alternative=alternative,
+            margin=margin,
+        )  # fmt: skip
+        index, pairs = self._pair_index()
+        reasons = pair_reasons(self.counts, pairs).ravel()
+        no_size = np.isnan(needed.ravel()) & (reasons == "")
+        reasons = np.where(
+            no_size,
+            "no variance, or a difference of 0 or on the side of the null",
+            reasons,
+        )
+        return pd.DataFrame(
+            {
+                "diff": diff.ravel(),
+                "se": safe_sqrt(var.ravel()),
+                "nobs": nobs.ravel(),
+                "sample_size": np.where(reasons == "", needed.ravel(), np.nan),
+                "reason": reasons,
+            },
+            index=index,
+        )
+
+
+def _interval_by_route(route, estimate, variance, alpha):
+    """The interval named by a route of ``MULTICLASS_CI_METHODS``."""
+    if route == "logit":
+        return bounded_interval(estimate, variance, (0.0, 1.0), alpha)
+    return wald_interval(estimate, variance, alpha)

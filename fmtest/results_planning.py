@@ -76,7 +76,7 @@ class PlanningMixin:
         repeats = np.maximum(tests["n_repeats"].to_numpy(dtype=float), 1)
         folds = tests["n_folds"].to_numpy(dtype=float)
         per_data_set = len(tests) // len(self.counts.datasets)
-        ratio = np.repeat(fold_size_ratio(self.counts), per_data_set)
+        ratio = np.repeat(fold_size_ratio(self.counts, self.fold_values), per_data_set)
         diff = tests["diff"].to_numpy(dtype=float)
         se = tests["se"].to_numpy(dtype=float)
         needed, limit = repeats_for_power(

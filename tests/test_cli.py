@@ -506,7 +506,8 @@ def _missing_algorithm(df):
             ["--formula", "correct ~ algo + dataset"],
             ["'algo'", "not in the data"],
         ),
-        ("data.csv", _bad_truth, [], ["'truth'", "binary"]),
+        # a third truth label: multi-class data, which need predicted labels
+        ("data.csv", _bad_truth, [], ["'truth'", "3 labels", "predicted classes"]),
         ("data.csv", _twice, [], ["predicted 2 times", "'instance'"]),
         ("data.csv", _missing_algorithm, [], ["--no-instance"]),
         (

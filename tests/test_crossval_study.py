@@ -111,9 +111,9 @@ def test_errors_name_the_data_set():
     ):
         cross_validate({"bad": Fails()}, STUDY, cv=3, repeats=1, random_state=0)
     X, y = make(30, 5)[0], np.arange(30) % 2
-    with pytest.raises(ValueError, match=r"Data set 'three': `y` must be binary"):
-        cross_validate(
-            ESTIMATORS, {"ok": (X, y), "three": (X, np.arange(30) % 3)}, cv=3
+    with pytest.raises(ValueError, match=r"Data set 'one': `y` must be binary"):
+        cross_validate(  # one class (three classes are multi-class data)
+            ESTIMATORS, {"ok": (X, y), "one": (X, np.zeros(30, dtype=int))}, cv=3
         )
     with pytest.raises(ValueError, match=r"Data set 'short': `X` has 10 rows"):
         cross_validate(ESTIMATORS, {"short": (X[:10], y)})

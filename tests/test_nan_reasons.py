@@ -78,7 +78,7 @@ def test_one_fold_data_set_nan_has_its_reason_in_every_table(one_fold_example):
     assert (pw["reason"] == res.algorithm_tests.loc["synth_easy", "reason"]).all()
     assert pw["reason"].str.contains("fewer than two usable folds").all()
     fm = res.fmeasures.loc["synth_easy"]
-    assert fm["se_algorithm"].isna().all() and fm["ci_lower"].isna().all()
+    assert fm["se"].isna().all() and fm["ci_lower"].isna().all()
     assert fm["reason_algorithm"].str.contains("one fold").all()
     # the data sets with folds keep their numbers and have no reason
     others = res.fmeasures.drop(index="synth_easy", level="dataset")

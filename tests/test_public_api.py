@@ -83,7 +83,11 @@ def test_fit_docstring_defaults_are_the_signature_defaults(fit):
 
 
 def _default_ci_method():
-    return inspect.signature(FMeasureComparison.fit).parameters["ci_method"].default
+    """The binary default: ``ci_method=None`` resolves per kind of data (issue 29)."""
+    from fmtest.fit_options import DEFAULT_CI_METHOD
+
+    default = inspect.signature(FMeasureComparison.fit).parameters["ci_method"].default
+    return DEFAULT_CI_METHOD["binary"] if default is None else default
 
 
 def test_default_interval_is_described_as_the_paired_score_everywhere():

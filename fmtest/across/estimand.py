@@ -28,10 +28,13 @@ from fmtest.across.retraining import finite_moments, retraining_test
 from fmtest.estimates.delta import cell_variance, pair_covariance
 from fmtest.estimates.fmeasure import fbeta_gradient
 from fmtest.estimates.metrics import metric_value_and_gradient
+from fmtest.estimates.multiclass import averaged_classes, multiclass_f
 from fmtest.tables.design import QUESTIONS, Design, _is_five_by_two, fold_repeat
 
 __all__ = [
     "ESTIMANDS",
+    "FoldValues",
+    "MulticlassFoldValues",
     "algorithm_estimates",
     "algorithm_pairwise",
     "algorithm_test_name",
@@ -123,14 +126,116 @@ def fold_metric(counts, metric):
     return np.where(counts.fold_present, values, np.nan)
 
 
-def fold_size_ratio(counts):
+def fold_size_ratio(counts, values=None):
     """Mean n_test / n_train of the folds, per data set, shape (D,).
 
     A fold's training set is the rest of its repeat: for k-fold CV on a
-    number of instances divisible by k this is ``1/(k − 1)``.
+    number of instances divisible by k this is ``1/(k − 1)``. ``values``
+    (a :class:`FoldValues`) gives the fold sizes; by default those of the
+    binary count tables.
     """
-    sizes = counts.fold_counts.sum(axis=(-2, -1)).max(axis=1)  # (D, K)
+    values = FoldValues(counts) if values is None else values
+    sizes = values.sizes().max(axis=1)  # (D, K)
     return mean_test_train_ratio(sizes, fold_repeat(counts))
+
+
+class FoldValues:
+    """What the learning-algorithm question reads of the counts.
+
+    The metric of every (data set, algorithm, fold) and of every repeat,
+    and the size of every fold: :func:`algorithm_pairwise` and
+    :func:`algorithm_estimates` take them from this small provider, so that
+    any tables that can say them (binary counts here, multi-class confusion
+    tables in :class:`MulticlassFoldValues`) get the same tests.
+
+    Parameters
+    ----------
+    counts : CountTables
+    metric : Metric, optional
+        Needed for :meth:`folds` and :meth:`repeats`.
+    """
+
+    def __init__(self, counts, metric=None):
+        self.counts = counts
+        self.metric = metric
+
+    def folds(self):
+        """The metric per fold, shape (D, A, F); NaN where not run or undefined."""
+        return fold_metric(self.counts, self.metric)
+
+    def repeats(self):
+        """The metric per repeat (its folds pooled), shape (D, A, R)."""
+        return repeat_metric(self.counts, self.metric)
+
+    def sizes(self):
+        """Test instances per (data set, algorithm, fold), shape (D, A, F)."""
+        return self.counts.fold_counts.sum(axis=(-2, -1))
+
+
+class MulticlassFoldValues(FoldValues):
+    """:class:`FoldValues` of multi-class (or multi-label) confusion tables.
+
+    Each fold's (and repeat's) F-measure is
+    :func:`fmtest.estimates.multiclass.multiclass_f` of its K × K table with
+    the fit's average, β and ``zero_division``, over the classes that table
+    averages (:func:`fmtest.estimates.multiclass.averaged_classes`: as
+    scikit-learn's ``f1_score`` on that fold's predictions).
+
+    Parameters
+    ----------
+    counts : MulticlassCounts
+    average : str
+    beta : float
+    zero_division : {"warn", 0, 1, numpy.nan}
+    labels_given : bool
+        Whether the classes were listed (``labels=``).
+    """
+
+    def __init__(self, counts, average, beta, zero_division, labels_given):
+        super().__init__(counts)
+        self.options = {"beta": beta, "zero_division": zero_division}
+        self.average = average
+        self.given = labels_given
+
+    def _f(self, tables, present):
+        multilabel = bool(self.counts.multilabel)
+        select = averaged_classes(
+            tables,
+            reported=self.counts.reported,
+            given=self.given,
+            multilabel=multilabel,
+        )
+        values = multiclass_f(
+            tables,
+            self.average,
+            labels=select,
+            multilabel=multilabel,
+            **self.options,
+        )
+        return np.where(present, values, np.nan)
+
+    def folds(self):
+        return self._f(self.counts.confusion, self.counts.fold_present)
+
+    def repeats(self):
+        repeat = fold_repeat(self.counts)
+        n_rep = int(repeat.max()) + 1
+        confusion = self.counts.confusion
+        tables = np.stack(
+            [confusion[:, :, repeat == r].sum(axis=2) for r in range(n_rep)], axis=2
+        )
+        present = np.stack(
+            [
+                self.counts.fold_present[:, :, repeat == r].any(axis=2)
+                for r in range(n_rep)
+            ],
+            axis=2,
+        )
+        return self._f(tables, present)
+
+    def sizes(self):
+        sizes = self.counts.confusion.sum(axis=(-2, -1))
+        return sizes.max(axis=-1) if self.counts.multilabel else sizes
 
 
 def repeat_metric(counts, metric):
@@ -274,7 +379,9 @@ def _corrected_lead(diff, corrected, alpha, bounds):
     }
 
 
-def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0, pairs=None):
+def algorithm_pairwise(
+    counts, metric, delta, alpha=0.05, rope=0.0, pairs=None, values=None
+):
     """Tests of the algorithm estimand for every pair in every data set.
 
     The lead test is the corrected repeated k-fold t (Nadeau & Bengio;
@@ -305,6 +412,10 @@ def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0, pairs=None):
         The compared pairs (:class:`fmtest.within.comparisons.Comparisons`:
         its ``index``, ``first`` and ``second``), each written first −
         second; by default every pair a < b (``counts.pair_index()``).
+    values : FoldValues, optional
+        The fold and repeat values and the fold sizes; by default the
+        metric of the binary count tables (:class:`FoldValues`). Multi-class
+        fits pass a :class:`MulticlassFoldValues`.
 
     Returns
     -------
@@ -324,15 +435,16 @@ def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0, pairs=None):
     est, cov = delta.estimates, delta.cov
     diff = est[:, first] - est[:, second]
     var_inst = cov[:, first, first] + cov[:, second, second] - 2 * cov[:, first, second]
-    reps = repeat_metric(counts, metric)
+    values = FoldValues(counts, metric) if values is None else values
+    reps = values.repeats()
     rep_diff = reps[:, first] - reps[:, second]  # (D, P, R)
-    folds = fold_metric(counts, metric)
+    folds = values.folds()
     fold_diff = folds[:, first] - folds[:, second]  # (D, P, K)
     both = counts.fold_present[:, first] & counts.fold_present[:, second]
     n_used = both.sum(axis=-1)
     n_dropped = n_used - np.isfinite(fold_diff).sum(axis=-1)
     bounds = metric_difference_range(metric)
-    ratio = fold_size_ratio(counts)[:, None]
+    ratio = fold_size_ratio(counts, values)[:, None]
     retrain = retraining_test(
         diff,
         var_inst,
@@ -398,7 +510,7 @@ def algorithm_pairwise(counts, metric, delta, alpha=0.05, rope=0.0, pairs=None):
     return pd.DataFrame({k: np.ravel(v) for k, v in frame.items()}, index=index)
 
 
-def algorithm_estimates(counts, metric, estimates, alpha=0.05):
+def algorithm_estimates(counts, metric, estimates, alpha=0.05, values=None):
     """Each algorithm's metric as an estimate of the learning algorithm's value.
 
     The single-algorithm case of the lead test of :func:`algorithm_pairwise`:
@@ -413,6 +525,8 @@ def algorithm_estimates(counts, metric, estimates, alpha=0.05):
     estimates : ndarray, shape (D, A)
         The pooled metric.
     alpha : float, default=0.05
+    values : FoldValues, optional
+        As in :func:`algorithm_pairwise`.
 
     Returns
     -------
@@ -421,8 +535,9 @@ def algorithm_estimates(counts, metric, estimates, alpha=0.05):
         ``pvalue`` of the value against 0), ``n_folds`` (the folds with a
         value).
     """
-    ratio = fold_size_ratio(counts)[:, None]
-    corrected = _corrected_columns(fold_metric(counts, metric), ratio, alpha, 0.0)
+    values = FoldValues(counts, metric) if values is None else values
+    ratio = fold_size_ratio(counts, values)[:, None]
+    corrected = _corrected_columns(values.folds(), ratio, alpha, 0.0)
     lead = _corrected_lead(estimates, corrected, alpha, metric.bounds)
     return {**lead, "n_folds": corrected["n_folds"]}
 

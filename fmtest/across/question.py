@@ -252,7 +252,9 @@ class AlgorithmsQuestion(Question):
     def _tests(self, res, alpha):
         if alpha == res.alpha:
             return res._algorithm_tests_all
-        return algorithm_pairwise(res.counts, res.metric, res.delta, alpha=alpha)
+        return algorithm_pairwise(
+            res.counts, res.metric, res.delta, alpha=alpha, values=res.fold_values
+        )
 
     def pair_tests(self, res, alpha):
         tests = self._tests(res, alpha)

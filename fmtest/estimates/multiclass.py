@@ -124,6 +124,7 @@ from fmtest.options import check_beta
 __all__ = [
     "AVERAGES",
     "MulticlassDelta",
+    "averaged_classes",
     "multiclass_f",
     "per_class_scores",
 ]
@@ -193,10 +194,10 @@ def _selection(labels, n_classes):
         return np.ones(n_classes, dtype=bool)
     labels = np.asarray(labels)
     if labels.dtype == bool:
-        if labels.shape != (n_classes,):
+        if labels.ndim < 1 or labels.shape[-1] != n_classes:
             raise ValueError(
-                f"`labels` as a mask needs one entry per class ({n_classes}); "
-                f"got shape {labels.shape}."
+                f"`labels` as a mask needs one entry per class ({n_classes}) on its "
+                f"last axis; got shape {labels.shape}."
             )
         return labels.copy()
     if labels.ndim != 1 or labels.dtype.kind not in "iu":
@@ -211,6 +212,49 @@ def _selection(labels, n_classes):
     mask = np.zeros(n_classes, dtype=bool)
     mask[labels] = True
     return mask
+
+
+def averaged_classes(confusion, *, reported=None, given=False, multilabel=False):
+    """The classes each table averages over, as scikit-learn chooses them.
+
+    Without ``labels=`` scikit-learn averages a single-label table over the
+    classes found in its truth and predictions: a class with no instance
+    and no prediction in one data set (or fold) is left out of that table's
+    average, not counted as an F of ``zero_division``. With ``labels=``
+    (``given``) every listed class is averaged in every table, and
+    multi-label tables always average over every label.
+
+    Parameters
+    ----------
+    confusion : array_like, shape (..., K, K) or (..., L, 2, 2)
+    reported : int, optional
+        Only the first ``reported`` classes are averaged (the classes of
+        ``labels=``; the rest count only as errors). Default: all.
+    given : bool, default=False
+        Whether the classes were listed (``labels=``).
+    multilabel : bool, default=False
+
+    Returns
+    -------
+    ndarray of bool, shape (..., K)
+        For the ``labels`` mask of :func:`multiclass_f` or the ``select``
+        of :class:`MulticlassDelta`.
+
+    Examples
+    --------
+    >>> table = [[3, 1, 0], [0, 2, 0], [0, 0, 0]]  # class 2: no instance, no prediction
+    >>> averaged_classes(table).tolist()
+    [True, True, False]
+    >>> averaged_classes(table, given=True).tolist()
+    [True, True, True]
+    """
+    t, r, c, _ = class_sums(confusion, multilabel=multilabel)
+    keep = np.ones(t.shape, dtype=bool)
+    if reported is not None:
+        keep[..., int(reported) :] = False
+    if given or multilabel:
+        return keep
+    return keep & ((r > 0) | (c > 0))
 
 
 # -- tables -> (t, r, c) ---------------------------------------------------------
@@ -423,7 +467,9 @@ def multiclass_f(
     labels : array_like of int or bool, optional
         The classes (positions along K, or a mask) to average over; the
         others still count as errors of the selected ones (scikit-learn's
-        ``labels=``). Default: all.
+        ``labels=``). A mask may have one row per table (shape (..., K),
+        broadcast against the tables): each table its own classes. Default:
+        all.
     multilabel : bool, default=False
 
     Returns
@@ -697,6 +743,11 @@ class MulticlassDelta(VarianceEngine):
     labels : sequence, optional
         Class labels (values of ``counts.labels``) to average over; default
         all.
+    select : array_like of bool, optional
+        A mask of the classes to average over in each table, shape (K,) or
+        broadcastable to (D, A, K), combined with ``labels``: e.g. the
+        classes present in each data set, as scikit-learn's default labels
+        are those of the data it is given.
 
     Attributes
     ----------
@@ -738,7 +789,14 @@ class MulticlassDelta(VarianceEngine):
     name = "multiclass delta"
 
     def __init__(
-        self, counts, *, average="macro", beta=1.0, zero_division="warn", labels=None
+        self,
+        counts,
+        *,
+        average="macro",
+        beta=1.0,
+        zero_division="warn",
+        labels=None,
+        select=None,
     ):
         super().__init__(counts, beta=check_beta(beta))
         self.average = check_average(average)
@@ -760,6 +818,10 @@ class MulticlassDelta(VarianceEngine):
                     f"the classes are {list(self.class_labels)}."
                 )
             self.select = self.class_labels.isin(wanted)
+        if select is not None:
+            self.select = self.select & _selection(
+                np.asarray(select, dtype=bool), n_classes
+            )
         b2 = self.beta**2
         t, r, c, n = class_sums(self._totals, multilabel=self.multilabel)
         self._sums = (t, r, c, n)

@@ -23,11 +23,12 @@ from fmtest.report.text_format import format_pvalue
 from fmtest.report.wording import (
     NOTE_MODELS_WITH_REPEATS,
     NOTE_WILCOXON,
+    NOTE_WONG_BINARY_ONLY,
     NOTE_WONG_F_ONLY,
     NOTE_WONG_INDEPENDENT,
 )
 
-__all__ = ["MAX_LISTED", "collect_notes", "show_wong"]
+__all__ = ["MAX_LISTED", "class_notes", "collect_notes", "show_wong"]
 
 #: At most this many cells are listed in one note.
 MAX_LISTED = 10
@@ -88,7 +89,9 @@ def collect_notes(res, *, wong=None):
     if res.config.get("difference_ci_note"):
         notes.append(res.config["difference_ci_note"])
     if wong:
-        if not res.has_wong:
+        if res.design.multiclass:
+            notes.append(NOTE_WONG_BINARY_ONLY)
+        elif not res.has_wong:
             notes.append(NOTE_WONG_F_ONLY)
         elif res.wong is None:
             notes.append(res.no_wong_note)
@@ -136,6 +139,7 @@ def collect_notes(res, *, wong=None):
             "Omnibus test: {reason}: {cells}.",
             "res.omnibus['reason']",
         )
+    notes += class_notes(res)
     notes += estimand_notes(res)
     if "reason" in res.pairwise.columns:
         same = (res.pairwise["reason"] == REASON_IDENTICAL).to_numpy()
@@ -202,6 +206,74 @@ def _recommended_notes(across, pairs):
             notes.append(
                 f"Across data sets the conclusions read the {reason}: "
                 + _listed(pairs[chosen], "res.across_datasets['recommended']")
+                + "."
+            )
+    return notes
+
+
+def class_notes(res):
+    """Sentences on the classes of multi-class data: those left out of the
+    average by ``labels=``, and those with no instance in a data set or fold.
+
+    Parameters
+    ----------
+    res : MetricComparisonResults
+
+    Returns
+    -------
+    list of str
+    """
+    design = res.design
+    if not design.multiclass or design.multilabel:
+        return []
+    counts, notes = res.counts, []
+    if counts.n_reported is not None:
+        left = [str(c) for c in counts.labels[counts.reported :]]
+        notes.append(
+            f"labels= reports {counts.reported} of the {counts.K} classes; the others "
+            f"({_listed(left, 'res.counts.labels')}) count only as errors of the "
+            "reported ones, as in scikit-learn."
+        )
+    empty = counts.empty_classes()
+    if len(empty):
+        cells = []
+        for (d, label), group in empty.groupby(["dataset", "label"], sort=False):
+            by = group.loc[group["n_predicted"] > 0, "algorithm"].astype(str)
+            cells.append(
+                f"{d}: {label}"
+                + (f" (predicted by {', '.join(by)})" if len(by) else "")
+            )
+        notes.append(
+            "Classes with no instance in a data set: an algorithm that predicts such "
+            "a class there has F = 0 for it; one that does not leaves it out of its "
+            "average (scikit-learn's labels), unless labels= lists it, when its 0/0 "
+            "F is zero_division and the standard error is NaN: "
+            + _listed(cells, "res.counts.empty_classes()")
+            + "."
+        )
+    if counts.has_folds:
+        by_fold = counts.empty_classes(by_fold=True)
+        whole = set(zip(empty["dataset"], empty["label"], strict=True))
+        by_fold = by_fold[
+            [
+                k not in whole
+                for k in zip(by_fold["dataset"], by_fold["label"], strict=True)
+            ]
+        ]
+        if len(by_fold):
+            folds = by_fold.drop_duplicates(
+                [c for c in ("dataset", "repeat", "fold", "label") if c in by_fold]
+            )
+            per = folds.groupby(["dataset", "label"], sort=False).size()
+            cells = np.array(
+                [f"{d}: {lab} (in {k} folds)" for (d, lab), k in per.items()],
+                dtype=object,
+            )
+            notes.append(
+                "Classes with no instance in some folds (the fold values of the "
+                "learning-algorithm question average over the classes each fold "
+                "has, as scikit-learn's f1_score on that fold): "
+                + _listed(cells, "res.counts.empty_classes(by_fold=True)")
                 + "."
             )
     return notes

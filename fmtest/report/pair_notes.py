@@ -53,7 +53,7 @@ def pair_reasons(counts, pairs):
 
     Parameters
     ----------
-    counts : CountTables
+    counts : CountTables or MulticlassCounts
     pairs : sequence of (int, int)
         Algorithm positions of each pair, as from
         :func:`fmtest.within.inference.pairwise_contrasts`.
@@ -80,7 +80,9 @@ def pair_reasons(counts, pairs):
     if not len(pairs):
         return reasons
     first, second = (np.array(side, dtype=int) for side in zip(*pairs, strict=True))
-    if counts.paired:
+    if counts.paired and getattr(counts, "instances", None) is not None:
+        reasons[_identical_codes(counts, first, second)] = REASON_IDENTICAL
+    elif counts.paired:
         joint = counts.joint[:, first, second]  # (D, P, z, la, lb)
         discordant = joint[..., 0, 1].sum(-1) + joint[..., 1, 0].sum(-1)
         seen = joint.sum(axis=(-3, -2, -1)) > 0
@@ -211,3 +213,18 @@ def algorithm_estimate_reasons(estimates, n_folds, se, delta_reasons, present):
         ],
         default="",
     ).astype(object)
+
+
+def _identical_codes(counts, first, second):
+    """(D, P) bool: the pair predicted every instance alike (multi-class codes)."""
+    out = np.zeros((len(counts.datasets), len(first)), dtype=bool)
+    for d, codes in enumerate(counts.instances):  # a loop over data sets
+        if codes.n == 0:
+            continue
+        predicted = codes.predicted.reshape(len(counts.algorithms), codes.n, -1)
+        ran = (predicted >= 0).all(axis=(1, 2))
+        for p, (a, b) in enumerate(zip(first, second, strict=True)):
+            out[d, p] = (
+                ran[a] and ran[b] and bool(np.array_equal(predicted[a], predicted[b]))
+            )
+    return out

@@ -490,9 +490,11 @@ def _header_section(res, mode, wong, width):
     repeats = counts.n_repeats
     n_instances = (
         str(int(counts.totals[:, 0].sum()) // repeats)
-        if counts.tn_known
+        if res.design.tn_known
         else "unknown (no TN)"
     )
+    if res.design.multiclass:  # K x K (or per-label) tables
+        n_instances = str(int(res.design.n_instances.sum()))
     used = counts.fold_present.sum(axis=-1) // repeats
     folds = "none"
     if counts.has_folds:
@@ -505,8 +507,12 @@ def _header_section(res, mode, wong, width):
     metric = (
         ("beta:", f"{res.beta:g}") if res.has_wong else ("Metric:", res.metric.label())
     )
+    if res.design.multiclass:
+        metric = ("Average:", f"{res.metric.label()} ('{res.average}')")
     ci_f, ci_diff = ci_names(res)
     se = "delta method (JVESR)" if res.method == "delta" else "Wong"
+    if res.design.multiclass:
+        se = "delta method (multinomial)"
     if res.question.interval_names() is not None:  # the question's own test
         se = "corrected fold variance"
     if wong and res.wong is not None:
@@ -517,6 +523,7 @@ def _header_section(res, mode, wong, width):
         "Chosen by:": res.config["estimand_reason"],
         "Data sets:": str(len(counts.datasets)),
         "Algorithms:": _listing(algs, value_width),
+        **_classes_item(res, value_width),
         "Instances:": n_instances,
         "Folds:": folds,
         metric[0]: metric[1],
@@ -545,7 +552,19 @@ def _header_section(res, mode, wong, width):
         title = f"F-measure comparison (F_{res.beta:g})"
     else:
         title = f"Comparison by {res.metric.label()}"
+    if res.design.multiclass:
+        kind = "Multi-label" if res.design.multilabel else "Multi-class"
+        title = f"{kind} comparison by {res.metric.label()}"
     return Section(title, [], [], rows, plain_title=plain_text(title))
+
+
+def _classes_item(res, width):
+    """The header's ``Classes:`` (``Labels:``) item of multi-class data."""
+    if not res.design.multiclass:
+        return {}
+    key = "Labels:" if res.design.multilabel else "Classes:"
+    labels = [str(c) for c in res.counts.reported_labels]
+    return {key: _listing(labels, width)}
 
 
 PAIRS_SHOWN = {"all": "all", "control": "vs control"}
@@ -596,6 +615,11 @@ def _first_section(res, names, level, wong, full):
         "(Nadeau & Bengio's corrected variance of the fold values)",
     }
     legend = [f"{name}: {what}"]
+    if res.design.multiclass:  # which average, in words; its variance's source
+        legend = [f"{res.metric.words()}; from the counts pooled over folds"]
+        se_names["se_delta"] = (
+            "delta-method standard error (multinomial cells, Takahashi et al. 2022)"
+        )
     legend += [f"{cols[c]}: {se_names[c]}" for c in cols if c in se_names]
     legend.append(f"CI lower/upper: {level} {ci_f} interval")
     if "recall" in cols:
@@ -1160,7 +1184,8 @@ def build_summary(
     if ranks_table is not None:
         legend = rank_legend(hypothesis.control, hypothesis.alternative)
         smry.add_section(_ranks_section(ranks_table, names, legend))
-    if misclassification:
+    binary_only = getattr(res, "binary_only", "")  # multi-class results say why
+    if misclassification and not binary_only:
         for section in _misclassification_sections(res, names, shown, level):
             smry.add_section(section)
     refused = ""
@@ -1170,7 +1195,9 @@ def build_summary(
                 "`randomization=True` needs an F-measure comparison "
                 "(FMeasureComparison); the randomization test is of F_β."
             )
-        refused = res.question.randomization_refusal()
+        refused = res.question.randomization_refusal() or (
+            binary_only and res.randomization_refusal
+        )
         if not refused:  # else a note says why, instead of the table
             smry.add_section(_randomization_section(res, names, shown))
     _, ci_diff = ci_names(res)
@@ -1202,6 +1229,12 @@ def build_summary(
             "(and summary(pairs='all'))."
         )
     notes += ranks_notes
+    if misclassification and binary_only:
+        notes.append(
+            "No misclassification tables (misclassification=True): Tango's balance, "
+            "the paired error rates and the confident ROC segment are binary only "
+            f"({binary_only.replace('it is', 'each is')})."
+        )
     if refused:
         notes.append(f"No randomization test (randomization=True): {refused}")
     name_note = names.note()

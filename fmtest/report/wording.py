@@ -7,6 +7,7 @@ without importing each other.
 """
 
 __all__ = [
+    "AVERAGE_WORDS",
     "BAYES_LEGEND",
     "CI_METHOD_NAMES",
     "FRIEDMAN_LEGEND",
@@ -14,6 +15,7 @@ __all__ = [
     "NOTE_NO_ALGORITHM_OMNIBUS",
     "NOTE_NO_FOLDS",
     "NOTE_WILCOXON",
+    "NOTE_WONG_BINARY_ONLY",
     "NOTE_WONG_F_ONLY",
     "NOTE_WONG_INDEPENDENT",
     "NOTE_WONG_REPEATS",
@@ -46,6 +48,30 @@ NOTE_WILCOXON = (
     "no tie or continuity correction."
 )
 
+#: Multi-class ``average`` -> (its short name, what it is) with ``{f}`` for
+#: "F1" or "F_β"; the short name is printed wherever the average is named.
+AVERAGE_WORDS = {
+    "macro": (
+        "macro {f}",
+        "mean of the per-class {f}, scikit-learn's average='macro'",
+    ),
+    "micro": (
+        "micro {f}",
+        "{f} of the counts pooled over the classes, scikit-learn's "
+        "average='micro' (the accuracy when every class is reported)",
+    ),
+    "weighted": (
+        "weighted {f}",
+        "mean of the per-class {f} weighted by the classes' support, "
+        "scikit-learn's average='weighted'",
+    ),
+    "macro_f1_of_averages": (
+        "macro_f1_of_averages",
+        "{f} of macro precision and macro recall (Sokolova & Lapalme's "
+        "macro-F1*), not scikit-learn's macro {f}, the mean of the per-class {f}",
+    ),
+}
+
 #: ``ci_method`` -> (name of the single-F interval, name of the difference interval)
 CI_METHOD_NAMES = {
     "score": ("score", "paired score"),
@@ -60,6 +86,11 @@ CI_METHOD_NAMES = {
 NOTE_WONG_F_ONLY = (
     "Wong's linear approximation is defined for F-measures only; this comparison "
     "uses the delta method."
+)
+
+NOTE_WONG_BINARY_ONLY = (
+    "Wong's linear approximation is defined for the F-measure of one positive "
+    "class; multi-class F-measures use the delta method."
 )
 
 NOTE_NO_ALGORITHM_OMNIBUS = (

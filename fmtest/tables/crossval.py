@@ -68,6 +68,8 @@ def _check_y(y, positive):
     if pd.isna(y).any():
         raise ValueError("`y` has missing values.")
     labels = np.unique(y)
+    if len(labels) >= 3:  # multi-class: no positive class, no score
+        return y
     if len(labels) != 2:
         raise ValueError(
             f"`y` must be binary (two classes); found {len(labels)}: "
@@ -182,6 +184,8 @@ def _fit_one(estimator, X, y, train, test, positive, where):
             f"predict of {where} returned shape {pred.shape} for {len(test)} test "
             "instances; it must return one label per instance."
         )
+    if positive is None:  # multi-class y: no positive class to score
+        return pred, None, None
     return pred, *_positive_score(est, X_test, positive, where)
 
 
@@ -238,6 +242,11 @@ class _Design:
     y: np.ndarray
     splits: list
     labels: list
+
+    @property
+    def multiclass(self):
+        """Three or more classes in ``y`` (no positive class, no score)."""
+        return len(np.unique(self.y)) >= 3
 
 
 def _dataset_seeds(random_state, m):
@@ -325,7 +334,9 @@ def _design(name, X, y, groups, cv, repeats, seed, positive, several):
 
 def _warn_score_dropped(outputs):
     """Whether the study keeps the ``score`` column; warns when it cannot."""
-    why_not = [why for _, score, why in outputs if score is None]
+    why_not = [why for _, score, why in outputs if score is None and why is not None]
+    if not why_not and any(score is None for _, score, _ in outputs):
+        return False  # multi-class data: no score column, nothing to warn of
     no_positive = [why for why in why_not if "no instance of the positive" in why]
     if no_positive or (why_not and len(why_not) < len(outputs)):
         why_not = no_positive or why_not
@@ -404,7 +415,9 @@ def cross_validate(
         ``(X, y)`` or ``(X, y, groups)`` (then ``y``, ``groups`` and
         ``dataset`` are not given; the names become the ``dataset`` column).
     y : array_like, shape (n,)
-        Binary class labels (not given with a mapping of data sets).
+        Class labels (not given with a mapping of data sets): binary, or
+        three or more classes (multi-class: the rows then have no
+        ``score``, and ``positive`` is not used).
     cv : int, splitter or None, default=None
         ``None``: repeated stratified 5-fold; an int k: repeated stratified
         k-fold (``repeats`` times, shuffled with ``random_state``); or any
@@ -521,7 +534,7 @@ def cross_validate(
             designs[d].X,
             designs[d].y,
             *designs[d].splits[s],
-            positive,
+            None if designs[d].multiclass else positive,
             where(d, s, name),
         )
         for d, s, name in tasks

@@ -28,7 +28,7 @@ def fold_repeat(counts):
     """The repeat code of every fold of ``counts`` (all 0 without repeats)."""
     if isinstance(counts.folds, pd.MultiIndex):
         return np.asarray(counts.folds.codes[0], dtype=np.int64)
-    return np.zeros(len(counts.folds), dtype=np.int64)
+    return np.zeros(counts.fold_present.shape[-1], dtype=np.int64)
 
 
 def _folds_per_repeat(counts):
@@ -81,6 +81,15 @@ class Design:
         the number of repeats).
     tn_known : bool
         Whether true negatives were counted.
+    n_classes : int
+        The classes compared: 2 for binary data, K (the reported classes)
+        for multi-class data, L (the labels) for multi-label data.
+    multiclass : bool
+        Multi-class or multi-label data
+        (:class:`~fmtest.tables.multiclass.MulticlassCounts`): F-measures
+        averaged over the classes (``fit(average=...)``).
+    multilabel : bool
+        Multi-label data (a set of labels per instance).
 
     Examples
     --------
@@ -107,11 +116,19 @@ class Design:
     present: np.ndarray
     n_instances: np.ndarray
     tn_known: bool
+    n_classes: int = 2
+    multiclass: bool = False
+    multilabel: bool = False
 
     @classmethod
     def from_counts(cls, counts) -> Design:
-        """The design of a :class:`~fmtest.tables.counts.CountTables`."""
+        """The design of a :class:`~fmtest.tables.counts.CountTables` or a
+        :class:`~fmtest.tables.multiclass.MulticlassCounts`."""
+        multiclass = hasattr(counts, "labels")  # K x K (or per-label) tables
+        multilabel = bool(getattr(counts, "multilabel", False))
         totals = counts.totals.sum(axis=(-2, -1))  # (D, A) rows per algorithm
+        if multilabel:  # (D, A, L): every label's table counts every instance
+            totals = totals.max(axis=-1, initial=0)
         with np.errstate(invalid="ignore"):
             per_dataset = np.where(counts.present, totals, np.nan)
         n_rows = (
@@ -130,7 +147,10 @@ class Design:
             fold_mismatch=counts.fold_mismatch,
             present=np.asarray(counts.present, dtype=bool),
             n_instances=np.asarray(n_rows, dtype=float) / counts.n_repeats,
-            tn_known=bool(counts.tn_known),
+            tn_known=bool(getattr(counts, "tn_known", True)),
+            n_classes=int(counts.reported) if multiclass else 2,
+            multiclass=multiclass,
+            multilabel=multilabel,
         )
 
     @property

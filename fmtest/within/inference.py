@@ -26,6 +26,7 @@ __all__ = [
     "omnibus_wald_test",
     "pairwise_contrasts",
     "wald_interval",
+    "wald_sample_size",
     "z_test",
 ]
 
@@ -173,6 +174,62 @@ def bounded_interval(estimate, variance, bounds=(0.0, 1.0), alpha=0.05):
         est, np.asarray(variance, dtype=float) / width**2, alpha
     )
     return low_bound + width * lower, low_bound + width * upper
+
+
+def wald_sample_size(
+    diff, variance, nobs, *, power=0.8, alpha=0.05, alternative="two-sided", margin=0.0
+):
+    """Instances a Wald z-test of a difference needs to reach ``power``.
+
+    The normal approximation with the observed difference and variance
+    taken as the truth, and the variance scaling as 1/n (each instance an
+    independent unit): with ``σ² = nobs · variance`` the variance of one
+    instance's contribution,
+    ``n = σ² (z_{1−α/2} + z_{power})² / δ²`` (two-sided; the far tail is
+    ignored) or ``σ² (z_{1−α} + z_{power})² / (δ ± m)²`` (one-sided, ``+m``
+    for "greater", ``−m`` for "less"), rounded up.
+
+    Parameters
+    ----------
+    diff, variance, nobs : array_like
+        The observed difference, its variance and the instances behind it.
+    power : float, default=0.8
+    alpha : float, default=0.05
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+    margin : float, default=0.0
+        Non-inferiority margin of a one-sided test.
+
+    Returns
+    -------
+    ndarray
+        NaN where the variance is not positive or NaN, or where the
+        difference is 0 or on the side of the null.
+
+    Examples
+    --------
+    >>> float(wald_sample_size(0.05, 0.0004, 400))  # σ² = 0.16
+    503.0
+    >>> round(0.16 * (1.959964 + 0.841621) ** 2 / 0.05**2, 1)
+    502.3
+    """
+    check_alpha(alpha)
+    diff = np.asarray(diff, dtype=float)
+    sigma2 = np.asarray(nobs, dtype=float) * np.asarray(variance, dtype=float)
+    if alternative == "two-sided":
+        z_alpha, effect = stats.norm.isf(alpha / 2), np.abs(diff)
+    elif alternative == "greater":
+        z_alpha, effect = stats.norm.isf(alpha), diff + margin
+    elif alternative == "less":
+        z_alpha, effect = stats.norm.isf(alpha), margin - diff
+    else:
+        raise ValueError(
+            "`alternative` must be one of {'two-sided', 'greater', 'less'}; got "
+            f"{alternative!r}."
+        )
+    z = z_alpha + stats.norm.ppf(power)
+    ok = (sigma2 > 0) & (effect > 0)
+    n = divide(np.where(ok, sigma2, np.nan) * z**2, np.where(ok, effect, np.nan) ** 2)
+    return np.ceil(n - 1e-9)
 
 
 @dataclass(frozen=True)
