@@ -99,3 +99,14 @@ def test_labels_that_do_not_fit_the_first_data_sets_columns_are_refused(tmp_path
     ):
         cross_validate(learners(), mixed, to_parquet=tmp_path / "s.parquet", **OPTIONS)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cached_study_streams_from_its_entries(tmp_path, in_memory):
+    """With cache= and to_parquet=, loaded fits are read back per data set."""
+    cache = tmp_path / "cache"
+    cross_validate(learners(), dict(list(STUDY.items())[:2]), cache=cache, **OPTIONS)
+    path = cross_validate(
+        learners(), STUDY, cache=cache, to_parquet=tmp_path / "s.parquet", **OPTIONS
+    )
+    pd.testing.assert_frame_equal(pd.read_parquet(path), in_memory, check_exact=True)
+    assert len(list(cache.glob("*/*.fit"))) == 3 * 6 * 2
