@@ -44,6 +44,7 @@ _LAZY = {
     "sample_size": "fmtest.within.power",
     "RandomizationTest": "fmtest.within.randomization",
     "randomization_test": "fmtest.within.randomization",
+    "CacheWarning": "fmtest.warnings",
     "DatasetColumnWarning": "fmtest.warnings",
     "FmtestWarning": "fmtest.warnings",
     "FoldMismatchWarning": "fmtest.warnings",
@@ -68,6 +69,7 @@ def __dir__():
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "CacheWarning",
     "ConfidentROC",
     "CountTables",
     "DatasetColumnWarning",

@@ -563,6 +563,8 @@ class MetricComparison:
         random_state: int | None = None,
         positive: Any = 1,
         progress: bool | None = None,
+        cache: Any = None,
+        on_error: str = "raise",
     ) -> _Model:
         """Cross-validate scikit-learn estimators and build the model on their predictions.
 
@@ -590,6 +592,16 @@ class MetricComparison:
         positive : object, default=1
             The positive (minority) label of ``y``; not used when ``y`` has
             three or more classes (multi-class: ``fit(average=...)``).
+        cache : str or path-like, optional
+            A folder that keeps every finished fit; a rerun loads them and
+            fits only the missing ones (see
+            :func:`~fmtest.tables.crossval.cross_validate`).
+        on_error : {"raise", "skip"}, default="raise"
+            ``"skip"``: a fit that raises is recorded and the study goes on.
+            Each estimator with a failed fit is left out of that data set
+            (:func:`~fmtest.tables.crossval.drop_failed`: "not run" there,
+            its comparisons NaN with that reason), and a note in the summary
+            names the failed fits (``model.data.attrs["failed_fits"]``).
 
         Returns
         -------
@@ -623,7 +635,12 @@ class MetricComparison:
         >>> res.estimand, len(res.across_datasets)  # one pair, pooled over 2 data sets
         ('algorithms', 1)
         """
-        from fmtest.tables.crossval import cross_validate
+        from fmtest.tables.crossval import (
+            cross_validate,
+            drop_failed,
+            failed_fits,
+            failed_fits_note,
+        )
 
         data = cross_validate(
             estimators,
@@ -636,8 +653,19 @@ class MetricComparison:
             random_state=random_state,
             positive=positive,
             progress=progress,
+            cache=cache,
+            on_error=on_error,
         )
-        return cls.from_formula(
+        failed = failed_fits(data)
+        if len(failed):
+            note = failed_fits_note(failed, sum(data.attrs["fits"].values()))
+            data = drop_failed(data)
+            if data["algorithm"].nunique() < 2:
+                raise RuntimeError(
+                    "Fewer than two estimators are left once those with failed "
+                    f"fits are left out of their data sets. {note}"
+                )
+        model = cls.from_formula(
             "predicted ~ algorithm + dataset"
             if "dataset" in data.columns
             else "predicted ~ algorithm",
@@ -647,6 +675,9 @@ class MetricComparison:
             positive=None if is_multiclass(data["truth"]) else positive,
             score="score" if "score" in data.columns else None,
         )
+        if len(failed):
+            model.notes = (*model.notes, note)
+        return model
 
     @classmethod
     def from_counts(

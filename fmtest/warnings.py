@@ -11,6 +11,7 @@ the data can silence exactly that kind::
 from __future__ import annotations
 
 __all__ = [
+    "CacheWarning",
     "DatasetColumnWarning",
     "FmtestWarning",
     "FoldMismatchWarning",
@@ -149,4 +150,26 @@ class ScoreDroppedWarning(FmtestWarning):
     ...     warnings.warn("no score for 'maj'", ScoreDroppedWarning)
     >>> caught[0].category.__name__
     'ScoreDroppedWarning'
+    """
+
+
+class CacheWarning(FmtestWarning):
+    """The ``cache=`` folder of :func:`fmtest.cross_validate` could not serve a fit.
+
+    Either an entry was corrupt or truncated (its checksum did not match:
+    a disk error, or a file edited or cut short by hand), so the fit was
+    redone and the entry rewritten; or an estimator has a parameter with no
+    stable description (a lambda, or an object whose ``repr`` shows a memory
+    address), so its fits cannot be keyed and are redone on every run. The
+    warning names the entries or the estimator and its parameter.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from fmtest import CacheWarning
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("1 cache entry was corrupt", CacheWarning)
+    >>> caught[0].category.__name__
+    'CacheWarning'
     """

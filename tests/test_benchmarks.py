@@ -187,3 +187,21 @@ def test_quick_multiclass_benchmark_runs(monkeypatch, capsys):
         sys.modules.pop("bench_multiclass", None)
     assert set(out) == {"multiclass", "engine", "per_class", "binary"}
     assert "multi-class / binary" in capsys.readouterr().out
+
+
+def test_quick_checkpoint_benchmark_runs(monkeypatch, capsys):
+    """The quick run times the example study with and without ``cache=``
+    (identical frames, or it raises), resumes a fully cached study (identical
+    frame, every fit loaded) and streams one to Parquet; no timing is
+    asserted."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_checkpoint
+
+    try:
+        out = bench_checkpoint.main(["--quick"])
+    finally:
+        sys.modules.pop("bench_checkpoint", None)
+    assert out["resume"]["loaded"] == 2 * 5 * 1 * 5
+    assert out["overhead"]["ratio"] > 0
+    printed = capsys.readouterr().out
+    assert "with / without" in printed and "to_parquet" in printed

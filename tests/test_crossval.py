@@ -99,7 +99,8 @@ def test_positive_label_and_decision_function():
 
 def test_score_omitted_when_an_estimator_has_none_and_dataset_column():
     with pytest.warns(
-        ScoreDroppedWarning, match="'maj' in repeat 0, fold 0 has neither"
+        ScoreDroppedWarning,
+        match="'maj' on data set 'toy' in repeat 0, fold 0 has neither",
     ):
         data = cross_validate(
             {"maj": Majority(), "tree": ESTIMATORS["tree"]},

@@ -7,25 +7,31 @@ continuous score: the long layout of ``FMeasureComparison.from_formula``
 (``response="predicted"``) and of :func:`fmtest.across.fold_scores.fold_scores`.
 Given several data sets (a mapping name → ``(X, y)`` or ``(X, y, groups)``) it
 runs the whole benchmark study, every (data set, estimator, repeat, fold) fit,
-in one joblib ``Parallel`` call and adds a ``dataset`` column.
+in one joblib ``Parallel`` call and adds a ``dataset`` column. A long study
+can checkpoint every finished fit to a folder and resume from it
+(``cache=``, :mod:`fmtest.tables.fit_cache`), keep going when a fit fails
+(``on_error="skip"``, :func:`failed_fits`, :func:`drop_failed`) and stream
+its rows to Parquet (``to_parquet=``); the fits themselves run in
+:mod:`fmtest.tables.fit_runner`, the study in :mod:`fmtest.tables.crossval_run`.
 scikit-learn is an optional dependency (``pip install ".[sklearn]"`` from a clone), and
 so is tqdm for the progress bar.
 """
 
 from __future__ import annotations
 
-import sys
-import warnings
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from fmtest.warnings import ScoreDroppedWarning
+__all__ = ["cross_validate", "drop_failed", "failed_fits"]
 
-__all__ = ["cross_validate"]
+#: The columns of :func:`failed_fits`.
+FAILED_COLUMNS = ["dataset", "algorithm", "repeat", "fold", "error"]
 
 
 def _sklearn():
@@ -134,105 +140,6 @@ def _repeat_fold_index(splits, n):
     return labels
 
 
-def _positive_score(est, X_test, positive, where):
-    """Score for the positive class and ``""``, or None and why there is none."""
-    classes = list(getattr(est, "classes_", []))
-    if classes and positive not in classes:
-        return None, (
-            f"the training set of {where} has no instance of the positive class "
-            f"{positive!r}, so the fitted estimator knows only {classes}"
-        )
-    if hasattr(est, "predict_proba"):
-        try:
-            proba = est.predict_proba(X_test)
-        except AttributeError:  # e.g. SVC(probability=False) exposes the name only
-            proba = None
-        if proba is not None and positive in classes:
-            proba = np.asarray(proba)
-            if proba.ndim != 2 or proba.shape != (len(X_test), len(classes)):
-                raise ValueError(
-                    f"predict_proba of {where} returned shape {proba.shape}; "
-                    f"expected ({len(X_test)}, {len(classes)}): one column per "
-                    f"class in classes_ {classes}."
-                )
-            return proba[:, classes.index(positive)], ""
-    if hasattr(est, "decision_function") and len(classes) == 2:
-        values = np.asarray(est.decision_function(X_test), dtype=float)
-        if values.shape != (len(X_test),):
-            raise ValueError(
-                f"decision_function of {where} returned shape {values.shape}; "
-                f"expected ({len(X_test)},)."
-            )
-        # The binary decision function scores classes_[1].
-        return (values if classes[1] == positive else -values), ""
-    return None, f"{where} has neither predict_proba nor a binary decision_function"
-
-
-def _fit_one(estimator, X, y, train, test, positive, where):
-    from sklearn.base import clone
-    from sklearn.utils import _safe_indexing
-
-    est = clone(estimator)
-    X_test = _safe_indexing(X, test)
-    try:
-        est.fit(_safe_indexing(X, train), y[train])
-        pred = np.asarray(est.predict(X_test))
-    except Exception as err:
-        raise RuntimeError(f"{where} failed: {type(err).__name__}: {err}") from err
-    if pred.shape != (len(test),):
-        raise ValueError(
-            f"predict of {where} returned shape {pred.shape} for {len(test)} test "
-            "instances; it must return one label per instance."
-        )
-    if positive is None:  # multi-class y: no positive class to score
-        return pred, None, None
-    return pred, *_positive_score(est, X_test, positive, where)
-
-
-def _in_notebook():
-    """Whether this runs in a Jupyter (IPython) kernel, as tqdm.auto tests it."""
-    if "ipykernel.zmqshell" in sys.modules:
-        return True
-    ipython = sys.modules.get("IPython")
-    if ipython is None:
-        return False
-    try:
-        shell = ipython.get_ipython()
-        return shell is not None and "IPKernelApp" in shell.config
-    except Exception:  # pragma: no cover - any odd shell: not a notebook
-        return False
-
-
-def _tqdm():
-    """``tqdm.auto.tqdm`` without the "IProgress not found" warning.
-
-    In a notebook without ipywidgets, ``tqdm.auto`` warns (TqdmWarning) and
-    falls back to the text bar; the text bar is what is wanted, so the
-    warning is not shown.
-    """
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*IProgress not found.*")
-        from tqdm.auto import tqdm
-    return tqdm
-
-
-def _progress_bar(tasks, total, progress):
-    if progress is False:
-        return tasks
-    try:
-        tqdm = _tqdm()
-    except ImportError:
-        if progress:
-            raise ImportError(
-                "progress=True needs tqdm: pip install '.[sklearn]' from a clone of "
-                "fmtest (or pip install tqdm)."
-            ) from None
-        return tasks
-    if progress is None and not (sys.stderr.isatty() or _in_notebook()):
-        return tasks
-    return tqdm(tasks, total=total, desc="fits")
-
-
 @dataclass
 class _Design:
     """One data set's arrays and its splits, shared by every estimator."""
@@ -242,6 +149,7 @@ class _Design:
     y: np.ndarray
     splits: list
     labels: list
+    groups: Any = None
 
     @property
     def multiclass(self):
@@ -329,61 +237,7 @@ def _design(name, X, y, groups, cv, repeats, seed, positive, several):
         if not several or type(err) not in (ValueError, TypeError):
             raise  # other types may not take one message
         raise type(err)(f"Data set {name!r}: {err}") from err
-    return _Design(name, X, y, splits, labels)
-
-
-def _warn_score_dropped(outputs):
-    """Whether the study keeps the ``score`` column; warns when it cannot."""
-    why_not = [why for _, score, why in outputs if score is None and why is not None]
-    if not why_not and any(score is None for _, score, _ in outputs):
-        return False  # multi-class data: no score column, nothing to warn of
-    no_positive = [why for why in why_not if "no instance of the positive" in why]
-    if no_positive or (why_not and len(why_not) < len(outputs)):
-        why_not = no_positive or why_not
-        warnings.warn(
-            f"The `score` column is left out for every estimator: {why_not[0]}"
-            + (f" (and {len(why_not) - 1} more fit(s))" if len(why_not) > 1 else "")
-            + ". Every estimator needs a score for the positive class in every "
-            "fold; with a fold lacking positives, use fewer folds or a stratified "
-            "splitter.",
-            ScoreDroppedWarning,
-            stacklevel=3,
-        )
-    return not why_not
-
-
-def _long_data(design, names, outputs, with_score):
-    """One data set's long rows, ordered by repeat, algorithm, instance."""
-    parts = []
-    tasks = [(s, name) for s in range(len(design.splits)) for name in names]
-    for (s, name), (pred, score, _) in zip(tasks, outputs, strict=True):
-        test = design.splits[s][1]
-        repeat, fold = design.labels[s]
-        part = {
-            "repeat": np.full(test.size, repeat),
-            "fold": np.full(test.size, fold),
-            "instance": test,
-            "algorithm": np.full(test.size, name, dtype=object),
-            "truth": design.y[test],
-            "predicted": pred,
-        }
-        if with_score:
-            part["score"] = score
-        parts.append(pd.DataFrame(part))
-    data = pd.concat(parts, ignore_index=True)
-    data["correct"] = (data["predicted"] == data["truth"]).astype(np.int64)
-    order = {name: i for i, name in enumerate(names)}
-    data = data.sort_values(
-        ["repeat", "algorithm", "instance"],
-        key=lambda col: col.map(order) if col.name == "algorithm" else col,
-        kind="stable",
-    ).reset_index(drop=True)
-    columns = ["repeat", "fold", "instance", "algorithm", "truth", "predicted"]
-    columns += ["correct"] + (["score"] if with_score else [])
-    data = data[columns]
-    if design.name is not None:
-        data.insert(0, "dataset", design.name)
-    return data
+    return _Design(name, X, y, splits, labels, groups)
 
 
 def cross_validate(
@@ -398,7 +252,11 @@ def cross_validate(
     dataset: Any = None,
     positive: Any = 1,
     progress: bool | None = None,
-) -> pd.DataFrame:
+    *,
+    cache: str | os.PathLike | None = None,
+    on_error: str = "raise",
+    to_parquet: str | os.PathLike | None = None,
+) -> pd.DataFrame | Path:
     """Cross-validate several estimators on the same splits into long data.
 
     One data set (``X, y``) or a whole benchmark study: a mapping of data
@@ -436,8 +294,11 @@ def cross_validate(
         enclosing ``joblib.parallel_config`` (``parallel_backend``) context,
         whose backend (``"loky"``, ``"threading"``, or a cluster's: Dask,
         Ray, Spark) also runs the fits. All fits of the study are one
-        ``Parallel`` call; the results come back in task order, so the output
-        does not depend on ``n_jobs`` or the backend.
+        ``Parallel`` call whose results are taken as they finish (with a
+        backend that cannot stream them, joblib's ``multiprocessing`` and
+        Ray's and Spark's backends, in batches of 4 fits per job) and put in
+        task order, so the output does not depend on ``n_jobs`` or the
+        backend.
     random_state : int or RandomState, optional
         Seeds the default splitter. With several data sets each data set's
         splitter gets its own seed, spawned from ``random_state`` by
@@ -455,17 +316,56 @@ def cross_validate(
         ``False`` never, ``None`` when tqdm is installed and stderr is a
         terminal or this runs in a Jupyter kernel. Without ipywidgets the
         notebook gets the text bar, without tqdm's "IProgress not found"
-        warning.
+        warning. With ``cache``, the bar starts at the fits loaded from the
+        folder and shows "loaded L, fitting F" (and the failed fits, with
+        ``on_error="skip"``).
+    cache : str or path-like, optional
+        A folder (created if missing) that keeps every finished fit: the
+        test predictions, the score, the fit and predict times and the
+        estimator's parameters, one file per fit written as soon as the fit
+        returns. A rerun with the same arguments loads the fits the folder
+        holds and fits only the missing ones, so a study killed at any
+        moment (SIGKILL included) resumes where it stopped, with output
+        identical to an uninterrupted run's. An entry's key is a hash of what
+        determines the fit: the data set's content (``X``, ``y``,
+        ``groups``), the estimator's class and parameters, the split (repeat,
+        fold, train and test rows), ``positive`` and the cache format; so
+        changing one estimator's parameters refits that estimator only, and
+        several studies can share one folder. A truncated or corrupt entry is
+        refitted with a :class:`~fmtest.warnings.CacheWarning`; so is every
+        fit of an estimator whose parameters have no stable description (a
+        lambda). Entries are pickles: use folders your own runs wrote. See
+        :mod:`fmtest.tables.fit_cache` for what is hashed and its limits.
+    on_error : {"raise", "skip"}, default="raise"
+        A fit that raises: ``"raise"`` stops the study with a
+        ``RuntimeError`` naming the estimator, the data set, the repeat and
+        the fold, chained to the estimator's exception (the fits finished
+        before it stay in ``cache``). ``"skip"`` records the failure and
+        keeps going: the long data lack that fit's rows, and
+        :func:`failed_fits` (or ``data.attrs["failed_fits"]``) lists the
+        failed fits. Failed fits are not cached, so a rerun tries them again.
+    to_parquet : str or path-like, optional
+        Stream the long data to this Parquet file (needs pyarrow) instead of
+        returning them: each data set's rows are one row group, written once
+        its fits are in, so memory holds the fits of the data sets in
+        flight, not the study. The file appears under its name only when
+        complete. Read it with ``pandas.read_parquet`` or, without loading
+        it, through DuckDB (:doc:`/scale`); :func:`failed_fits` reads the
+        failed fits from it.
 
     Returns
     -------
-    pandas.DataFrame
+    pandas.DataFrame or pathlib.Path
         Columns ``dataset`` (with several data sets, or when ``dataset`` is
         given), ``repeat``, ``fold`` (within the repeat, from 0), ``instance``
         (row position in the data set's X), ``algorithm``, ``truth``,
         ``predicted``, ``correct`` (1 when predicted == truth) and ``score``
         when every estimator gives one on every data set; rows ordered by
         data set (in the mapping's order), repeat, algorithm, instance.
+        ``attrs["failed_fits"]`` holds the failed fits as records (empty
+        unless ``on_error="skip"``), ``attrs["fits"]`` the numbers of fits
+        ``loaded`` from the cache, ``fitted`` and ``failed``. With
+        ``to_parquet``, the path of the file.
 
     Raises
     ------
@@ -476,7 +376,10 @@ def cross_validate(
         If ``y`` is not binary, ``positive`` is not a label of ``y``, X and y
         differ in length, or the splitter does not test each instance exactly
         once per repeat (with several data sets, the message names the data
-        set).
+        set); or, with ``on_error="raise"``, an estimator's predictions have
+        the wrong shape.
+    RuntimeError
+        If a fit raises and ``on_error="raise"``, or every fit fails.
 
     Examples
     --------
@@ -506,47 +409,171 @@ def cross_validate(
     dtype: int64
     """
     _sklearn()
-    from joblib import Parallel, delayed
+    from fmtest.tables.crossval_run import Study, run_study
 
     _check_estimators(estimators)
+    if on_error not in ("raise", "skip"):
+        raise ValueError(f"`on_error` must be 'raise' or 'skip'; got {on_error!r}.")
     sets, several = _datasets(X, y, groups, dataset)
     seeds = _dataset_seeds(random_state, len(sets)) if several else [random_state]
     designs = [
         _design(name, Xd, yd, gd, cv, repeats, seed, positive, several)
         for (name, Xd, yd, gd), seed in zip(sets, seeds, strict=True)
     ]
-    names = list(estimators)
-    tasks = [
-        (d, s, name)
-        for d, design in enumerate(designs)
-        for s in range(len(design.splits))
-        for name in names
-    ]
-
-    def where(d, s, name):
-        repeat, fold = designs[d].labels[s]
-        on = f" on data set {designs[d].name!r}" if several else ""
-        return f"estimator {name!r}{on} in repeat {repeat}, fold {fold}"
-
-    jobs = (
-        delayed(_fit_one)(
-            estimators[name],
-            designs[d].X,
-            designs[d].y,
-            *designs[d].splits[s],
-            None if designs[d].multiclass else positive,
-            where(d, s, name),
-        )
-        for d, s, name in tasks
+    study = Study(
+        designs,
+        dict(estimators),
+        positive,
+        several,
+        n_jobs=n_jobs,
+        progress=progress,
+        cache=cache,
+        on_error=on_error,
+        to_parquet=to_parquet,
     )
-    runner = Parallel(n_jobs=n_jobs, return_as="generator")
-    outputs = list(_progress_bar(runner(jobs), len(tasks), progress))
-    with_score = _warn_score_dropped(outputs)
-    frames, start = [], 0
-    for design in designs:
-        stop = start + len(design.splits) * len(names)
-        frames.append(_long_data(design, names, outputs[start:stop], with_score))
-        start = stop
-    if len(frames) == 1:
-        return frames[0]
-    return pd.concat(frames, ignore_index=True)
+    result, failures, counts = run_study(study)
+    if to_parquet is not None:
+        return result
+    result.attrs["failed_fits"] = failures
+    result.attrs["fits"] = counts
+    return result
+
+
+def failed_fits(result: pd.DataFrame | str | os.PathLike) -> pd.DataFrame:
+    """The fits that failed in a ``cross_validate(..., on_error="skip")`` study.
+
+    Parameters
+    ----------
+    result : pandas.DataFrame or path-like
+        The long data :func:`cross_validate` returned (read from its
+        ``attrs["failed_fits"]``), or the Parquet file it wrote with
+        ``to_parquet`` (read from the file's metadata).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per failed fit, in task order, with columns ``dataset``
+        (None for a single unnamed data set), ``algorithm``, ``repeat``,
+        ``fold`` and ``error`` (the exception's type and message); no rows
+        when every fit succeeded.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.dummy import DummyClassifier
+    >>> from sklearn.model_selection import KFold
+    >>> class Fragile(DummyClassifier):
+    ...     def fit(self, X, y):
+    ...         if X[0, 0] == 0:  # row 0 trains folds 1 and 2
+    ...             raise ValueError("no luck")
+    ...         return super().fit(X, y)
+    >>> X = np.arange(12.0).reshape(-1, 1)
+    >>> y = np.arange(12) % 2
+    >>> data = cross_validate({"dummy": DummyClassifier(), "bad": Fragile()},
+    ...                       X, y, cv=KFold(3), on_error="skip")
+    >>> failed_fits(data)
+      dataset algorithm  repeat  fold                error
+    0    None       bad       0     1  ValueError: no luck
+    1    None       bad       0     2  ValueError: no luck
+    """
+    if isinstance(result, pd.DataFrame):
+        if "failed_fits" not in result.attrs:
+            raise ValueError(
+                "`result` has no attrs['failed_fits']: pass the frame that "
+                "cross_validate returned (pandas keeps attrs through most "
+                "operations, but not all), or its to_parquet file."
+            )
+        records = result.attrs["failed_fits"]
+    else:
+        from fmtest.tables.crossval_parquet import read_failed_fits
+
+        records = read_failed_fits(result)
+    return pd.DataFrame(list(records), columns=FAILED_COLUMNS)
+
+
+def drop_failed(data: pd.DataFrame) -> pd.DataFrame:
+    """Drop every (data set, estimator) that has a failed fit from the long data.
+
+    A fit that failed leaves its estimator without predictions on one fold
+    of one repeat; comparing it with the others on the remaining instances
+    would compare F-measures on different instance sets, and the repeated
+    cross-validation estimand needs every fold of every repeat.
+    ``FMeasureComparison.from_formula`` therefore refuses such data (the
+    error names an instance some algorithm lacks). Dropping the estimator's
+    rows on that data set makes it "not run" there: its F-measure and its
+    comparisons on that data set are NaN with that reason, and every other
+    comparison keeps all its folds. This is what
+    :meth:`FMeasureComparison.from_estimators
+    <fmtest.model.MetricComparison.from_estimators>` does with
+    ``on_error="skip"``. Refitting the failed fits (fix the estimator, rerun
+    with the same ``cache``) or dropping the data set are the other ways out.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Long data from ``cross_validate(..., on_error="skip")``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``data`` without the rows of each failed (data set, estimator), with
+        the same ``attrs``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"dataset": ["a", "a", "b", "b"],
+    ...                      "algorithm": ["x", "y", "x", "y"]})
+    >>> data.attrs["failed_fits"] = [{"dataset": "b", "algorithm": "y",
+    ...                               "repeat": 0, "fold": 3, "error": "boom"}]
+    >>> drop_failed(data)
+      dataset algorithm
+    0       a         x
+    1       a         y
+    2       b         x
+    """
+    failed = failed_fits(data)
+    if failed.empty:
+        return data
+    if "dataset" in data.columns:
+        pairs = pd.MultiIndex.from_frame(failed[["dataset", "algorithm"]])
+        rows = pd.MultiIndex.from_frame(data[["dataset", "algorithm"]])
+        out = data[~rows.isin(pairs)]
+    else:
+        out = data[~data["algorithm"].isin(failed["algorithm"])]
+    out = out.reset_index(drop=True)
+    out.attrs = dict(data.attrs)
+    return out
+
+
+def failed_fits_note(failed: pd.DataFrame, total: int) -> str:
+    """The model's note on the fits that failed and what was left out.
+
+    Parameters
+    ----------
+    failed : pandas.DataFrame
+        :func:`failed_fits` of the study.
+    total : int
+        All fits of the study.
+    """
+    first = failed.iloc[0]
+    on = f" on data set {first['dataset']!r}" if first["dataset"] is not None else ""
+    more = f" and {len(failed) - 1} more" if len(failed) > 1 else ""
+    pairs = failed.drop_duplicates(["dataset", "algorithm"])
+    if first["dataset"] is None:  # one unnamed data set: the estimator goes
+        left_out = f"is left out of the comparison ({', '.join(pairs['algorithm'])})"
+    else:
+        dropped = ", ".join(f"{r.dataset}/{r.algorithm}" for r in pairs.itertuples())
+        left_out = (
+            f"is left out of that data set ({dropped}): its F-measure and "
+            "comparisons there are NaN ('not run on this data set')"
+        )
+    return (
+        f"{len(failed)} of {total} fits failed and were skipped (on_error='skip'): "
+        f"estimator {first['algorithm']!r}{on} in repeat {first['repeat']}, fold "
+        f"{first['fold']} ({first['error']}){more}. An estimator with a failed fit "
+        f"{left_out}, since a comparison on fewer folds than the other estimators' "
+        "would not answer the cross-validation question. "
+        "model.data.attrs['failed_fits'] lists the failed fits; fix the estimator "
+        "and rerun with the same cache= to fit only those."
+    )
