@@ -122,7 +122,7 @@ def test_from_estimators_skips_notes_and_answers_nan_where_it_cannot(reference):
         ("d0", "bad", "logit"),
         ("d2", "bad", "tree"),
     ]:
-        for column in ["diff", "se_algorithm", "ci_lower", "pvalue"]:
+        for column in ["diff", "se", "ci_lower", "pvalue"]:
             assert pw.loc[pair, column] == pytest.approx(
                 full.pairwise.loc[pair, column], rel=1e-12
             )
