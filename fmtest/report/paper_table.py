@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from fmtest.across.ranks import metric_matrix, rank_datasets
+from fmtest.report.text_format import NOT_ESTIMABLE
 from fmtest.within.hypothesis import Hypothesis
 from fmtest.within.inference import check_alpha
 
@@ -274,6 +275,25 @@ class PaperTable:
         )
 
 
+def _reason(row):
+    """Why a cell's interval is NaN: its first non-empty ``reason*`` column."""
+    for column, value in row.items():
+        if str(column).startswith("reason") and isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _missing_caption(missing, interval):
+    """The caption's words for the cells printed ``—`` (interval not estimable)."""
+    what = "interval" if interval == "ci" else "SE"
+    reasons = list(dict.fromkeys(reason for *_, reason in missing if reason))
+    if reasons:
+        why = "; ".join(reasons[:2]) + ("; ..." if len(reasons) > 2 else "")
+    else:
+        why = "its variance is 0 or undefined, e.g. F is 0 or 1 in every fold"
+    return f"; {NOT_ESTIMABLE}: {what} not estimable in {len(missing)} cells ({why})"
+
+
 def _worse_than_best(res, values, best, alpha):
     """(M, A) bool: the pairwise test rejects against a best algorithm of the row."""
     padj = res.pairwise["pvalue_adjusted"]
@@ -401,16 +421,23 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     se_column = res.question.se_column("delta")
     fmt = f"{{:.{digits}f}}"
 
+    missing = []  # cells whose interval or SE cannot be estimated
+
     def cell(ds, alg):
         row = est.loc[(ds, alg)]
         if np.isnan(row["estimate"]):
             return "NaN"
         text = fmt.format(row["estimate"])
+        spread = [row[c] for c in ("ci_lower", "ci_upper")] if interval == "ci" else []
+        if interval == "se":
+            spread = [row[se_column]]
+        if interval is not None and np.isnan(spread).any():
+            missing.append((ds, alg, _reason(row)))
+            return f"{text} {NOT_ESTIMABLE}"
         if interval == "ci":
-            low, high = (fmt.format(row[c]) for c in ("ci_lower", "ci_upper"))
-            text += f" [{low}, {high}]"
+            text += f" [{fmt.format(spread[0])}, {fmt.format(spread[1])}]"
         elif interval == "se":
-            text += f" ({fmt.format(row[se_column])})"
+            text += f" ({fmt.format(spread[0])})"
         return text
 
     cells = pd.DataFrame(
@@ -447,6 +474,8 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     metric = f"F_{res.beta:g}" if res.has_wong else res.metric.label()
     caption = f"{metric}" + (f" with {what[interval]}" if interval else "")
     caption += f"; {res.question.caption_words}"
+    if missing:
+        caption += _missing_caption(missing, interval)
     caption += "; best per data set in bold"
     if markers and control is not None:
         caption += _control_caption(res, alpha)

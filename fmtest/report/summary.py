@@ -69,6 +69,9 @@ LATEX_WIDTH = 345.0
 #: 10pt article).
 LATEX_SIZES = (("\\footnotesize", 8.0), ("\\scriptsize", 7.0), ("\\tiny", 5.0))
 LATEX_TABCOLSEP = 3.0
+#: In the conclusions and notes, ``\_`` allows a line break after it (TeX
+#: never breaks there, and full names run into a narrow column's margin).
+LATEX_BREAK_UNDERSCORE = "\\def\\_{\\textunderscore\\allowbreak}"
 #: The packages the LaTeX output needs; nothing else is assumed.
 LATEX_PACKAGES = ("booktabs", "longtable", "array", "amsmath", "graphicx")
 
@@ -1054,10 +1057,12 @@ class ComparisonSummary(Summary):
                     )
                     for n in items
                 )
-                # \sloppy: long names (no hyphenation after \_) may stretch a
-                # line rather than run into the margin.
+                # \sloppy: long names (no hyphenation) may stretch a line rather
+                # than run into the margin; LATEX_BREAK_UNDERSCORE: they may
+                # break after an underscore (full names, narrow columns).
                 parts.append(
-                    f"{{\\sloppy {latex_text(title, unicode)}:\n\\begin{{{env}}}\n"
+                    f"{{\\sloppy{LATEX_BREAK_UNDERSCORE} {latex_text(title, unicode)}:\n"
+                    f"\\begin{{{env}}}\n"
                     f"{body}\n\\end{{{env}}}\\par}}"
                 )
         out = "\n\n".join(parts)
@@ -1186,7 +1191,8 @@ def build_summary(
         f"(adj.: {res.config['multitest']}-adjusted), verdict at {res.alpha:g} from the "
         f"adjusted p{across_text}"
     )
-    smry.conclusions = conclusions(res, names, shown, across)
+    # the sentences carry full names (a paper quotes them); the tables shorten
+    smry.conclusions = conclusions(res, ShortNames(None), shown, across)
     notes = collect_notes(res, wong=wong) if wong != show_wong(res) else list(res.notes)
     if mode == "best":
         n_alg = len(res.counts.algorithms)
