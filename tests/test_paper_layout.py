@@ -201,3 +201,128 @@ def test_no_nan_intervals_in_any_output(paper):
     assert "1.000}\\\\[-1pt]{\\scriptsize ---}" in table.to_latex().replace(
         "\\textbf{1.000}", "1.000}"
     )
+
+
+# -- 1. one and two columns ----------------------------------------------------------
+
+DOCS_LATEX = Path(__file__).resolve().parents[1] / "docs" / "latex"
+
+
+def problems(log):
+    """Overfull boxes and floats too large for the page, from a log."""
+    return overfull(log) + re.findall(r"Float too large for page[^\n]*", log)
+
+
+def write_inputs(res, folder):
+    """The three files the recipes input (docs/latex/*.tex)."""
+    (folder / "table-wide.tex").write_text(
+        res.table().to_latex(label="tab:f1", wide=True, caption_above=True),
+        encoding="utf-8",
+    )
+    (folder / "table-column.tex").write_text(
+        res.table(interval="se").to_latex(
+            label="tab:f1-se", compact=True, caption_above=True
+        ),
+        encoding="utf-8",
+    )
+    (folder / "summary.tex").write_text(
+        res.summary().as_latex(twocolumn=True), encoding="utf-8"
+    )
+
+
+@needs("pdflatex")
+@pytest.mark.parametrize("engine", ["pdflatex", "xelatex"])
+def test_summary_in_one_column(paper, tmp_path, engine):
+    if shutil.which(engine) is None:
+        pytest.skip(f"{engine} is not installed (texlive-xetex)")
+    log = compile_document(article(paper.summary().as_latex()), tmp_path, engine)
+    assert problems(log) == [], problems(log)
+
+
+@needs("pdflatex")
+@pytest.mark.parametrize("engine", ["pdflatex", "xelatex"])
+def test_summary_in_two_columns(paper, tmp_path, engine):
+    """Issue 31 item 1: in \\documentclass[twocolumn]{article} the summary
+    stopped with "longtable not in 1-column mode"."""
+    if shutil.which(engine) is None:
+        pytest.skip(f"{engine} is not installed (texlive-xetex)")
+    latex = paper.summary(pairs="all").as_latex(twocolumn=True)
+    assert "longtable" not in latex
+    log = compile_document(article(latex, "twocolumn"), tmp_path, engine)
+    assert problems(log) == [], problems(log)
+    pages = int(re.search(r"Output written on paper\.pdf \((\d+) pages?", log)[1])
+    assert pages >= 2  # it did break across columns and pages
+
+
+def test_two_column_pieces_break_and_repeat_the_header(paper):
+    section = paper.summary(pairs="all").sections[1]  # F-measures: 6 x 6 rows
+    latex = section.as_latex(width=229.5, twocolumn=True)
+    n_pieces = latex.count("\\begin{tabular}{@{}")
+    n_groups = latex.count("\\textbf{")  # column groups, each with its title
+    assert n_pieces >= 2 * n_groups and n_groups >= 1
+    assert latex.count("(continued)") == n_pieces - n_groups
+    assert latex.count("\\toprule") == n_pieces  # the header in every piece
+    # every row is in one piece of each group, none lost or doubled
+    assert sum(line.endswith(" \\\\") for line in latex.splitlines()) == (
+        n_groups * len(section.rows) + 2 * n_pieces - n_groups
+    )
+
+
+@needs("pdflatex")
+def test_paper_table_wide_and_compact_in_two_columns(paper, tmp_path):
+    """Issue 31 item 1: the paper table compiled in two columns only by
+    \\resizebox to about 0.73 (5-6 pt digits); no table*, caption below."""
+    table = paper.table()
+    wide = table.to_latex(label="tab:f1", wide=True, caption_above=True)
+    assert wide.startswith("\\begin{table*}") and "\\end{table*}" in wide
+    lines = wide.splitlines()
+    assert lines.index(next(x for x in lines if x.startswith("\\caption"))) < (
+        lines.index(next(x for x in lines if x.startswith("\\sbox0")))
+    )
+    compact = table.to_latex(compact=True)
+    assert "\\begin{tabularx}{\\linewidth}" in compact and "\\rotatebox{90}" in compact
+    for latex in (wide, compact):
+        log = compile_document(article(f"Text.\n\n{latex}", "twocolumn"), tmp_path)
+        assert problems(log) == [], problems(log)
+        assert "fmtest Warning" not in log  # not shrunk below 85 %
+    # legible without any shrinking: as they are, both fit their widths
+    for latex in (
+        table.to_latex(wide=True, width=None),
+        table.to_latex(compact=True, width=None),
+        paper.table(interval="se").to_latex(compact=True, width=None),
+    ):
+        log = compile_document(article(f"Text.\n\n{latex}", "twocolumn"), tmp_path)
+        assert problems(log) == [], problems(log)
+
+
+@needs("pdflatex")
+def test_shrinking_below_85_percent_is_said_in_the_log(paper, tmp_path):
+    latex = paper.table().to_latex()  # one column of a two-column page
+    log = compile_document(article(f"Text.\n\n{latex}", "twocolumn"), tmp_path)
+    assert "fmtest Warning: the paper table is shrunk below 85" in log
+
+
+def test_paper_table_long_refuses_wide_and_compact(paper):
+    for option in ("wide", "compact"):
+        with pytest.raises(ValueError, match="`long=True`"):
+            paper.table().to_latex(long=True, **{option: True})
+
+
+@needs("pdflatex")
+@pytest.mark.parametrize("recipe", ["ieeetran", "acmart"])
+def test_documented_recipes_compile(paper, tmp_path, recipe):
+    """Issue 31 item 1: the recipes of docs/paper.rst, as they are shipped."""
+    # acmart needs scalable T1 fonts (its own, or cm-super) for microtype
+    needed = {
+        "ieeetran": [("IEEEtran.cls", "texlive-publishers")],
+        "acmart": [("acmart.cls", "texlive-publishers"), ("sfrm1000.pfb", "cm-super")],
+    }[recipe]
+    for name, package in needed:
+        found = subprocess.run(["kpsewhich", name], capture_output=True, text=True)
+        if not found.stdout.strip():
+            pytest.skip(f"{name} is not installed (apt-get install {package})")
+    write_inputs(paper, tmp_path)
+    source = (DOCS_LATEX / f"{recipe}.tex").read_text(encoding="utf-8")
+    log = compile_document(source, tmp_path)
+    assert problems(log) == [], problems(log)
+    assert "fmtest Warning" not in log
