@@ -194,6 +194,7 @@ def test_no_nan_intervals_in_any_output(paper):
     ]
     for text in outputs:
         assert not re.search(r"nan, nan|NaN, NaN", text, re.IGNORECASE)
+    assert smry.sections[1].legend[-1].startswith(f"{NOT_ESTIMABLE}: interval not")
     row = next(
         line for line in smry.as_text().splitlines() if line.startswith("  mine")
     )

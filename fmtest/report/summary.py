@@ -33,6 +33,7 @@ from fmtest.report.text_format import (
     CONTROL_CHARACTERS,
     MINUS,
     NAME_LIMIT,
+    NOT_ESTIMABLE,
     ShortNames,
     format_table,
     html_escape,
@@ -1243,6 +1244,11 @@ def build_summary(
         f"(adj.: {res.config['multitest']}-adjusted), verdict at {res.alpha:g} from the "
         f"adjusted p{across_text}"
     )
+    for section in smry.sections:  # say what a "—" means where one is printed
+        if any(NOT_ESTIMABLE in row for row in section.rows if section.headers):
+            section.legend.append(
+                f"{NOT_ESTIMABLE}: interval not estimable (the notes say why)"
+            )
     # the sentences carry full names (a paper quotes them); the tables shorten
     smry.conclusions = conclusions(res, ShortNames(None), shown, across)
     notes = collect_notes(res, wong=wong) if wong != show_wong(res) else list(res.notes)
