@@ -7,6 +7,8 @@ import sys
 # Make the package importable from a source checkout (no installation needed).
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, ROOT)
+# Local extensions (docs/_ext): mathml renders the maths at build time.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "_ext"))
 
 
 def _read_version():
@@ -30,13 +32,18 @@ version = ".".join(release.split(".")[:2])
 
 extensions = [
     "sphinx.ext.autodoc",
-    "sphinx.ext.mathjax",
+    "mathml",
     "sphinx.ext.doctest",
     "numpydoc",
     "matplotlib.sphinxext.plot_directive",
 ]
 
 numpydoc_show_class_members = False
+
+# Maths as MathML written at build time (docs/_ext/mathml.py, latex2mathml from
+# the `dev` extra): it renders offline and without JavaScript, unlike MathJax
+# from a CDN; imgmath would need LaTeX and dvipng on every machine that builds.
+html_math_renderer = "mathml"
 
 templates_path = []
 exclude_patterns = ["_build"]

@@ -200,10 +200,13 @@ class RankMixin:
     ) -> Any:
         """Critical-difference diagram; see :func:`fmtest.report.cd_diagram.plot_cd`.
 
-        Nemenyi's cliques for all pairs; with a control (the fit's by default;
-        ``control=False`` for all pairs) the control highlighted and its
-        Bonferroni–Dunn interval R_c ± CD (Demšar 2006, Fig. 2), one-sided
-        with the fit's ``alternative``.
+        The decisions of the post-hoc test ``res.posthoc()`` and the summary
+        report (``method=`` another): Nemenyi's cliques for all pairs; with a
+        control (the fit's by default; ``control=False`` for all pairs) the
+        control highlighted and a bar over the algorithms Holm's step-down
+        does not separate from it (``method="bonferroni"``: Bonferroni–Dunn's
+        interval R_c ± CD, Demšar 2006, Fig. 2), one-sided with the fit's
+        ``alternative``.
         """
         from fmtest.report.cd_diagram import plot_cd
 

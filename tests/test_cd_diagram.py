@@ -105,7 +105,7 @@ def _bonferroni_dunn_cd(k, n, alpha, one_sided):
 def test_control_highlighted_with_bonferroni_dunn_interval(control):
     values = _study()
     ranks = rank_datasets(values)
-    ax = plot_cd(ranks, control=control, alpha=0.05)
+    ax = plot_cd(ranks, control=control, alpha=0.05, method="bonferroni")
     cd = _bonferroni_dunn_cd(6, 12, 0.05, one_sided=False)
     rank = ranks.mean[control]
     bar = _gid(ax, "control_interval")
@@ -136,7 +136,7 @@ def test_interval_marks_the_algorithms_bonferroni_dunn_rejects():
     ranks = rank_datasets(values)
     control = ranks.mean.idxmin()
     post = rank_posthoc(ranks, method="bonferroni", control=control)
-    ax = plot_cd(ranks, control=control)
+    ax = plot_cd(ranks, control=control, method="bonferroni")
     lo, hi = _gid(ax, "control_interval")[0].get_xdata()
     outside = [(r < lo or r > hi) for r in post["mean_rank_2"]]
     assert outside == post["reject"].tolist()
@@ -150,7 +150,9 @@ def test_one_sided_interval_is_on_the_tested_side(alternative, side):
     values = _study()
     ranks = rank_datasets(values)
     control = "learner_3"
-    ax = plot_cd(ranks, control=control, alternative=alternative, alpha=0.1)
+    ax = plot_cd(
+        ranks, control=control, alternative=alternative, alpha=0.1, method="bonferroni"
+    )
     cd = _bonferroni_dunn_cd(6, 12, 0.1, one_sided=True)
     rank = ranks.mean[control]
     bar = _gid(ax, "control_interval")[0].get_xdata()
@@ -183,3 +185,105 @@ def test_explicit_cd_and_no_control_default():
 def test_control_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         plot_cd(rank_datasets(_study()), **kwargs)
+
+
+# -- one post-hoc story (issue 31) ---------------------------------------------------
+
+#: Per data set the ranks of mine, tree, svm, knn, nb (1 = best): mean ranks
+#: 1.55, 2.65, 3.5, 3.6, 3.7 over M = 20, A = 5, the issue's case. Against the
+#: control, one-sided: z = (R - 1.55) / sqrt(A(A+1)/(6M)) = (R - 1.55) / 0.5;
+#: Bonferroni-Dunn's CD = z_(1 - 0.05/4) * 0.5 = 1.1207 reaches 2.6707 > 2.65,
+#: while Holm rejects svm, knn, nb (p < 0.05/4) and then the tree
+#: (z = 2.2, p = 0.0139 < 0.05/1).
+HOLM_CASE = [
+    [1, 2, 3, 4, 5], [1, 2, 5, 4, 3], [1, 2, 3, 4, 5], [1, 2, 5, 3, 4],
+    [1, 2, 3, 4, 5], [1, 2, 5, 3, 4], [1, 2, 3, 4, 5], [1, 2, 5, 4, 3],
+    [1, 2, 3, 4, 5], [2, 3, 4, 1, 5], [2, 3, 4, 5, 1], [2, 3, 5, 4, 1],
+    [2, 3, 5, 4, 1], [2, 3, 1, 4, 5], [2, 3, 1, 4, 5], [2, 3, 5, 1, 4],
+    [2, 3, 1, 5, 4], [2, 5, 3, 4, 1], [2, 5, 1, 3, 4], [2, 1, 5, 3, 4],
+]  # fmt: skip
+
+
+def _holm_case():
+    values = pd.DataFrame(
+        1 - np.array(HOLM_CASE) / 10, columns=["mine", "tree", "svm", "knn", "nb"]
+    )
+    return rank_datasets(values)
+
+
+def test_holm_case_is_the_issue_case():
+    ranks = _holm_case()
+    np.testing.assert_allclose(ranks.mean, [1.55, 2.65, 3.5, 3.6, 3.7])
+    sd = np.sqrt(5 * 6 / (6 * 20))
+    bd = rank_posthoc(ranks, method="bonferroni", control="mine", alternative="greater")
+    cd = stats.norm.isf(0.05 / 4) * sd
+    np.testing.assert_allclose(bd["critical_difference"].iloc[0], cd)
+    assert 1.55 + cd > 2.65 and not bd.loc[("mine", "tree"), "reject"]
+    holm = rank_posthoc(ranks, method="holm", control="mine", alternative="greater")
+    np.testing.assert_allclose(
+        holm.loc[("mine", "tree"), "pvalue"], stats.norm.sf(1.1 / sd)
+    )
+    assert holm["reject"].all()
+
+
+def test_cd_diagram_draws_the_holm_decisions_against_a_control():
+    """Issue 31 item 3: the Bonferroni-Dunn bar put the tree (2.65) inside
+    the control's reach (1.55 to 2.67) while Holm, which the summary reports,
+    calls it worse. By default the diagram draws Holm's decisions: every
+    baseline is rejected, so no bar joins any of them to the control."""
+    ranks = _holm_case()
+    ax = plot_cd(ranks, control="mine", alternative="greater")
+    assert _gid(ax, "control_interval") == []
+    assert _gid(ax, "cd") == []  # Holm has no single critical difference
+    (method,) = [t.get_text() for t in ax.texts if t.get_gid() == "method"]
+    assert method.startswith("Holm, one-sided, alpha = 0.05")
+    # asked for, Bonferroni-Dunn's interval is drawn, and named
+    ax = plot_cd(ranks, control="mine", alternative="greater", method="bonferroni")
+    (bar,) = _gid(ax, "control_interval")
+    np.testing.assert_allclose(
+        bar.get_xdata(), [1.55, 1.55 + stats.norm.isf(0.05 / 4) * np.sqrt(0.25)]
+    )
+    assert [t.get_text() for t in ax.texts if t.get_gid() == "method"] == [
+        "Bonferroni-Dunn, one-sided, alpha = 0.05"
+    ]
+
+
+def test_holm_bar_spans_what_holm_does_not_reject():
+    ranks = _holm_case()
+    holm = rank_posthoc(ranks, method="holm", control="mine", alpha=0.001)
+    kept = [b for (_, b), r in holm["reject"].items() if not r]
+    assert kept  # at alpha = 0.001 some baselines are not rejected
+    ax = plot_cd(ranks, control="mine", alpha=0.001)
+    (bar,) = _gid(ax, "control_interval")
+    np.testing.assert_allclose(bar.get_xdata(), [1.55, ranks.mean[kept].max()])
+
+
+def test_results_plot_cd_matches_the_summary():
+    """The fit's control: res.plot_cd() draws what res.posthoc() decides."""
+    res = FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", load_example()
+    ).fit(control="rf", alternative="greater")
+    post = res.posthoc()
+    ax = res.plot_cd()
+    kept = [b for (_, b), r in post["reject"].items() if not r]
+    bars = _gid(ax, "control_interval")
+    if kept:
+        (bar,) = bars
+        mean = res.ranks.mean
+        span = [min(mean["rf"], mean[kept].min()), max(mean["rf"], mean[kept].max())]
+        np.testing.assert_allclose(bar.get_xdata(), span)
+    else:
+        assert bars == []
+    assert any(t.get_text().startswith("Holm") for t in ax.texts)
+
+
+def test_decision_cliques_equal_nemenyi_cliques():
+    rng = np.random.default_rng(5)
+    values = pd.DataFrame(
+        rng.random((15, 7)) + np.linspace(0, 1.5, 7), columns=list("abcdefg")
+    )
+    ranks = rank_datasets(values)
+    ax = plot_cd(ranks)
+    cd = rank_posthoc(ranks)["critical_difference"].iloc[0]
+    expected = nemenyi_cliques(ranks.mean, cd)
+    assert len(_gid(ax, "clique")) == len(expected)

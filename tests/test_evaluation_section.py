@@ -72,7 +72,7 @@ def test_quick_numbers_are_the_fits(quick):
     )
     assert {b: v["better_holm"] for b, v in numbers["within"].items()} == holm.to_dict()
     # a margin makes every one-sided p smaller (its null is further away)
-    assert (pairwise["p_ni"] <= pairwise["pvalue"] + 1e-12).all()
+    assert (pairwise["pvalue_ni"] <= pairwise["pvalue"] + 1e-12).all()
     across = pd.read_csv(out / "across.csv")
     assert set(across["recommended"]) <= {"random effects", "Wilcoxon signed-rank"}
     text = (out / "conclusions.txt").read_text("utf-8")

@@ -13,11 +13,17 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from fmtest.datasets import load_example  # noqa: E402
 from fmtest.model import FMeasureComparison  # noqa: E402
-from fmtest.report.plotting import plot_forest, plot_recall_weight  # noqa: E402
+from fmtest.report.plotting import (  # noqa: E402
+    MAX_HEIGHT,
+    FigureSizeWarning,
+    plot_forest,
+    plot_recall_weight,
+)
 
 FORMULA = "correct ~ algorithm + dataset"
 LEVELS = ("algorithm_1", "algorithm_2")
 POOLED = ["fixed effect (delta)", "random effects"]
+POOLED_CORRECTED = ["fixed effect (corrected t)", "random effects"]
 
 
 @pytest.fixture(autouse=True)
@@ -158,7 +164,10 @@ def test_forest_alpha_of_the_fit_uses_the_table(res_wong):
 
 
 def test_forest_all_pairs(res):
-    ax = plot_forest(res, pair="all")
+    # 6 pairs x (data sets + 2 pooled rows): taller than a page, so capped
+    with pytest.warns(FigureSizeWarning, match=r"rows='pooled'.*pair='each'"):
+        ax = plot_forest(res, pair="all")
+    assert ax.figure.get_figheight() == MAX_HEIGHT
     pairs = list(dict.fromkeys(res.pairwise.index.droplevel("dataset")))
     names = datasets(res) + POOLED
     expected = [f"{n}  [{a} − {b}]" for a, b in pairs for n in names]
@@ -343,3 +352,115 @@ def test_forest_labels_name_the_metric():
     assert_allclose(
         ax.lines[0].get_xdata(), res.pairwise.xs(("knn1", "rf"), level=LEVELS)["diff"]
     )
+
+
+# -- figures that fit a page (issue 31) ----------------------------------------------
+
+
+def _twenty_by_four():
+    """The issue's study: 20 data sets, a control against 4 baselines."""
+    from tests.test_paper_layout import cv_study
+
+    names = [f"dataset-{i:02d}_vs_rest" for i in range(20)]
+    return FMeasureComparison.from_formula(
+        FORMULA, cv_study(datasets=names, n=60, repeats=1)
+    ).fit(control="mine", alternative="greater", margin=0.02)
+
+
+@pytest.fixture(scope="module")
+def study():
+    return _twenty_by_four()
+
+
+def _data_artists(ax):
+    return [*ax.lines, *ax.patches, *ax.collections]
+
+
+def test_forest_of_twenty_by_four_is_capped_with_a_clear_message(study):
+    """Issue 31 item 4: 20 data sets x 4 comparisons drew a 1103 x 4451 px
+    figure (too large for any page) and the legend over the first row."""
+    with pytest.warns(FigureSizeWarning) as caught:
+        ax = plot_forest(study, width="page")
+    message = str(caught[0].message)
+    assert "88 rows" in message and "max_height=8.5 in" in message
+    assert "rows='pooled'" in message and "pair='each'" in message
+    fig = ax.figure
+    assert (fig.get_figwidth(), fig.get_figheight()) == (7.16, MAX_HEIGHT)
+    assert len(yticklabels(ax)) == 88
+    size = ax.get_yticklabels()[0].get_fontsize()
+    assert size < 10 and size == pytest.approx(0.8 * (8.5 - 1.4) * 72 / 88)
+
+
+def test_forest_legend_is_never_over_the_data(study):
+    with pytest.warns(FigureSizeWarning):
+        ax = plot_forest(study)
+    for target in (ax, *plot_forest(study, pair="each", width="column")):
+        fig = target.figure
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        legends = [
+            *fig.legends,
+            *([target.get_legend()] if target.get_legend() else []),
+        ]
+        assert len(legends) == 1  # the non-inferiority margin's line
+        box = legends[0].get_window_extent(renderer)
+        for artist in _data_artists(target):
+            other = artist.get_window_extent(renderer)
+            if np.isfinite(other.get_points()).all() and other.width + other.height:
+                assert not box.overlaps(other), artist
+        texts = [*target.get_yticklabels(), target.xaxis.label, target.title]
+        for text in texts:
+            assert not box.overlaps(text.get_window_extent(renderer)), text
+        # and nothing is cut at the figure's edge
+        page = fig.bbox
+        for text in texts:
+            extent = text.get_window_extent(renderer)
+            assert page.x0 - 1 <= extent.x0 and extent.x1 <= page.x1 + 1, text
+
+
+def test_forest_one_comparison_per_figure(study):
+    axes = plot_forest(study, pair="each", width="column")
+    pairs = list(dict.fromkeys(study.pairwise.index.droplevel("dataset")))
+    assert len(axes) == len(pairs) == 4
+    assert len({id(ax.figure) for ax in axes}) == 4
+    for ax, (a, b) in zip(axes, pairs, strict=True):
+        assert ax.figure.get_figwidth() == 3.5
+        # 20 data sets + 2 pooled rows: 0.32 in a row + 1.4 in, below the cap
+        assert ax.figure.get_figheight() == pytest.approx(0.32 * 22 + 1.4)
+        assert " ".join(ax.get_xlabel().split("\n")) == f"F1 − F2 ({a} − {b})"
+        x = points(ax)[0]
+        assert_allclose(x, study.pairwise.xs((a, b), level=(1, 2))["diff"])
+    with pytest.raises(ValueError, match="no `ax`"):
+        plot_forest(study, axes[0], pair="each")
+
+
+def test_forest_pooled_rows_only(study):
+    ax = plot_forest(study, rows="pooled", width="column")
+    pairs = list(dict.fromkeys(study.pairwise.index.droplevel("dataset")))
+    # a column-wide figure names the pair on the label's second line
+    assert yticklabels(ax) == [
+        f"{n}\n[{a} − {b}]" for a, b in pairs for n in POOLED_CORRECTED
+    ]
+    assert len(ax.patches) == 2 * len(pairs)  # the diamonds, no data-set rows
+    assert len(ax.lines[0].get_xdata()) == 0
+    # each diamond spans the pooled estimate's interval
+    diamond = ax.patches[1].get_xy()
+    across = study.across_datasets.loc[pairs[0]]
+    assert diamond[:, 0].min() < across["diff_re"] < diamond[:, 0].max()
+    assert ax.figure.get_figheight() == pytest.approx(0.32 * 8 + 1.4)  # 8 rows
+    assert all(len(line) <= 12 * 3.5 for line in ax.get_title().splitlines())
+
+
+def test_forest_size_options_are_checked(study, make_long_data):
+    for bad in ("two columns", -1, True):
+        with pytest.raises(ValueError, match="`width`"):
+            plot_forest(study, width=bad)
+    with pytest.raises(ValueError, match="`rows`"):
+        plot_forest(study, rows="pooled only")
+    with pytest.raises(ValueError, match="`max_height`"):
+        plot_forest(study, max_height=0)
+    one = FMeasureComparison.from_formula(
+        FORMULA, make_long_data(datasets=("only",))
+    ).fit(estimand="models")
+    with pytest.raises(ValueError, match="two data sets"):
+        plot_forest(one, rows="pooled")

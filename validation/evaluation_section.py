@@ -156,7 +156,7 @@ def pairwise_frame(res, res_ni):
     """Per data set and baseline: the control fit's and the non-inferiority fit's tests."""
     cols = ["diff", "ci_lower", "pvalue", "pvalue_adjusted"]
     out = res.pairwise[cols].copy()
-    out["p_ni"] = res_ni.pairwise["pvalue"]
+    out["pvalue_ni"] = res_ni.pairwise["pvalue"]
     out["pvalue_ni_adjusted"] = res_ni.pairwise["pvalue_adjusted"]
     out = out.reset_index().drop(columns="algorithm_1")
     return out.rename(columns={"algorithm_2": "baseline"})
@@ -173,12 +173,14 @@ def across_frame(res, res_ni):
             "ci_lower_re": a["ci_lower_re"].to_numpy(),
             "i2": a["i2"].to_numpy(),
             "tau2": a["tau2"].to_numpy(),
-            "p_wilcoxon": a["pvalue_wilcoxon"].to_numpy(),
+            "pvalue_wilcoxon": a["pvalue_wilcoxon"].to_numpy(),
             "recommended": a["recommended"].to_numpy(),
-            "p_recommended": a["pvalue_recommended"].to_numpy(),
-            "p_recommended_adjusted": a["pvalue_recommended_adjusted"].to_numpy(),
-            "p_ni_recommended": b["pvalue_recommended"].to_numpy(),
-            "p_ni_recommended_adjusted": b["pvalue_recommended_adjusted"].to_numpy(),
+            "pvalue_recommended": a["pvalue_recommended"].to_numpy(),
+            "pvalue_recommended_adjusted": a["pvalue_recommended_adjusted"].to_numpy(),
+            "pvalue_ni_recommended": b["pvalue_recommended"].to_numpy(),
+            "pvalue_ni_recommended_adjusted": b[
+                "pvalue_recommended_adjusted"
+            ].to_numpy(),
         }
     )
     return out

@@ -57,12 +57,18 @@ def _verdict(p, diff, first, second, alpha, hypothesis):
     return hypothesis_verdict(hypothesis, p < alpha, diff, first, second)
 
 
+#: An interval that cannot be estimated, in a sentence (never ``[NaN, NaN]``).
+NO_INTERVAL = "(interval not estimable)"
+
+
 def _interval_text(low, high, hypothesis):
     """``[low, high]``, or the one bound of a one-sided interval."""
     if hypothesis.alternative == "greater":
-        return f"(lower bound {_fmt(low)})"
+        return NO_INTERVAL if np.isnan(low) else f"(lower bound {_fmt(low)})"
     if hypothesis.alternative == "less":
-        return f"(upper bound {_fmt(high)})"
+        return NO_INTERVAL if np.isnan(high) else f"(upper bound {_fmt(high)})"
+    if np.isnan(low) and np.isnan(high):
+        return NO_INTERVAL
     return f"[{_fmt(low)}, {_fmt(high)}]"
 
 
@@ -124,7 +130,8 @@ def conclusions(res, names, shown_pairs, shown_across):
     ----------
     res : MetricComparisonResults
     names : fmtest.report.text_format.ShortNames
-        How names are printed (shortened as in the tables).
+        How names are printed: the summary passes ``ShortNames(None)``, so
+        that the sentences a paper quotes carry the full names (issue 31).
     shown_pairs : ndarray of bool
         Rows of ``res.pairwise`` to conclude on.
     shown_across : ndarray of bool or None

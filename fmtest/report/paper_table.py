@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from fmtest.across.ranks import metric_matrix, rank_datasets
+from fmtest.report.text_format import NOT_ESTIMABLE
 from fmtest.within.hypothesis import Hypothesis
 from fmtest.within.inference import check_alpha
 
@@ -30,6 +31,14 @@ TEXT_DAGGER = "†"
 LATEX_DAGGER = r"$^\dagger$"
 TEXT_DDAGGER = "‡"
 LATEX_DDAGGER = r"$^\ddagger$"
+#: In a compact table, algorithm names longer than this are rotated headers.
+COMPACT_HEADER = 7
+#: A table shrunk below this share of its size gets a warning in LaTeX's log.
+SHRINK_WARNING = 0.85
+SHRINK_MESSAGE = (
+    "the paper table is shrunk below 85\\% to fit its width; for a two-column "
+    "page use to\\_latex(wide=True) or to\\_latex(compact=True), or interval='se'"
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -127,18 +136,38 @@ class PaperTable:
 
     _repr_html_ = to_html
 
-    def to_latex(self, *, label=None, width="\\linewidth", long=None, unicode="keep"):
+    def to_latex(
+        self,
+        *,
+        label=None,
+        width="\\linewidth",
+        long=None,
+        unicode="keep",
+        wide=False,
+        compact=False,
+        caption_above=False,
+    ):
         """The table for a paper: booktabs rules, best in bold, maths in the caption.
 
         It compiles in a plain ``article`` whose preamble loads booktabs,
-        longtable, array, amsmath and graphicx. Values are in
-        ``\\footnotesize``, each interval on a second line in
+        longtable, array, amsmath, graphicx and tabularx
+        (``fmtest.report.summary.LATEX_PACKAGES``), in one or two columns.
+        Values are in ``\\footnotesize``, each interval on a second line in
         ``\\scriptsize`` (the standard error too). 16 data sets × 5 algorithms
         with intervals and names up to 12 characters fit the text width of a
         default ``article`` (345 pt) as they are; longer names make the table
         wider, and ``width`` shrinks it to the text width (by about 15 % for
         KEEL names such as ``winequality-red-8_vs_6-7`` and
-        ``LogisticRegression``).
+        ``LogisticRegression``); shrunk below 85 % LaTeX says so in its log
+        ("fmtest Warning").
+
+        For a two-column paper (IEEEtran, acmart, ``article`` with
+        ``twocolumn``): ``wide=True`` is a ``table*`` over both columns, and
+        ``compact=True`` fits one column legibly, without shrinking: the
+        data-set names wrap in a column that takes the room left
+        (``tabularx``), long algorithm names are set upright as rotated
+        headers, and an interval takes two lines. IEEE and ACM put captions
+        above tables: ``caption_above=True``.
 
         Parameters
         ----------
@@ -148,23 +177,38 @@ class PaperTable:
             The text width the table must fit, as everywhere fmtest writes
             LaTeX (:func:`fmtest.report.text_format.latex_width`): a LaTeX
             length (``"\\linewidth"``, ``"16cm"``) or a number of points
-            (345). A table wider than it is shrunk to it with
-            ``\\resizebox`` (graphicx); a narrower one keeps its size. None
-            never resizes. Not used for a ``longtable``, which cannot be
-            resized: choose the names' lengths, ``interval="se"`` or a
-            landscape page instead.
+            (345). In a ``table*`` (``wide=True``) ``\\linewidth`` is the
+            width of both columns. A table wider than it is shrunk to it with
+            ``\\resizebox`` (graphicx); a narrower one keeps its size (a
+            compact one is set to it). None never resizes. Not used for a
+            ``longtable``, which cannot be resized: choose the names' lengths,
+            ``interval="se"`` or a landscape page instead.
         long : bool, optional
             A ``longtable`` that breaks across pages, its header repeated on
             every page, instead of a floating ``table``; by default when there
-            are more than 30 data sets.
+            are more than 30 data sets (and the table is neither wide nor
+            compact). One-column documents only (LaTeX's rule).
         unicode : {"keep", "ascii"}, default="keep"
             Characters pdflatex cannot typeset (模型) are kept for XeLaTeX or
             LuaLaTeX, or written as code points (``<U+6A21>``); see
             :func:`fmtest.report.text_format.latex_escape`.
+        wide : bool, default=False
+            A ``table*``: the full text width of a two-column page (placed at
+            the top of a page, LaTeX's rule for it).
+        compact : bool, default=False
+            The one-column layout of a two-column paper described above.
+        caption_above : bool, default=False
+            The caption above the table (IEEE, ACM), else below.
 
         Returns
         -------
         str
+
+        Raises
+        ------
+        ValueError
+            ``long=True`` with ``wide`` or ``compact`` (a ``longtable`` is
+            neither a float nor narrow).
 
         Examples
         --------
@@ -178,6 +222,8 @@ class PaperTable:
         \\begin{table}
         >>> "toprule" in latex and "textbf{" in latex
         True
+        >>> print(res.table().to_latex(wide=True, caption_above=True).splitlines()[3][:9])
+        \\caption{
         """
         from fmtest.report.text_format import (
             latex_escape,
@@ -186,32 +232,46 @@ class PaperTable:
             longtable_lines,
         )
 
+        if long and (wide or compact):
+            raise ValueError(
+                "`long=True` makes a longtable, which is not a float and breaks "
+                "only in one-column documents: it cannot be `wide` or `compact`."
+            )
         if width is not None:
             _, width = latex_width(width)
 
         def esc(text):
             return latex_escape(text, unicode)
 
-        long = len(self.cells) > LONG_ROWS + 1 if long is None else bool(long)
+        if long is None:
+            long = len(self.cells) > LONG_ROWS + 1 and not (wide or compact)
+        long = bool(long)
         cols = list(self.cells.columns)
         n = len(cols) + 1
         spec = "@{}l" + "c" * len(cols) + "@{}"
+        names = [esc(str(c)) for c in cols]
+        if compact:
+            spec = "@{}>{\\raggedright\\arraybackslash}X" + "c" * len(cols) + "@{}"
+            if max(map(len, map(str, cols)), default=0) > COMPACT_HEADER:
+                names = [f"\\rotatebox{{90}}{{{name}}}" for name in names]
         head = (
-            " & ".join(
-                [esc(str(self.cells.index.name or "data set"))]
-                + [esc(str(c)) for c in cols]
-            )
+            " & ".join([esc(str(self.cells.index.name or "data set")), *names])
             + " \\\\"
         )
         body = []
         for row in self.cells.index:
             if row == self.cells.index[-1]:  # the mean-rank row
                 body.append("\\midrule")
-            cells = [self._latex_cell(row, col, esc) for col in cols]
+            cells = [self._latex_cell(row, col, esc, compact) for col in cols]
             body.append(" & ".join([esc(str(row)), *cells]) + " \\\\")
         caption = latex_text(self.caption, unicode)
         label_text = f"\\label{{{esc(label)}}}" if label else ""
         setup = "\\footnotesize\\setlength{\\tabcolsep}{4pt}"
+        if compact:  # names break after an underscore too
+            setup = (
+                "\\footnotesize\\setlength{\\tabcolsep}{3pt}"
+                "\\def\\_{\\textunderscore\\allowbreak}"
+            )
         if long:
             lines = [
                 f"\\begingroup{setup}\\setlength{{\\LTcapwidth}}{{\\linewidth}}",
@@ -221,39 +281,49 @@ class PaperTable:
                 "\\endgroup",
             ]
             return "\n".join(lines) + "\n"
+        env = "tabularx" if compact else "tabular"
+        size = "{" + (width or "\\linewidth") + "}" if compact else ""
         tabular = [
-            f"\\begin{{tabular}}{{{spec}}}",
+            f"\\begin{{{env}}}{size}{{{spec}}}",
             "\\toprule",
             head,
             "\\midrule",
             *body,
             "\\bottomrule",
-            "\\end{tabular}",
+            f"\\end{{{env}}}",
         ]
         if width is not None:
-            # Shrink to `width` only when wider (\resizebox alone also enlarges).
+            # Shrink to `width` only when wider (\resizebox alone also enlarges),
+            # and say so in the log below 85 %.
+            # (tabularx cannot be read as an argument: an lrbox then)
+            box = (
+                ("\\begin{lrbox}{0}%", "\\end{lrbox}%")
+                if compact
+                else ("\\sbox0{%", "}%")
+            )
             tabular = [
-                "\\sbox0{%",
+                box[0],
                 *tabular,
-                "}%",
-                f"\\ifdim\\wd0>{width}\\resizebox{{{width}}}{{!}}{{\\usebox0}}"
-                "\\else\\usebox0\\fi",
+                box[1],
+                f"\\ifdim\\wd0>{width}\\ifdim{SHRINK_WARNING}\\wd0>{width}"
+                f"\\GenericWarning{{}}{{fmtest Warning: {SHRINK_MESSAGE}}}\\fi"
+                f"\\resizebox{{{width}}}{{!}}{{\\usebox0}}\\else\\usebox0\\fi",
             ]
-        lines = [
-            "\\begin{table}",
-            "\\centering",
-            setup,
-            *tabular,
-            f"\\caption{{{caption}}}",
-        ]
-        if label:
-            lines.append(label_text)
-        lines.append("\\end{table}")
+        float_env = "table*" if wide else "table"
+        lines = [f"\\begin{{{float_env}}}", "\\centering", setup]
+        if caption_above:
+            lines += [f"\\caption{{{caption}}}{label_text}", *tabular]
+        else:
+            lines += [*tabular, f"\\caption{{{caption}}}"]
+            if label:
+                lines.append(label_text)
+        lines.append(f"\\end{{{float_env}}}")
         return "\n".join(lines) + "\n"
 
-    def _latex_cell(self, row, col, esc):
+    def _latex_cell(self, row, col, esc, compact=False):
         """A cell: the value (bold where best, dagger where worse) and, below it
-        in ``\\scriptsize``, its interval or standard error."""
+        in ``\\scriptsize``, its interval or standard error (compact: an
+        interval on two lines)."""
         text = self.cells.at[row, col]
         value, sep, interval = text.partition(" ")
         value = esc(value)
@@ -265,13 +335,36 @@ class PaperTable:
             value += LATEX_DDAGGER
         if not sep:
             return value
+        below = esc(interval)
+        if compact and interval.startswith("[") and ", " in interval:
+            low, high = interval.split(", ", 1)
+            below = f"{esc(low)},}}\\\\[-1pt]{{\\scriptsize {esc(high)}"
         return (
             "\\begin{tabular}[t]{@{}c@{}}"
             + value
             + "\\\\[-1pt]{\\scriptsize "
-            + esc(interval)
+            + below
             + "}\\end{tabular}"
         )
+
+
+def _reason(row):
+    """Why a cell's interval is NaN: its first non-empty ``reason*`` column."""
+    for column, value in row.items():
+        if str(column).startswith("reason") and isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _missing_caption(missing, interval):
+    """The caption's words for the cells printed ``—`` (interval not estimable)."""
+    what = "interval" if interval == "ci" else "SE"
+    reasons = list(dict.fromkeys(reason for *_, reason in missing if reason))
+    if reasons:
+        why = "; ".join(reasons[:2]) + ("; ..." if len(reasons) > 2 else "")
+    else:
+        why = "its variance is 0 or undefined, e.g. F is 0 or 1 in every fold"
+    return f"; {NOT_ESTIMABLE}: {what} not estimable in {len(missing)} cells ({why})"
 
 
 def _worse_than_best(res, values, best, alpha):
@@ -401,16 +494,23 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     se_column = res.question.se_column("delta")
     fmt = f"{{:.{digits}f}}"
 
+    missing = []  # cells whose interval or SE cannot be estimated
+
     def cell(ds, alg):
         row = est.loc[(ds, alg)]
         if np.isnan(row["estimate"]):
             return "NaN"
         text = fmt.format(row["estimate"])
+        spread = [row[c] for c in ("ci_lower", "ci_upper")] if interval == "ci" else []
+        if interval == "se":
+            spread = [row[se_column]]
+        if interval is not None and np.isnan(spread).any():
+            missing.append((ds, alg, _reason(row)))
+            return f"{text} {NOT_ESTIMABLE}"
         if interval == "ci":
-            low, high = (fmt.format(row[c]) for c in ("ci_lower", "ci_upper"))
-            text += f" [{low}, {high}]"
+            text += f" [{fmt.format(spread[0])}, {fmt.format(spread[1])}]"
         elif interval == "se":
-            text += f" ({fmt.format(row[se_column])})"
+            text += f" ({fmt.format(spread[0])})"
         return text
 
     cells = pd.DataFrame(
@@ -447,6 +547,8 @@ def paper_table(res, *, interval="ci", digits=3, alpha=None, markers=True):
     metric = f"F_{res.beta:g}" if res.has_wong else res.metric.label()
     caption = f"{metric}" + (f" with {what[interval]}" if interval else "")
     caption += f"; {res.question.caption_words}"
+    if missing:
+        caption += _missing_caption(missing, interval)
     caption += "; best per data set in bold"
     if markers and control is not None:
         caption += _control_caption(res, alpha)

@@ -7,18 +7,45 @@ returns the Axes; nothing global (backend, rcParams, style) is changed.
 
 from __future__ import annotations
 
+import textwrap
+import warnings
+
 import numpy as np
 from scipy import stats
 
 from fmtest.within.hypothesis import Hypothesis
 from fmtest.within.inference import check_alpha
 
-__all__ = ["plot_forest", "plot_recall_weight"]
+__all__ = ["FigureSizeWarning", "plot_forest", "plot_recall_weight"]
 
 MATPLOTLIB_MISSING = (
     "Plotting needs matplotlib: pip install matplotlib (or '.[plot]' from a clone of "
     "fmtest)"
 )
+
+#: Figure widths in inches: one column of a two-column paper (IEEE, ACM:
+#: 3.5 in), the full text width of one (7.16 in), and matplotlib's default.
+FIGURE_WIDTHS = {"column": 3.5, "page": 7.16, None: 6.4}
+#: A forest plot grows by ROW_HEIGHT inches a row, up to MAX_HEIGHT: the
+#: text height of a page (9 in) less room for a caption.
+ROW_HEIGHT = 0.32
+MAX_HEIGHT = 8.5
+#: A new figure narrower than this (inches) sets its row labels in
+#: NARROW_LABEL_SIZE points, a pair's name on their second line.
+NARROW = 5.0
+NARROW_LABEL_SIZE = 8.0
+#: Characters an inch of the title (12 pt) and of the axis label (10 pt).
+TITLE_CHARS = 10
+LABEL_CHARS = 12
+
+
+class FigureSizeWarning(UserWarning):
+    """A figure needs more room than it is given (its rows are squeezed).
+
+    Raised by :func:`plot_forest` when the rows need more height than
+    ``max_height``; the message names the options that draw fewer rows.
+    """
+
 
 FIXED_LABEL = "fixed effect ({})"  # filled with the leading method
 RANDOM_LABEL = "random effects"
@@ -128,7 +155,16 @@ def _diamond(ax, y, est, lower, upper, *, color, gid, height=0.32):
         ax.plot([est], [y], marker="D", color=color, linestyle="none", gid=gid)
 
 
-def plot_forest(res, ax=None, *, pair=None, alpha=None):
+def plot_forest(
+    res,
+    ax=None,
+    *,
+    pair=None,
+    alpha=None,
+    rows="all",
+    width=None,
+    max_height=MAX_HEIGHT,
+):
     """Forest plot of the per-data-set differences F₁ − F₂ with their CIs.
 
     One row per data set with the difference of the two algorithms' F and its
@@ -146,7 +182,14 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
     control (control − other). With a one-sided ``alternative`` the bars are
     the two-sided 1 − 2α intervals, whose bound on the tested side is the
     one-sided bound, and a dotted line marks −margin (the non-inferiority
-    margin), as in the usual non-inferiority figure.
+    margin), as in the usual non-inferiority figure; its legend sits below
+    the plot, never over a row.
+
+    For a paper: ``width="column"`` (3.5 in) or ``"page"`` (7.16 in, a
+    ``figure*``); the height grows with the rows up to ``max_height`` (a
+    :class:`FigureSizeWarning` says when the rows are squeezed); fewer rows
+    with ``rows="pooled"`` (one pair's pooled rows only) or ``pair="each"``
+    (one figure per comparison).
 
     Parameters
     ----------
@@ -154,29 +197,43 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
         Fitted results.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; by default a new figure is created.
-    pair : tuple of two algorithm labels or "all", optional
+    pair : tuple of two algorithm labels, "all" or "each", optional
         The pair ``(algorithm_1, algorithm_2)`` to plot, in either order (the
         plot shows F of the first minus F of the second). Default: the first
-        pair of ``res.pairwise``. ``"all"`` draws a block of rows for every
-        pair.
+        pair of ``res.pairwise`` (with a control: ``"all"``). ``"all"`` draws
+        a block of rows for every pair; ``"each"`` draws one figure per pair
+        and returns their Axes in a list (no ``ax``).
     alpha : float, optional
         Level of the intervals; default the results' ``alpha``. Another value
         recomputes the intervals with ``res.conf_int(alpha, kind="pairwise")``
         and the same normal quantile for the pooled rows.
+    rows : {"all", "pooled"}, default="all"
+        ``"pooled"``: only the pooled rows (fixed effect and random effects)
+        of each pair, e.g. for the comparisons with a control in one small
+        figure; needs at least two data sets.
+    width : {"column", "page"} or float, optional
+        Width of a new figure: one column of a two-column paper (3.5 in),
+        the full text width (7.16 in), or inches; matplotlib's 6.4 in by
+        default.
+    max_height : float, default=8.5
+        The tallest new figure, in inches (a page's text height less a
+        caption). Rows that need more are squeezed, their labels made
+        smaller, with a :class:`FigureSizeWarning`.
 
     Returns
     -------
-    matplotlib.axes.Axes
-        The Axes drawn on. Rows run top to bottom in the order of the y tick
-        labels: the data sets, then ``"fixed effect (delta)"`` (``(Wong)``, or
-        ``(corrected t)`` for data with folds) and
-        ``"random effects"``.
+    matplotlib.axes.Axes or list of matplotlib.axes.Axes
+        The Axes drawn on (a list with ``pair="each"``). Rows run top to
+        bottom in the order of the y tick labels: the data sets, then
+        ``"fixed effect (delta)"`` (``(Wong)``, or ``(corrected t)`` for data
+        with folds) and ``"random effects"``.
 
     Raises
     ------
     ValueError
-        For an unknown ``pair`` (the message lists the valid pairs) or an
-        ``alpha`` outside (0, 1).
+        For an unknown ``pair`` (the message lists the valid pairs), an
+        ``alpha`` outside (0, 1), an unknown ``rows`` or ``width``, or
+        ``rows="pooled"`` with one data set.
     ImportError
         Without matplotlib.
 
@@ -188,34 +245,84 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
     ...                                       load_example()).fit()
     >>> ax = plot_forest(res, pair=("knn1", "rf"))  # doctest: +SKIP
     >>> ax = res.plot_forest(pair="all", alpha=0.1)  # doctest: +SKIP
+    >>> axes = res.plot_forest(pair="each", width="column")  # doctest: +SKIP
     """
     plt = _pyplot()
     alpha = res.alpha if alpha is None else float(alpha)
     check_alpha(alpha)
+    if rows not in ("all", "pooled"):
+        raise ValueError(f"`rows` must be 'all' or 'pooled'; got {rows!r}.")
+    fig_width = _figure_width(width)
+    if isinstance(max_height, bool) or not (
+        isinstance(max_height, (int, float)) and max_height > 0
+    ):
+        raise ValueError(
+            f"`max_height` must be a positive number of inches; got {max_height!r}."
+        )
+    if isinstance(pair, str) and pair == "each":
+        if ax is not None:
+            raise ValueError(
+                "pair='each' draws one figure per comparison; it takes no `ax`."
+            )
+        return [
+            plot_forest(
+                res,
+                pair=(a, b) if sign > 0 else (b, a),
+                alpha=alpha,
+                rows=rows,
+                width=width,
+                max_height=max_height,
+            )
+            for a, b, sign in _resolve_pairs(res, "all")
+        ]
     pairs = _resolve_pairs(res, pair)
 
     blocks = [(a, b, *_pair_rows(res, a, b, sign, alpha)) for a, b, sign in pairs]
+    if rows == "pooled":
+        if not any(pooled for *_, pooled in blocks):
+            raise ValueError(
+                "rows='pooled' draws the pooled rows, which need at least two "
+                "data sets; this fit has one."
+            )
+        blocks = [(a, b, [], pooled) for a, b, _, pooled in blocks]
     several = len(blocks) > 1
-    n_rows = sum(len(rows) + len(pooled) for _, _, rows, pooled in blocks)
+    n_rows = sum(len(rows_) + len(pooled) for _, _, rows_, pooled in blocks)
+    label_size = None
+    narrow = ax is None and fig_width < NARROW
     if ax is None:
-        height = min(max(2.5, 0.32 * n_rows + 1.4), 40.0)
-        _, ax = plt.subplots(figsize=(6.4, height), layout="constrained")
+        height = max(2.5, ROW_HEIGHT * n_rows + 1.4)
+        if height > max_height:
+            pitch = (max_height - 1.4) * 72 / n_rows  # points a row
+            label_size = max(min(10.0, 0.8 * pitch), 1.0)
+            warnings.warn(
+                f"The forest plot has {n_rows} rows: they need {height:.1f} in, "
+                f"more than max_height={max_height:g} in, so they are "
+                f"{pitch:.1f} pt apart with labels in {label_size:.1f} pt. Draw "
+                "fewer rows: the pooled rows only (rows='pooled'), one comparison "
+                "per figure (pair='each'), or one pair (pair=(a, b)); or pass a "
+                "larger max_height.",
+                FigureSizeWarning,
+                stacklevel=2,
+            )
+            height = max_height
+        _, ax = plt.subplots(figsize=(fig_width, height), layout="constrained")
 
     labels, ests, lowers, uppers, ys = [], [], [], [], []
     pooled_rows, separators = [], []
     y = 0
-    for k, (a, b, rows, pooled) in enumerate(blocks):
-        suffix = f"  [{_minus(a, b)}]" if several else ""
+    for k, (a, b, rows_, pooled) in enumerate(blocks):
+        # a narrow figure names the pair on a second line of the label
+        suffix = f"{chr(10) if narrow else '  '}[{_minus(a, b)}]" if several else ""
         if k:
             separators.append((y - 0.5, "0.6"))
-        for label, est, lo, hi in rows:
+        for label, est, lo, hi in rows_:
             labels.append(label + suffix)
             ests.append(est)
             lowers.append(lo)
             uppers.append(hi)
             ys.append(y)
             y += 1
-        if pooled:
+        if pooled and rows_:
             separators.append((y - 0.5, "0.85"))
         for label, est, lo, hi in pooled:
             labels.append(label + suffix)
@@ -258,28 +365,95 @@ def plot_forest(res, ax=None, *, pair=None, alpha=None):
             gid="margin",
             label=f"non-inferiority margin {hypothesis.null:g}",
         )
-        ax.legend(loc="best", fontsize="small", frameon=False)
+        _legend_outside(ax)
     for row_y, color in separators:
         ax.axhline(row_y, color=color, linewidth=0.8, zorder=0)
 
     ax.set_yticks(range(len(labels)), labels)
+    if narrow:
+        label_size = min(label_size or NARROW_LABEL_SIZE, NARROW_LABEL_SIZE)
+    if label_size is not None:
+        ax.tick_params(axis="y", labelsize=label_size)
     ax.set_ylim(len(labels) - 0.5, -0.5)  # first row on top
     f_case = getattr(res, "has_wong", True)
     name = "F" if f_case else res.metric.key
     if several:
-        ax.set_xlabel(f"{name}1 − {name}2 (algorithm_1 − algorithm_2)")
+        xlabel = f"{name}1 − {name}2 (algorithm_1 − algorithm_2)"
     else:
-        ax.set_xlabel(f"{name}1 − {name}2 ({_minus(blocks[0][0], blocks[0][1])})")
+        xlabel = f"{name}1 − {name}2 ({_minus(blocks[0][0], blocks[0][1])})"
     beta = "" if not f_case or res.beta == 1 else f", F_β with β = {res.beta:g}"
     from fmtest.report.conclusions import ci_names
 
     level = f"{_level(alpha)}%"
     if _one_sided(res):  # the bars are the two-sided 1 - 2 alpha intervals
         level = f"{_level(2 * alpha)}% (one-sided {level})"
-    ax.set_title(f"Differences in {name}: {level} CIs, {ci_names(res)[1]}{beta}")
+    title = f"Differences in {name}: {level} CIs, {ci_names(res)[1]}{beta}"
+    _wrapped_texts(ax, title, xlabel)
     ax.grid(axis="x", color="0.92")
     ax.set_axisbelow(True)
     return ax
+
+
+def _figure_width(width):
+    """Inches of a new figure: "column", "page", None (6.4) or a number."""
+    if isinstance(width, str) or width is None:
+        if width not in FIGURE_WIDTHS:
+            raise ValueError(
+                f"`width` must be 'column' (3.5 in), 'page' (7.16 in) or a number "
+                f"of inches; got {width!r}."
+            )
+        return FIGURE_WIDTHS[width]
+    if isinstance(width, bool) or not (isinstance(width, (int, float)) and width > 0):
+        raise ValueError(
+            f"`width` must be 'column', 'page' or a positive number of inches; "
+            f"got {width!r}."
+        )
+    return float(width)
+
+
+def _wrapped_texts(ax, title, xlabel):
+    """Set the title and the x label, wrapped to the room the figure leaves
+    them (centred on the Axes): never cut at the figure's edge."""
+    fig = ax.figure
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)  # the Axes' place once the labels have room
+    box = ax.get_position()
+    centre = box.x0 + box.width / 2
+    room = 2 * min(centre, 1 - centre) * fig.get_figwidth()  # inches
+    for text, setter, per_inch in (
+        (title, ax.set_title, TITLE_CHARS),
+        (xlabel, ax.set_xlabel, LABEL_CHARS),
+    ):
+        lines = textwrap.wrap(text, max(int(per_inch * room), 16))
+        if len(lines) > 1:
+            setter("\n".join(lines))
+
+
+def _legend_outside(ax):
+    """The legend outside the data: below the plot in a figure of fmtest's own
+    (constrained layout makes room), else beside the Axes."""
+    fig = ax.figure
+    engine = fig.get_layout_engine()
+    if engine is not None and type(engine).__name__ == "ConstrainedLayoutEngine":
+        handles, labels = ax.get_legend_handles_labels()
+        fig.legend(
+            handles,
+            labels,
+            loc="outside lower center",
+            fontsize="small",
+            frameon=False,
+        )
+    else:
+        ax.legend(
+            loc="upper left",
+            bbox_to_anchor=(1.02, 1.0),
+            borderaxespad=0.0,
+            fontsize="small",
+            frameon=False,
+        )
 
 
 def plot_recall_weight(res, ax=None):

@@ -25,6 +25,7 @@ from statsmodels.iolib.table import SimpleTable
 from fmtest.across.pooling import wilcoxon_min_pvalue
 from fmtest.report.accessors import pvalue_column
 from fmtest.report.conclusions import ci_names, conclusions, lead_name, test_name
+from fmtest.report.latex_pieces import key_value_pieces, tabular_pieces
 from fmtest.report.notes import collect_notes, show_wong
 from fmtest.report.pair_selection import select_pairs
 from fmtest.report.rank_summary import rank_legend, rank_summary_table
@@ -32,6 +33,7 @@ from fmtest.report.text_format import (
     CONTROL_CHARACTERS,
     MINUS,
     NAME_LIMIT,
+    NOT_ESTIMABLE,
     ShortNames,
     format_table,
     html_escape,
@@ -65,12 +67,18 @@ DEFAULT_WIDTH = 100
 #: Text width of a default ``article`` (10pt, letter or A4 paper), in points:
 #: the LaTeX tables are set to fit it.
 LATEX_WIDTH = 345.0
+#: ``\columnwidth`` of a two-column ``article`` (10pt), in points: the
+#: narrowest of the usual two-column classes (acmart sigconf 241, IEEEtran 252).
+LATEX_COLUMN_WIDTH = 229.5
 #: Font sizes tried for a LaTeX table, largest first: (command, size in pt of a
 #: 10pt article).
 LATEX_SIZES = (("\\footnotesize", 8.0), ("\\scriptsize", 7.0), ("\\tiny", 5.0))
 LATEX_TABCOLSEP = 3.0
+#: In the conclusions and notes, ``\_`` allows a line break after it (TeX
+#: never breaks there, and full names run into a narrow column's margin).
+LATEX_BREAK_UNDERSCORE = "\\def\\_{\\textunderscore\\allowbreak}"
 #: The packages the LaTeX output needs; nothing else is assumed.
-LATEX_PACKAGES = ("booktabs", "longtable", "array", "amsmath", "graphicx")
+LATEX_PACKAGES = ("booktabs", "longtable", "array", "amsmath", "graphicx", "tabularx")
 
 # column -> printed header; "first"/"pairwise" hold the default columns, the
 # WONG_* ones are added with wong=True and FULL_* replace them with full=True.
@@ -332,12 +340,14 @@ class Section:
                 return command, groups, None
         return LATEX_SIZES[-1][0], groups, None
 
-    def as_latex(self, unicode="keep", width=LATEX_WIDTH):
+    def as_latex(self, unicode="keep", width=LATEX_WIDTH, twocolumn=False):
         """The table as a ``longtable`` with booktabs rules, its header repeated
-        on every page, laid out by :meth:`latex_layout` to fit ``width`` points."""
+        on every page, laid out by :meth:`latex_layout` to fit ``width`` points;
+        with ``twocolumn``, as ``tabular`` pieces that break by themselves
+        (:mod:`fmtest.report.latex_pieces`)."""
         size, groups, stub_width = self.latex_layout(width)
         if len(groups) <= 1:
-            return self._latex_table(unicode, size, self.title, stub_width)
+            return self._latex_table(unicode, size, self.title, stub_width, twocolumn)
         parts = []
         for k, group in enumerate(groups, 1):
             part = Section(
@@ -346,10 +356,10 @@ class Section:
                 [self.headers[j] for j in group],
                 [[row[j] for j in group] for row in self.rows],
             )
-            parts.append(part._latex_table(unicode, size, part.title, None))
+            parts.append(part._latex_table(unicode, size, part.title, None, twocolumn))
         return "\n\n".join(parts)
 
-    def _latex_table(self, unicode, size, title, stub_width):
+    def _latex_table(self, unicode, size, title, stub_width, twocolumn=False):
         def esc(text):
             return latex_escape(text, unicode)
 
@@ -363,6 +373,8 @@ class Section:
         title = (
             f"\\caption*{{\\textbf{{{rich(self.title)}}}}}\\\\" if self.title else ""
         )
+        if twocolumn:
+            return _latex_pieces(self, open_group, rich, esc, stub_width)
         if not self.headers:  # the summary header: key, value, key, value
             value = ">{\\raggedright\\arraybackslash}p{0.29\\linewidth}"
             spec = f"@{{}}l{value}l{value}@{{}}"
@@ -437,6 +449,35 @@ class Section:
         return "\n".join(
             [self.title.center(width), "=" * width, lines[0], rule, *lines[1:], rule]
         )
+
+
+def _latex_pieces(section, open_group, rich, esc, stub_width):
+    """The table as ``tabular`` pieces (a two-column page: no longtable)."""
+    title = f"\\textbf{{{rich(section.title)}}}" if section.title else ""
+    if not section.headers:  # the summary header: key, value pairs in 2 columns
+        pairs = [
+            (rich(k), esc(v))
+            for row in section.rows
+            for k, v in (row[:2], row[2:])
+            if k
+        ]
+        lines = key_value_pieces(title, pairs)
+    else:
+        stub_spec = (
+            "l"
+            if stub_width is None
+            else f">{{\\raggedright\\arraybackslash}}p{{{stub_width:g}pt}}"
+        )
+        lines = tabular_pieces(
+            "@{}" + stub_spec + "r" * len(section.headers) + "@{}",
+            title,
+            [_stacked(h, rich) for h in section.headers],
+            [_indented(stub, esc, "\\quad ") for stub in section.stubs],
+            [[_minus(esc(c)) for c in row] for row in section.rows],
+            stub_fixed=stub_width is not None,
+        )
+    open_group = open_group.replace("\\setlength{\\LTcapwidth}{\\linewidth}", "")
+    return "\n".join([open_group, *lines, "\\endgroup"])
 
 
 def _minus(cell):
@@ -1020,7 +1061,7 @@ class ComparisonSummary(Summary):
             parts.append("\n".join(["Notes:", *wrap(numbered, self.width)]))
         return "\n\n".join(parts)
 
-    def as_latex(self, *, width=LATEX_WIDTH, unicode="keep"):
+    def as_latex(self, *, width=None, unicode="keep", twocolumn=False):
         """Every table as a ``longtable`` with booktabs rules and its legend,
         then the conclusions and the notes as lists; all text escaped.
 
@@ -1031,14 +1072,23 @@ class ComparisonSummary(Summary):
         ``\\footnotesize``, ``\\scriptsize`` and ``\\tiny`` whose estimated
         width fits ``width``.
 
+        In a two-column document (``\\documentclass[twocolumn]{article}``,
+        IEEEtran, acmart's ``sigconf``) ``longtable`` stops with "longtable not
+        in 1-column mode": ``twocolumn=True`` sets each table as ``tabular``
+        pieces of at most 24 rows that LaTeX breaks between, at the end of a
+        column, each repeating the header
+        (:mod:`fmtest.report.latex_pieces`), laid out for one column.
+
         Parameters
         ----------
-        width : float or str, default=345
+        width : float or str, optional
             The text width the tables must fit, as everywhere fmtest writes
             LaTeX (:func:`fmtest.report.text_format.latex_width`): a number
-            of points (345: a 10pt ``article``; 390 an 11pt one; a
-            two-column paper's ``\\columnwidth`` is about 240) or an
-            absolute LaTeX length (``"16cm"``, ``"6.5in"``). A relative length
+            of points or an absolute LaTeX length (``"16cm"``, ``"6.5in"``).
+            By default 345, the text width of a 10pt ``article`` (390 for an
+            11pt one), and with ``twocolumn=True`` 229.5, the narrowest
+            ``\\columnwidth`` of the usual two-column classes (``article``
+            229.5, acmart ``sigconf`` 241, IEEEtran 252). A relative length
             such as ``"\\linewidth"`` is refused: the layout is chosen here,
             before LaTeX knows the document.
         unicode : {"keep", "ascii"}, default="keep"
@@ -1047,6 +1097,10 @@ class ComparisonSummary(Summary):
             which compile with pdflatex. A comment on the first line lists
             them when they are kept. Greek letters are set as maths either way.
 
+        twocolumn : bool, default=False
+            Tables that break by themselves in a column of a two-column page
+            (no ``longtable``), laid out for one column.
+
         ``longtable`` settles its column widths over two runs: compile twice
         (as LaTeX asks: "Table widths have changed. Rerun LaTeX.").
 
@@ -1054,10 +1108,12 @@ class ComparisonSummary(Summary):
         -------
         str
         """
+        if width is None:
+            width = LATEX_COLUMN_WIDTH if twocolumn else LATEX_WIDTH
         width, _ = latex_width(width, absolute=True)
         parts = []
         for section in self.sections:
-            parts.append(section.as_latex(unicode, width))
+            parts.append(section.as_latex(unicode, width, twocolumn))
             if section.legend:
                 parts.append(
                     "{\\footnotesize\\sloppy\\noindent "
@@ -1078,10 +1134,12 @@ class ComparisonSummary(Summary):
                     )
                     for n in items
                 )
-                # \sloppy: long names (no hyphenation after \_) may stretch a
-                # line rather than run into the margin.
+                # \sloppy: long names (no hyphenation) may stretch a line rather
+                # than run into the margin; LATEX_BREAK_UNDERSCORE: they may
+                # break after an underscore (full names, narrow columns).
                 parts.append(
-                    f"{{\\sloppy {latex_text(title, unicode)}:\n\\begin{{{env}}}\n"
+                    f"{{\\sloppy{LATEX_BREAK_UNDERSCORE} {latex_text(title, unicode)}:\n"
+                    f"\\begin{{{env}}}\n"
                     f"{body}\n\\end{{{env}}}\\par}}"
                 )
         out = "\n\n".join(parts)
@@ -1213,7 +1271,13 @@ def build_summary(
         f"(adj.: {res.config['multitest']}-adjusted), verdict at {res.alpha:g} from the "
         f"adjusted p{across_text}"
     )
-    smry.conclusions = conclusions(res, names, shown, across)
+    for section in smry.sections:  # say what a "—" means where one is printed
+        if any(NOT_ESTIMABLE in row for row in section.rows if section.headers):
+            section.legend.append(
+                f"{NOT_ESTIMABLE}: interval not estimable (the notes say why)"
+            )
+    # the sentences carry full names (a paper quotes them); the tables shorten
+    smry.conclusions = conclusions(res, ShortNames(None), shown, across)
     notes = collect_notes(res, wong=wong) if wong != show_wong(res) else list(res.notes)
     if mode == "best":
         n_alg = len(res.counts.algorithms)

@@ -22,6 +22,7 @@ __all__ = [
     "CONTROL_CHARACTERS",
     "MINUS",
     "NAME_LIMIT",
+    "NOT_ESTIMABLE",
     "NUMBER_FORMAT",
     "PVALUE_FLOOR",
     "PVALUE_FORMAT",
@@ -48,6 +49,9 @@ MINUS = "\u2212"
 #: that far out says nothing the approximation can vouch for.
 PVALUE_FLOOR = 1e-16
 PVALUE_BELOW = "<1e-16"
+#: An interval bound that cannot be estimated prints as this (the DataFrames
+#: keep NaN; the notes say why), never as ``[nan, nan]``.
+NOT_ESTIMABLE = "\u2014"
 #: TeX points (pt) per unit, for the absolute units of a LaTeX length.
 LATEX_UNITS = {
     "pt": 1.0,
@@ -163,7 +167,8 @@ def format_column(values, column):
 
     Booleans print as ``yes``/``no``, integers as integers, p-values in
     ``PVALUE_FORMAT`` (``<1e-16`` below ``PVALUE_FLOOR``), ``t_plus`` in ``%g`` and other numbers in
-    ``NUMBER_FORMAT``; missing values print as ``NaN``.
+    ``NUMBER_FORMAT``; missing values print as ``NaN``, missing interval
+    bounds (columns ``ci_*``) as ``NOT_ESTIMABLE`` (—).
 
     Parameters
     ----------
@@ -192,7 +197,7 @@ def format_column(values, column):
     out = np.char.mod(spec, numbers).astype(object)
     if _is_pvalue(column):
         out[numbers < PVALUE_FLOOR] = PVALUE_BELOW
-    out[np.isnan(numbers)] = "NaN"
+    out[np.isnan(numbers)] = NOT_ESTIMABLE if column.startswith("ci_") else "NaN"
     return out
 
 
@@ -240,7 +245,8 @@ class ShortNames:
     """Shortens names longer than ``limit`` to ``head…tail``, keeping them unique.
 
     Control characters print as escapes (``\\n``); a name changed either way is listed
-    by :meth:`note`.
+    by :meth:`note`. ``limit=None`` never shortens (the sentences of the
+    summary print full names) and only escapes control characters.
     """
 
     def __init__(self, limit=NAME_LIMIT):
@@ -250,6 +256,8 @@ class ShortNames:
     def __call__(self, name):
         name = str(name)
         clean = name.translate(CONTROL_CHARACTERS)
+        if self.limit is None:  # full names (the sentences): escapes only
+            return clean
         if len(name) <= self.limit and clean == name:
             return name
         if name not in self.short:
@@ -338,6 +346,49 @@ LATEX_SPECIALS.update(
         "\u00a0": "~",
     }
 )
+# fmtest's own wording (notes, legends, captions) uses these; each is set with
+# a command that pdflatex, XeLaTeX and LuaLaTeX all know (amsmath at most), so
+# that the default output compiles with pdflatex (issue 31).
+LATEX_SPECIALS.update(
+    {
+        "√": r"\ensuremath{\surd}",
+        "·": r"\ensuremath{\cdot}",
+        "∂": r"\ensuremath{\partial}",
+        "∇": r"\ensuremath{\nabla}",
+        "→": r"\ensuremath{\to}",
+        "↔": r"\ensuremath{\leftrightarrow}",
+        "≠": r"\ensuremath{\neq}",
+        "≈": r"\ensuremath{\approx}",
+        "∞": r"\ensuremath{\infty}",
+        "∓": r"\ensuremath{\mp}",
+        "∈": r"\ensuremath{\in}",
+        "∪": r"\ensuremath{\cup}",
+        "ℓ": r"\ensuremath{\ell}",
+        "µ": r"\ensuremath{\mu}",
+        "‡": r"\ensuremath{^\ddagger}",
+        "½": r"\ensuremath{\tfrac{1}{2}}",
+        "§": r"\S{}",
+        "š": r"\v{s}",
+        "Š": r"\v{S}",
+        "Ĵ": r"\^{J}",
+        "ḡ": r"\ensuremath{\bar{g}}",
+    }
+)
+LATEX_SPECIALS.update(
+    {
+        sup: f"\\ensuremath{{^{{{c}}}}}"
+        for sup, c in zip("⁰¹³⁴⁵⁶⁷⁸⁹⁺⁻ᵀ", "013456789+-T", strict=True)
+    }
+)
+LATEX_SPECIALS.update(
+    {
+        sub: f"\\ensuremath{{_{{{c}}}}}"
+        for sub, c in zip("₀₁₂₃₄₅₆₇₈₉₋ᵢⱼₛ", "0123456789-ijs", strict=True)
+    }
+)
+#: Combining accents (after their letter) and the maths accent that sets them.
+LATEX_ACCENTS = {"\u0302": "hat", "\u0303": "tilde", "\u0304": "bar"}
+_ACCENTED = re.compile("(.)([" + "".join(LATEX_ACCENTS) + "])", re.DOTALL)
 # What pdflatex's default utf8 input encoding typesets in a plain article
 # (OT1 fonts): ASCII, the accented Latin-1 letters, quotes and dashes.
 _PDFLATEX_SAFE = set(map(chr, range(32, 127))) | set(
@@ -362,7 +413,9 @@ def pdflatex_unsafe(text):
         {
             ch
             for ch in str(text)
-            if ch not in _PDFLATEX_SAFE and ch not in LATEX_SPECIALS
+            if ch not in _PDFLATEX_SAFE
+            and ch not in LATEX_SPECIALS
+            and ch not in LATEX_ACCENTS
         }
     )
 
@@ -393,7 +446,20 @@ def latex_escape(text, unicode="keep"):
         raise ValueError(f"`unicode` must be 'keep' or 'ascii'; got {unicode!r}.")
     text = str(text)
     if unicode == "ascii":
-        text = "".join(map(_ascii, text))
+        text = "".join(ch if ch in LATEX_ACCENTS else _ascii(ch) for ch in text)
+    if _ACCENTED.search(text):  # x̄ -> \ensuremath{\bar{x}}
+        parts, last = [], 0
+        for match in _ACCENTED.finditer(text):
+            parts.append(_escape_chars(text[last : match.start()]))
+            base = _escape_chars(match.group(1))
+            parts.append(f"\\ensuremath{{\\{LATEX_ACCENTS[match.group(2)]}{{{base}}}}}")
+            last = match.end()
+        parts.append(_escape_chars(text[last:]))
+        return "".join(parts)
+    return _escape_chars(text)
+
+
+def _escape_chars(text):
     return "".join(LATEX_SPECIALS.get(ch, ch) for ch in text)
 
 
@@ -405,6 +471,12 @@ _SYMBOLS = [
     (r"\bF_(\d+(?:\.\d+)?)\b", "$F_{{{}}}$", "F<sub>{}</sub>"),
     (r"\bF_(?:β|beta)\b", r"$F_\beta$", "F<sub>β</sub>"),
     (r"2\^\(1 ?[-−] ?M\)", "$2^{{1-M}}$", "2<sup>1−M</sup>"),
+    # √(A(A+1)/(6M)): a square root over a plain formula (one level of brackets)
+    (
+        r"√\(([A-Za-z0-9+*/. -]*(?:\([A-Za-z0-9+*/. -]*\)[A-Za-z0-9+*/. -]*)*)\)",
+        r"$\sqrt{{{}}}$",
+        "√({})",
+    ),
     (r"\bchi2\b|χ²", r"$\chi^2$", "χ²"),
     (r"\bI2\b|I²", "$I^2$", "I²"),
     (r"\btau2\b|τ²", r"$\tau^2$", "τ²"),
@@ -416,7 +488,7 @@ _SYMBOLS = [
 _SYMBOL_RE = re.compile("|".join(f"(?:{p})" for p, _, _ in _SYMBOLS))
 # In notes, which quote names and inputs, only the unmistakable symbols.
 _NOTE_SYMBOLS = [
-    *_SYMBOLS[:3],
+    *_SYMBOLS[:4],
     ("χ²", r"$\chi^2$", "χ²"),
     ("I²", "$I^2$", "I²"),
     ("τ²", r"$\tau^2$", "τ²"),
