@@ -361,8 +361,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         """Per pair of algorithms, tests of the difference over data sets.
 
         Built by :func:`fmtest.across.pooling.across_datasets_table`; the leading
-        test across data sets is the random-effects HKSJ t-test (``pvalue_re``,
-        adjusted over the pairs in ``pvalue_re_adjusted``).
+        test across data sets is the random-effects HKSJ t-test, its scale
+        floored at 1 by default (``pvalue_re``, adjusted over the pairs in
+        ``pvalue_re_adjusted``).
 
         Returns
         -------
@@ -387,7 +388,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             * random effects (``re_method`` τ², ``re_test`` reference):
               ``diff_re``, ``se_re``, ``statistic_re`` (t or z), ``df_re``
               (M − 1, or inf for z), ``pvalue_re``, ``ci_lower_re``,
-              ``ci_upper_re``, ``pvalue_re_adjusted`` (``multitest`` over the
+              ``ci_upper_re``, ``pvalue_re_hksj`` (the unfloored HKSJ t-test
+              with the same τ², whatever ``re_test``),
+              ``pvalue_re_adjusted`` (``multitest`` over the
               pairs), ``tau2``, ``i2`` (in [0, 1]), ``q`` (≥ 0), ``pvalue_q``;
             * Wilcoxon signed-rank of the differences: ``t_plus``,
               ``n_nonzero``, ``pvalue_exact``, ``z_normal``, ``pvalue_normal``,
@@ -402,6 +405,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
               and was clipped to it); ``hksj_q_below_1`` (with
               ``re_test="hksj"``: the HKSJ scale q < 1 made the random-effects
               interval narrower than the classical one);
+              ``hksj_floor_decides`` (with ``re_test="hksj-floor"``, the
+              default: the unfloored HKSJ test rejects at α where the
+              floored one does not; the summary notes both p-values);
               ``datasets_left_out`` (some data set has no difference of the
               pair, e.g. an algorithm did not run there; fewer than 2 left:
               NaN with the reason); ``variance_from_interval`` (the data sets
