@@ -16,7 +16,7 @@ from fmtest.across.cv_tests import (
 )
 from fmtest.across.estimand import repeat_metric
 from fmtest.across.pooling import combine_differences
-from fmtest.across.retraining import normal_power, projected_se, retraining_test
+from fmtest.across.retraining import projected_se, retraining_test, t_power
 from fmtest.datasets import load_example
 from fmtest.estimates.fmeasure import fbeta
 from fmtest.estimates.metrics import get_metric
@@ -156,7 +156,7 @@ def test_retraining_test_arrays_and_interval_inside_the_range():
     want = np.sqrt(0.0004 + 0.0009 * 0.27 / 0.45)
     assert projected_se(0.0004, 0.0009, 5, 50, 0.25) == pytest.approx(want)
     # power of a z test at effect = (z + 0.8416)·se is 80 %
-    assert normal_power(2.8016 * 0.01, 0.01) == pytest.approx(0.80, abs=1e-3)
+    assert t_power(2.8016 * 0.01, 0.01) == pytest.approx(0.80, abs=1e-3)
 
 
 def test_vectorised_fold_tests_equal_the_one_pair_functions():
