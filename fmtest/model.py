@@ -755,9 +755,9 @@ class FMeasureComparison(MetricComparison):
             independent unit). ``"algorithms"``: is learning algorithm A
             better than B at this training size (retraining variability
             included): the corrected repeated k-fold t-test around the pooled
-            difference (Dietterich's 5×2cv t on 5×2 designs;
-            ``algorithm_tests`` has the others); needs folds that the
-            algorithms share.
+            difference on every design (``algorithm_tests`` has the others,
+            Dietterich's 5×2cv t on 5×2 designs among them); needs folds
+            that the algorithms share.
             See ``docs/estimand.rst``.
         rope : float, default=0.0
             Region of practical equivalence of the Bayesian correlated

@@ -249,9 +249,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             ``ci_lower``, ``ci_upper`` (Wald of ``method``; for F-measures as
             chosen by ``ci_method``). With ``estimand="algorithms"`` (the
             default for data with folds), ``se`` is the standard
-            error of the lead test of :attr:`algorithm_tests` (delta +
-            retraining; on 5×2cv designs Dietterich's t, whose ``diff`` is the
-            first fold's difference), and ``ci_lower``, ``ci_upper`` and
+            error of the lead test of :attr:`algorithm_tests` (the corrected
+            repeated k-fold t around the pooled difference, on every
+            design), and ``ci_lower``, ``ci_upper`` and
             ``pvalue`` come from it; the delta and Wong columns still answer
             the models question. ``pvalue``, the p-value of the test that
             matches ``ci_lower``/``ci_upper`` (named in ``config["test"]``:
@@ -481,8 +481,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         """Tests of the algorithm estimand: is learning algorithm 1 better than 2?
 
         The lead test is the corrected repeated k-fold t around the pooled
-        difference (Dietterich's 5×2cv t on five repeats of 2-fold CV);
-        beside it the published fold-mean version, the delta + retraining t
+        difference, on every design (on five repeats of 2-fold CV
+        Dietterich's 5×2cv t and Alpaydin's F are beside it);
+        beside it also the published fold-mean version, the delta + retraining t
         and the Bayesian correlated t-test, with the region of practical
         equivalence ``rope`` of :meth:`fit`
         (:func:`fmtest.across.estimand.algorithm_pairwise`).
@@ -503,7 +504,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             ``df_corrected``, ``pvalue_corrected``, ``ci_lower_corrected``,
             ``ci_upper_corrected``, ``p_1_better``, ``p_rope``,
             ``p_2_better``, ``n_folds``, ``n_dropped``, ``reason``; on 5×2
-            designs also ``pvalue_5x2cv_t`` and ``pvalue_5x2cv_f``. The
+            designs also ``diff_5x2cv_numerator`` (Dietterich's numerator,
+            the first fold's difference, never the reported difference),
+            ``se_5x2cv``, ``pvalue_5x2cv_t`` and ``pvalue_5x2cv_f``. The
             ``p_*`` columns are the Bayesian test's posterior probabilities,
             not p-values. The former names ``p_corrected``, ``p_5x2cv_t`` and
             ``p_5x2cv_f`` still select their columns for one release, with a
