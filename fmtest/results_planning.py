@@ -192,18 +192,25 @@ class PlanningMixin:
             ``method="auto"``) and ``reason``.
 
             Under the algorithm estimand (the default for data with folds)
-            the answer is in cross-validation **repeats** instead
-            (:func:`fmtest.across.retraining.repeats_for_power`): columns
-            ``diff``, ``se``, ``power`` (now, normal approximation),
+            the answer is in cross-validation **repeats**, and in instances
+            where repeats cannot reach the power
+            (:func:`fmtest.across.retraining.repeats_for_power`,
+            :func:`fmtest.across.retraining.instances_for_power`): columns
+            ``diff``, ``se``, ``power`` (now, by the non-central t),
             ``n_repeats`` (as in :attr:`algorithm_tests`; the former name
             ``repeats_now`` answers for one release, with a
             ``FutureWarning``), ``repeats`` (the smallest number of repeats of
             the same cross-validation that reaches ``power`` at the observed
             difference; NaN where no number of repeats can, because repeats
-            reuse the instances), ``power_limit`` (with 1000 repeats) and
-            ``reason``. ``alternative``, ``margin`` and ``method`` apply to
-            the models question only. For the instances a comparison of
-            the fitted models needs, fit with ``estimand="models"``.
+            reuse the instances), ``power_limit`` (with 1000 repeats),
+            ``nobs`` (distinct instances now), ``sample_size`` (the distinct
+            instances at which the test reaches ``power`` with the same
+            repeats and folds, assuming the variance of the fold differences
+            falls as 1/n; ``docs/planning.rst``) and ``reason`` (with the
+            number of instances where repeats cannot reach the power).
+            ``alternative``, ``margin`` and ``method`` apply to the models
+            question only. For the instances a comparison of the fitted
+            models needs, fit with ``estimand="models"``.
         """
         # both routes check their options alike (issue 30, item 7)
         alpha = check_alpha(self.alpha if alpha is None else alpha)

@@ -210,7 +210,7 @@ def test_results_sample_size_answers_in_repeats_for_the_algorithm_estimand():
     assert unreachable.any()
     assert (plan.loc[unreachable, "power_limit"] < 0.8).all()
     # where repeats cannot, the instances that would, and the reason says how many
-    for key, row in plan[unreachable].iterrows():
+    for _, row in plan[unreachable].iterrows():
         assert f"about {int(row['sample_size'])} instances would" in row["reason"]
 
 
