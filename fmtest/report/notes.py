@@ -264,7 +264,8 @@ PAIR_FLAG_SENTENCES = {
         "The HKSJ scale q is below 1, so the random-effects interval is "
         "narrower than the classical one (with tau2 = 0, than the fixed "
         "effect's); with few data sets that makes the test liberal "
-        "(docs/choosing.rst); fit(re_test='hksj-floor') floors q at 1: "
+        "(docs/choosing.rst); the default, fit(re_test='hksj-floor'), floors "
+        "q at 1: "
     ),
 }
 
