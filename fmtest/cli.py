@@ -749,12 +749,12 @@ def _fit_options():
     )
     group.add_argument(
         "--re-test",
-        choices=["hksj", "hksj-floor", "z"],
-        default="hksj",
+        choices=["hksj-floor", "hksj", "z"],
+        default="hksj-floor",
         help="random-effects test across data sets: Hartung-Knapp-Sidik-Jonkman "
-        "t(M-1) (hksj, default), the same with its scale floored at 1 "
-        "(hksj-floor, holds its level better with few data sets) or the "
-        "classical z",
+        "t(M-1) with its scale floored at 1 (hksj-floor, default: holds its "
+        "level with few data sets of unequal sizes), the same unfloored (hksj; "
+        "its p is in the across-data-set table either way) or the classical z",
     )
     group.add_argument(
         "--ci-method",

@@ -190,7 +190,7 @@ class FitOptions:
         alpha=0.05,
         multitest="holm",
         re_method="dl",
-        re_test="hksj",
+        re_test="hksj-floor",
         estimand=None,
         rope=0.0,
         control=None,

@@ -290,9 +290,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             ``ci_lower``, ``ci_upper`` (Wald of ``method``; for F-measures as
             chosen by ``ci_method``). With ``estimand="algorithms"`` (the
             default for data with folds), ``se`` is the standard
-            error of the lead test of :attr:`algorithm_tests` (delta +
-            retraining; on 5×2cv designs Dietterich's t, whose ``diff`` is the
-            first fold's difference), and ``ci_lower``, ``ci_upper`` and
+            error of the lead test of :attr:`algorithm_tests` (the corrected
+            repeated k-fold t around the pooled difference, on every
+            design), and ``ci_lower``, ``ci_upper`` and
             ``pvalue`` come from it; the delta and Wong columns still answer
             the models question. ``pvalue``, the p-value of the test that
             matches ``ci_lower``/``ci_upper`` (named in ``config["test"]``:
@@ -441,8 +441,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         """Per pair of algorithms, tests of the difference over data sets.
 
         Built by :func:`fmtest.across.pooling.across_datasets_table`; the leading
-        test across data sets is the random-effects HKSJ t-test (``pvalue_re``,
-        adjusted over the pairs in ``pvalue_re_adjusted``).
+        test across data sets is the random-effects HKSJ t-test, its scale
+        floored at 1 by default (``pvalue_re``, adjusted over the pairs in
+        ``pvalue_re_adjusted``).
 
         Returns
         -------
@@ -467,7 +468,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             * random effects (``re_method`` τ², ``re_test`` reference):
               ``diff_re``, ``se_re``, ``statistic_re`` (t or z), ``df_re``
               (M − 1, or inf for z), ``pvalue_re``, ``ci_lower_re``,
-              ``ci_upper_re``, ``pvalue_re_adjusted`` (``multitest`` over the
+              ``ci_upper_re``, ``pvalue_re_hksj`` (the unfloored HKSJ t-test
+              with the same τ², whatever ``re_test``),
+              ``pvalue_re_adjusted`` (``multitest`` over the
               pairs), ``tau2``, ``i2`` (in [0, 1]), ``q`` (≥ 0), ``pvalue_q``;
             * Wilcoxon signed-rank of the differences: ``t_plus``,
               ``n_nonzero``, ``pvalue_exact``, ``z_normal``, ``pvalue_normal``,
@@ -482,6 +485,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
               and was clipped to it); ``hksj_q_below_1`` (with
               ``re_test="hksj"``: the HKSJ scale q < 1 made the random-effects
               interval narrower than the classical one);
+              ``hksj_floor_decides`` (with ``re_test="hksj-floor"``, the
+              default: the unfloored HKSJ test rejects at α where the
+              floored one does not; the summary notes both p-values);
               ``datasets_left_out`` (some data set has no difference of the
               pair, e.g. an algorithm did not run there; fewer than 2 left:
               NaN with the reason); ``variance_from_interval`` (the data sets
@@ -556,8 +562,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         """Tests of the algorithm estimand: is learning algorithm 1 better than 2?
 
         The lead test is the corrected repeated k-fold t around the pooled
-        difference (Dietterich's 5×2cv t on five repeats of 2-fold CV);
-        beside it the published fold-mean version, the delta + retraining t
+        difference, on every design (on five repeats of 2-fold CV
+        Dietterich's 5×2cv t and Alpaydin's F are beside it);
+        beside it also the published fold-mean version, the delta + retraining t
         and the Bayesian correlated t-test, with the region of practical
         equivalence ``rope`` of :meth:`fit`
         (:func:`fmtest.across.estimand.algorithm_pairwise`).
@@ -578,7 +585,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             ``df_corrected``, ``pvalue_corrected``, ``ci_lower_corrected``,
             ``ci_upper_corrected``, ``p_1_better``, ``p_rope``,
             ``p_2_better``, ``n_folds``, ``n_dropped``, ``reason``; on 5×2
-            designs also ``pvalue_5x2cv_t`` and ``pvalue_5x2cv_f``. The
+            designs also ``diff_5x2cv_numerator`` (Dietterich's numerator,
+            the first fold's difference, never the reported difference),
+            ``se_5x2cv``, ``pvalue_5x2cv_t`` and ``pvalue_5x2cv_f``. The
             ``p_*`` columns are the Bayesian test's posterior probabilities,
             not p-values. The former names ``p_corrected``, ``p_5x2cv_t`` and
             ``p_5x2cv_f`` still select their columns for one release, with a

@@ -14,8 +14,12 @@ import pandas as pd
 from fmtest.across.estimand import (
     fold_size_ratio,
 )
-from fmtest.across.retraining import normal_power, repeats_for_power
-from fmtest.options import check_alpha, renamed_columns
+from fmtest.across.retraining import (
+    instances_for_power,
+    repeats_for_power,
+    t_power,
+)
+from fmtest.options import check_alpha, check_random_state, renamed_columns
 from fmtest.report.pair_notes import REASON_IDENTICAL, pair_reasons
 from fmtest.within.power import pairwise_sample_size
 from fmtest.within.randomization import randomization_test
@@ -28,20 +32,28 @@ __all__ = ["SAMPLE_SIZE_RENAMED", "PlanningMixin"]
 SAMPLE_SIZE_RENAMED = {"repeats_now": "n_repeats"}  # old -> new (issue 28; one release)
 
 
-def _check_repeats_plan(power, alpha, alternative, margin, method):
-    """Refuse what the repeats route of ``sample_size`` does not plan for.
-
-    It plans the two-sided corrected t of the learning algorithms by the
-    normal approximation; the one-sided, margin and simulated routes plan the
-    paired test of the fitted models (``fit(estimand="models")``).
-    """
+def _check_power(power, alpha):
+    """``power`` as a float strictly between ``alpha`` and 1 (both routes)."""
     if isinstance(power, (bool, np.bool_)) or not isinstance(power, numbers.Real):
-        raise TypeError(f"`power` must be a number in (alpha, 1); got {power!r}.")
-    if not alpha < power < 1:
+        raise TypeError(
+            f"`power` must be a number in (alpha, 1); got {power!r} "
+            f"({type(power).__name__})."
+        )
+    if not alpha < power < 1:  # also refuses NaN
         raise ValueError(
             f"`power` must lie strictly between `alpha` ({alpha:g}) and 1; "
             f"got {power!r}."
         )
+    return float(power)
+
+
+def _check_repeats_plan(alternative, margin, method):
+    """Refuse what the repeats route of ``sample_size`` does not plan for.
+
+    It plans the two-sided corrected t of the learning algorithms (the
+    non-central t); the one-sided, margin and simulated routes plan the
+    paired test of the fitted models (``fit(estimand="models")``).
+    """
     asked = {
         "alternative": (alternative, "two-sided"),
         "margin": (margin, 0.0),
@@ -52,7 +64,7 @@ def _check_repeats_plan(power, alpha, alternative, margin, method):
         raise ValueError(
             f"sample_size({', '.join(other)}) plans the paired test of the fitted "
             "models; under the learning-algorithm question the plan is in "
-            "repeats of the two-sided corrected t (normal approximation). For the "
+            "repeats (and instances) of the two-sided corrected t. For the "
             'models question, fit with estimand="models".'
         )
 
@@ -67,37 +79,46 @@ class PlanningMixin:
         return comp.index, pairs
 
     def _repeats_needed(self, power, alpha):
-        """:meth:`sample_size` under the algorithm estimand: repeats, not instances.
+        """:meth:`sample_size` under the algorithm estimand: repeats, and instances.
 
         The corrected variance ``s²(1/J + n_test/n_train)`` projected to ``R``
-        repeats of the same k folds (``J = R·k``).
+        repeats of the same k folds (``J = R·k``), and to ``n`` instances with
+        the same repeats and folds (``s² ∝ 1/n``); the power by the
+        non-central t with ``J − 1`` degrees of freedom.
         """
         tests = self.algorithm_tests
         repeats = np.maximum(tests["n_repeats"].to_numpy(dtype=float), 1)
         folds = tests["n_folds"].to_numpy(dtype=float)
         per_data_set = len(tests) // len(self.counts.datasets)
         ratio = np.repeat(fold_size_ratio(self.counts, self.fold_values), per_data_set)
+        nobs = np.repeat(self.design.n_instances, per_data_set)
         diff = tests["diff"].to_numpy(dtype=float)
         se = tests["se"].to_numpy(dtype=float)
+        df = tests["df"].to_numpy(dtype=float)
         needed, limit = repeats_for_power(
             diff, 0.0, se**2, folds, folds / repeats, ratio, power=power, alpha=alpha
         )
-        reason = np.where(
-            np.isfinite(se) & np.isnan(needed),
-            "no number of repeats reaches the power: repeats reuse the instances; "
-            "more instances are needed",
-            tests["reason"].to_numpy(dtype=object),
-        )
+        instances = instances_for_power(diff, se, nobs, df, power=power, alpha=alpha)
+        reason = tests["reason"].to_numpy(dtype=object).copy()
+        short = np.isfinite(se) & np.isnan(needed) & np.isfinite(instances)
+        for i in np.flatnonzero(short):
+            reason[i] = (
+                "no number of repeats reaches the power (repeats reuse the "
+                f"instances); about {int(instances[i])} instances would, with "
+                "these repeats and folds (sample_size)"
+            )
+        zero = np.isfinite(se) & (diff == 0)
+        reason[zero] = "the observed difference is 0: no n gives power above alpha"
         frame = pd.DataFrame(
             {
                 "diff": diff,
                 "se": se,
-                "power": normal_power(
-                    diff, se, alpha, tests["df"].to_numpy(dtype=float)
-                ),
+                "power": t_power(diff, se, alpha, df),
                 "n_repeats": repeats,
                 "repeats": needed,
                 "power_limit": limit,
+                "nobs": nobs,
+                "sample_size": instances,
                 "reason": reason,
             },
             index=tests.index,
@@ -171,25 +192,34 @@ class PlanningMixin:
             ``method="auto"``) and ``reason``.
 
             Under the algorithm estimand (the default for data with folds)
-            the answer is in cross-validation **repeats** instead
-            (:func:`fmtest.across.retraining.repeats_for_power`): columns
-            ``diff``, ``se``, ``power`` (now, normal approximation),
+            the answer is in cross-validation **repeats**, and in instances
+            where repeats cannot reach the power
+            (:func:`fmtest.across.retraining.repeats_for_power`,
+            :func:`fmtest.across.retraining.instances_for_power`): columns
+            ``diff``, ``se``, ``power`` (now, by the non-central t),
             ``n_repeats`` (as in :attr:`algorithm_tests`; the former name
             ``repeats_now`` answers for one release, with a
             ``FutureWarning``), ``repeats`` (the smallest number of repeats of
             the same cross-validation that reaches ``power`` at the observed
             difference; NaN where no number of repeats can, because repeats
-            reuse the instances), ``power_limit`` (with 1000 repeats) and
-            ``reason``. ``alternative``, ``margin`` and ``method`` apply to
-            the models question only. For the instances a comparison of
-            the fitted models needs, fit with ``estimand="models"``.
+            reuse the instances), ``power_limit`` (with 1000 repeats),
+            ``nobs`` (distinct instances now), ``sample_size`` (the distinct
+            instances at which the test reaches ``power`` with the same
+            repeats and folds, assuming the variance of the fold differences
+            falls as 1/n; ``docs/planning.rst``) and ``reason`` (with the
+            number of instances where repeats cannot reach the power).
+            ``alternative``, ``margin`` and ``method`` apply to the models
+            question only. For the instances a comparison of the fitted
+            models needs, fit with ``estimand="models"``.
         """
+        # both routes check their options alike (issue 30, item 7)
+        alpha = check_alpha(self.alpha if alpha is None else alpha)
+        power = _check_power(power, alpha)
+        random_state = check_random_state(random_state)
         if self.question.planning_unit == "repeats":
-            alpha = check_alpha(self.alpha if alpha is None else alpha)
-            _check_repeats_plan(power, alpha, alternative, margin, method)
+            _check_repeats_plan(alternative, margin, method)
             return self._repeats_needed(power, alpha)
         joint = self._paired_joint("The sample size of the paired test")
-        alpha = self.alpha if alpha is None else alpha
         comp = self.comparisons
         out = pairwise_sample_size(
             joint,

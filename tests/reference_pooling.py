@@ -35,19 +35,20 @@ def reference_mean(d, v, divisor):
     return {"se": se, "z": z, "pvalue": 2 * special.ndtr(-abs(z)), "reason": ""}
 
 
-def reference_pooling(d, v, *, re_method="dl", re_test="hksj", alpha=0.05):
+def reference_pooling(d, v, *, re_method="dl", re_test="hksj-floor", alpha=0.05):
     """Fixed and random effects of one pair by ``combine_effects``.
 
     τ² is 0 where Q ≤ M − 1 (DerSimonian & Laird's truncation, for both
     estimators), Q is clipped at 0 and I² to [0, 1]; HKSJ's scale is 0 for
     equal differences (no t-test); ``"hksj-floor"`` floors it at the
-    classical variance.
+    classical variance. ``pvalue_re_hksj`` is the unfloored HKSJ test
+    whatever ``re_test``.
     """
     d, v = np.asarray(d, float), np.asarray(v, float)
     m = d.size
     names = ("diff_fe", "se_fe", "z_fe", "pvalue_fe", "diff_re", "se_re")
     names += ("statistic_re", "df_re", "pvalue_re", "ci_lower_re", "ci_upper_re")
-    names += ("tau2", "i2", "q", "pvalue_q")
+    names += ("pvalue_re_hksj", "tau2", "i2", "q", "pvalue_q")
     if m < 2 or not (np.isfinite(d).all() and np.isfinite(v).all() and (v > 0).all()):
         why = (
             "needs at least 2 data sets"
@@ -97,6 +98,19 @@ def reference_pooling(d, v, *, re_method="dl", re_test="hksj", alpha=0.05):
         half = -special.stdtrit(out["df_re"], alpha / 2) * se
         low, high = out["diff_re"] - half, out["diff_re"] + half
     out |= {"se_re": se, "statistic_re": stat, "pvalue_re": p}
+    se_hksj = np.sqrt(fit.var_hksj_re)
+    out["pvalue_re_hksj"] = (
+        np.nan
+        if np.ptp(d) == 0 or se_hksj == 0
+        else 2 * special.stdtr(df, -abs(out["diff_re"] / se_hksj))
+    )
+    if re_test == "hksj":
+        out["pvalue_re_hksj"] = p
+    elif np.isnan(out["pvalue_re_hksj"]):
+        out["reason_re"] = (
+            "pvalue_re_hksj: the differences are all equal, so the unfloored "
+            "HKSJ variance is 0 and that t-test does not exist"
+        )
     return out | {"ci_lower_re": low, "ci_upper_re": high}
 
 

@@ -9,6 +9,7 @@ from statsmodels.stats.multitest import multipletests
 
 from fmtest import FMeasureComparison
 from fmtest.datasets import load_example
+from tests.test_pooling import dersimonian_laird
 
 FORMULA = "correct ~ algorithm + dataset"
 
@@ -82,15 +83,19 @@ def test_across_pairs_are_holm_adjusted(res):
     )
 
 
-def test_high_i2_and_wilcoxon_floor_are_flagged(res):
+def test_high_i2_and_wilcoxon_floor_are_flagged(example_model, res):
     """The review's case: knn1 vs nbc, I² 0.994, FE-type p tiny, RE p large."""
     row = res.across_datasets.loc[("knn1", "nbc")]
     assert row["i2"] == pytest.approx(0.994, abs=5e-4)
     assert row["pvalue_delta"] == pytest.approx(7.1e-4, rel=0.01)  # unweighted mean
     assert row["pvalue_re"] > 0.5
     # DL's tau2 leaves HKSJ's scale q below 1 here (checked against the
-    # per-pair route in test_pooling_arrays)
-    assert row["flags"].split(", ") == [
+    # per-pair route in test_pooling_arrays): the default floors it, the
+    # unfloored test is flagged
+    assert row["flags"].split(", ") == ["high_i2", "wilcoxon_exact_floor"]
+    assert row["pvalue_re_hksj"] < row["pvalue_re"]
+    unfloored = example_model.fit(estimand="models", re_test="hksj")
+    assert unfloored.across_datasets.loc[("knn1", "nbc"), "flags"].split(", ") == [
         "high_i2",
         "wilcoxon_exact_floor",
         "hksj_q_below_1",
@@ -120,7 +125,7 @@ def test_re_test_z_is_dersimonian_laird(example_model, res):
         example_model.fit(estimand="models", re_test="knha")
 
 
-def equal_differences_fit():
+def equal_differences_fit(**options):
     """The same counts of two algorithms in three data sets, fitted."""
     counts = pd.DataFrame(
         {
@@ -132,7 +137,7 @@ def equal_differences_fit():
         }
     )
     return FMeasureComparison.from_counts(counts, dataset="dataset").fit(
-        estimand="models"
+        estimand="models", **options
     )
 
 
@@ -142,7 +147,11 @@ def test_equal_differences_show_i2_zero():
     row = equal_differences_fit().across_datasets.iloc[0]
     assert row["q"] == 0 and row["i2"] == 0 and row["tau2"] == 0
     assert row["diff_fe"] == pytest.approx(row["diff_mean"], rel=1e-12)
-    assert "HKSJ variance is 0" in row["reason"] and np.isnan(row["pvalue_re"])
+    # the default floored HKSJ test exists (scale 1: the fixed effect's SE);
+    # the unfloored one (scale 0) does not, and the reason says so
+    assert row["se_re"] == pytest.approx(row["se_fe"], rel=1e-12)
+    assert np.isfinite(row["pvalue_re"]) and np.isnan(row["pvalue_re_hksj"])
+    assert "unfloored HKSJ variance is 0" in row["reason"]
     assert "e+" not in str(res)
 
 
@@ -205,3 +214,52 @@ def test_identical_predictions_are_not_pooled_and_not_counted(degenerate):
 
 def test_recall_weight_at_tp_zero_in_the_table(degenerate):
     assert degenerate.fmeasures.loc[("d0", "weak"), "recall_weight"] == 0.5
+
+
+def test_the_unfloored_test_rejecting_alone_is_flagged_and_noted():
+    """Issue 30, item 1: the default floors the HKSJ scale at 1; four data
+    sets whose differences agree better than their SEs suggest (Cochran's
+    Q = 0.32, HKSJ scale q = Q/3 = 0.11)
+    reject with the unfloored test (p = 0.0029) but not with the default
+    (p = 0.060). Both p-values by hand (τ² = 0: the fixed-effect weights);
+    the flag and the note give both, the conclusion reads the default."""
+    rows = []
+    for ds, (tp_a, tp_b, pos) in {
+        "x": (60, 52, 80),
+        "y": (130, 117, 170),
+        "z": (33, 27, 45),
+        "w": (300, 272, 400),
+    }.items():
+        for alg, tp in (("a", tp_a), ("b", tp_b)):
+            rows.append(
+                {"dataset": ds, "algorithm": alg, "tp": tp, "fn": pos - tp, "fp": 15}
+            )
+    res = FMeasureComparison.from_counts(pd.DataFrame(rows), dataset="dataset").fit(
+        estimand="models"
+    )
+    pair = res.pairwise.xs(("a", "b"), level=("algorithm_1", "algorithm_2"))
+    d, v = pair["diff"].to_numpy(), (pair["se_delta"] ** 2).to_numpy()
+    tau2, _ = dersimonian_laird(d, v)
+    assert tau2 == 0
+    w = 1 / v
+    mu = (w * d).sum() / w.sum()
+    q = (w * (d - mu) ** 2).sum() / 3
+    floored = 2 * stats.t.sf(abs(mu) * np.sqrt(w.sum()), 3)  # max(q, 1) = 1
+    unfloored = 2 * stats.t.sf(abs(mu) / np.sqrt(q / w.sum()), 3)
+    row = res.across_datasets.loc[("a", "b")]
+    assert q == pytest.approx(row["q"] / 3, rel=1e-10)
+    assert row["q"] == pytest.approx(0.32, abs=0.005)
+    assert row["pvalue_re"] == pytest.approx(floored, rel=1e-10)
+    assert row["pvalue_re_hksj"] == pytest.approx(unfloored, rel=1e-10)
+    assert unfloored < 0.05 < floored
+    assert "hksj_floor_decides" in row["flags"].split(", ")
+    (note,) = [n for n in res.notes if n.startswith("The unfloored HKSJ test")]
+    assert note.endswith("a vs b (p RE 0.06, unfloored 0.0029).")
+    (line,) = [c for c in res.summary().conclusions if c.startswith("across")]
+    assert line.endswith("p = 0.06 (adj. 0.06): no evidence of a difference")
+    # unfloored, nothing to flag: the old default rejects
+    old = FMeasureComparison.from_counts(pd.DataFrame(rows), dataset="dataset").fit(
+        estimand="models", re_test="hksj"
+    )
+    assert old.across_datasets.loc[("a", "b"), "pvalue_re"] == row["pvalue_re_hksj"]
+    assert "hksj_floor_decides" not in old.across_datasets.loc[("a", "b"), "flags"]

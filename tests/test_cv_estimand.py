@@ -15,7 +15,8 @@ from fmtest.across.cv_tests import (
     paired_ttest_5x2cv,
 )
 from fmtest.across.estimand import repeat_metric
-from fmtest.across.retraining import normal_power, projected_se, retraining_test
+from fmtest.across.pooling import combine_differences
+from fmtest.across.retraining import projected_se, retraining_test, t_power
 from fmtest.datasets import load_example
 from fmtest.estimates.fmeasure import fbeta
 from fmtest.estimates.metrics import get_metric
@@ -155,7 +156,7 @@ def test_retraining_test_arrays_and_interval_inside_the_range():
     want = np.sqrt(0.0004 + 0.0009 * 0.27 / 0.45)
     assert projected_se(0.0004, 0.0009, 5, 50, 0.25) == pytest.approx(want)
     # power of a z test at effect = (z + 0.8416)·se is 80 %
-    assert normal_power(2.8016 * 0.01, 0.01) == pytest.approx(0.80, abs=1e-3)
+    assert t_power(2.8016 * 0.01, 0.01) == pytest.approx(0.80, abs=1e-3)
 
 
 def test_vectorised_fold_tests_equal_the_one_pair_functions():
@@ -183,19 +184,96 @@ def test_an_empty_rope_has_probability_zero_and_bad_ropes_are_refused():
             fit(repeated_cv(), rope=bad)
 
 
-def test_five_by_two_designs_lead_with_dietterichs_t():
+def test_five_by_two_designs_report_the_pooled_difference():
+    """Issue 30, item 4: on 5 × 2 designs the difference is the pooled
+    F̂_a − F̂_b with the corrected t around it (as on every design), and
+    Dietterich's 5×2cv t is beside it with its numerator named; before, the
+    difference and its interval were his d₁₁ (the first fold's)."""
     df = repeated_cv(repeats=5)
     df["fold"] = df["fold"] % 2
     res = fit(df)
-    assert res.config["test"] == "5x2cv paired t"
+    assert res.config["test"] == "corrected repeated k-fold t"
     fold = f1_by(df, ["repeat", "fold", "algorithm"]).unstack()
     sa = fold["alg0"].to_numpy().reshape(5, 2)
     sb = fold["alg2"].to_numpy().reshape(5, 2)
     expected = paired_ttest_5x2cv(sa, sb)
     row = res.algorithm_tests.loc[("all", "alg0", "alg2")]
-    assert row["diff"] == pytest.approx(expected.estimate, rel=1e-12)
-    assert row["pvalue"] == pytest.approx(expected.pvalue, rel=1e-9)
-    assert row["pvalue_5x2cv_t"] == row["pvalue"]
+    pooled = f1_by(df, ["algorithm"])
+    assert row["diff"] == pytest.approx(pooled["alg0"] - pooled["alg2"], rel=1e-12)
+    assert row["diff_5x2cv_numerator"] == pytest.approx(expected.estimate, rel=1e-12)
+    assert row["pvalue_5x2cv_t"] == pytest.approx(expected.pvalue, rel=1e-9)
+    assert row["pvalue"] != row["pvalue_5x2cv_t"]
+
+
+def five_by_two_counts():
+    """Three data sets, five repeats of 2-fold CV, from counts. In every data
+    set algorithm a wins the first fold of the first repeat and loses the
+    nine others: d₁₁ > 0 while the pooled a − b < 0 (the review's case)."""
+    rows = []
+    for d, (ds, step) in enumerate((("d1", 0), ("d2", 2), ("d3", 4))):
+        for r in range(5):
+            for k in range(2):
+                first = r == 0 and k == 0
+                tp_a = 42 if first else 30 + (r + k + d) % 4
+                tp_b = 28 if first else 36 + step - (r * k) % 3
+                for alg, tp in (("a", tp_a), ("b", tp_b)):
+                    rows.append(
+                        {"dataset": ds, "algorithm": alg, "repeat": r, "fold": k,
+                         "tp": tp, "fn": 50 - tp, "fp": 10 + k, "tn": 140 - k}
+                    )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_five_by_two_pools_the_pooled_difference_not_the_first_fold():
+    """Issue 30, item 4 (regression): every table, the conclusions and the
+    pooling across data sets use the pooled F̂_a − F̂_b, computed here by
+    hand, with the corrected t around it; Dietterich's numerator d₁₁, of the
+    opposite sign here, is named ``diff_5x2cv_numerator``. Before, ``diff``
+    was d₁₁ (positive) and the pooled a − b across data sets had the wrong
+    sign."""
+    counts = five_by_two_counts()
+    res = FMeasureComparison.from_counts(
+        counts, dataset="dataset", fold="fold", repeat="repeat"
+    ).fit()
+    assert res.design.five_by_two
+    diffs, variances = [], []
+    for ds, g in counts.groupby("dataset"):
+        by_alg = g.groupby("algorithm")[["tp", "fn", "fp"]].sum()
+        f = 2 * by_alg["tp"] / (2 * by_alg["tp"] + by_alg["fn"] + by_alg["fp"])
+        pooled = f["a"] - f["b"]
+        g = g.assign(f=2 * g["tp"] / (2 * g["tp"] + g["fn"] + g["fp"]))
+        fold = g.pivot_table(index=["repeat", "fold"], columns="algorithm", values="f")
+        d = (fold["a"] - fold["b"]).to_numpy()  # 10 fold differences
+        se = np.sqrt(d.var(ddof=1) * (1 / 10 + 1.0))  # n_test/n_train = 1
+        row = res.algorithm_tests.loc[(ds, "a", "b")]
+        assert pooled < 0 < d[0]  # the case: d₁₁ has the other sign
+        assert row["diff"] == pytest.approx(pooled, rel=1e-12)
+        assert res.pairwise.loc[(ds, "a", "b"), "diff"] == row["diff"]
+        assert row["se"] == pytest.approx(se, rel=1e-12)
+        assert row["df"] == 9
+        half = stats.t.isf(0.025, 9) * se
+        assert (row["ci_lower"], row["ci_upper"]) == pytest.approx(
+            (pooled - half, pooled + half), rel=1e-10
+        )
+        assert row["pvalue"] == pytest.approx(
+            2 * stats.t.sf(abs(pooled) / se, 9), rel=1e-10
+        )
+        dietterich = paired_ttest_5x2cv(
+            fold["a"].to_numpy().reshape(5, 2), fold["b"].to_numpy().reshape(5, 2)
+        )
+        assert row["diff_5x2cv_numerator"] == pytest.approx(d[0], rel=1e-12)
+        assert row["pvalue_5x2cv_t"] == pytest.approx(dietterich.pvalue, rel=1e-10)
+        diffs.append(pooled)
+        variances.append(se**2)
+    # across data sets: the pooled differences with the corrected variances
+    across = res.across_datasets.loc[("a", "b")]
+    assert across["diff_mean"] == pytest.approx(np.mean(diffs), rel=1e-12)
+    by_hand = combine_differences(diffs, variances).random
+    assert across["diff_re"] == pytest.approx(by_hand.estimate, rel=1e-10)
+    assert across["diff_re"] < 0
+    assert across["pvalue_re"] == pytest.approx(by_hand.pvalue, rel=1e-10)
+    line = next(c for c in res.summary().conclusions if c.startswith("d1:"))
+    assert line.startswith(f"d1: a − b = {diffs[0]:.3f} [")
 
 
 def test_algorithm_intervals_of_each_f():

@@ -348,7 +348,7 @@ def test_notes_and_summary_name_the_data_sets_left_out(four):
     assert note in res.notes
     text = " ".join(res.summary().as_text().split())
     assert note in text
-    assert "across 3 data sets (random effects, HKSJ t(2)): a − c" in text
+    assert "across 3 data sets (random effects, HKSJ, q >= 1, t(2)): a − c" in text
     assert "M: data sets pooled (where both algorithms have a difference)" in text
 
 

@@ -156,17 +156,26 @@ def test_across_datasets_tests(res):
     assert row["pvalue_fe"] == pytest.approx(
         2 * stats.norm.sf(abs(row["diff_fe"]) / row["se_fe"]), rel=1e-9
     )
-    # random effects: statsmodels combine_effects on the same inputs, HKSJ t(M-1)
+    # random effects: statsmodels combine_effects on the same inputs, HKSJ
+    # t(M-1) with its scale floored at 1 (the default): the larger of the
+    # HKSJ and the classical variance
     ce = combine_effects(d, v, method_re="chi2")
     assert ce.tau2 > 0
     assert row["diff_re"] == pytest.approx(ce.mean_effect_re, rel=1e-12)
-    assert row["se_re"] == pytest.approx(np.sqrt(ce.var_hksj_re), rel=1e-12)
+    se = np.sqrt(max(ce.var_hksj_re, ce.var_eff_w_re))
+    assert ce.var_hksj_re < ce.var_eff_w_re  # the floor binds for this pair
+    assert row["se_re"] == pytest.approx(se, rel=1e-12)
     assert row["df_re"] == m - 1
     assert row["pvalue_re"] == pytest.approx(
-        2 * stats.t.sf(abs(row["diff_re"]) / row["se_re"], m - 1), rel=1e-9
+        2 * stats.t.sf(abs(row["diff_re"]) / se, m - 1), rel=1e-9
     )
+    half = stats.t.isf(0.025, m - 1) * se
     assert (row["ci_lower_re"], row["ci_upper_re"]) == pytest.approx(
-        tuple(ce.conf_int(alpha=0.05, use_t=True)[3]), rel=1e-12
+        (row["diff_re"] - half, row["diff_re"] + half), rel=1e-12
+    )
+    # the unfloored HKSJ test beside it
+    assert row["pvalue_re_hksj"] == pytest.approx(
+        2 * stats.t.sf(abs(row["diff_re"]) / np.sqrt(ce.var_hksj_re), m - 1), rel=1e-9
     )
     assert row["tau2"] == pytest.approx(ce.tau2, rel=1e-12)
     assert row["i2"] == pytest.approx(ce.i2, rel=1e-12)

@@ -338,10 +338,16 @@ def test_across_datasets_pools_the_pairwise_differences(fitted):
             assert row["tau2"] == pytest.approx(dl.tau2, rel=1e-8)
             assert row["diff_re"] == pytest.approx(dl.mean_effect_re, rel=1e-10)
             hksj = np.sqrt(dl.var_hksj_re)
+            classical = dl.sd_eff_w_re
         else:
             assert row["tau2"] == 0 and row["diff_re"] == pytest.approx(row["diff_fe"])
             hksj = np.sqrt(fixed.var_hksj_fe)
-        t = row["diff_re"] / hksj
+            classical = fixed.sd_eff_w_fe
+        t = row["diff_re"] / hksj  # unfloored HKSJ, reported beside the default
+        assert row["pvalue_re_hksj"] == pytest.approx(
+            2 * stats.t.sf(abs(t), 2), rel=1e-8
+        )
+        t = row["diff_re"] / max(hksj, classical)  # the default: q floored at 1
         assert row["pvalue_re"] == pytest.approx(2 * stats.t.sf(abs(t), 2), rel=1e-8)
 
 

@@ -49,7 +49,7 @@ def test_hksj_by_hand():
     q = (w * (D - mu) ** 2).sum() / (D.size - 1)
     se = np.sqrt(q / w.sum())
     t = mu / se
-    res = random_effects_test(D, V)
+    res = random_effects_test(D, V, test="hksj")
     assert (res.test, res.df) == ("hksj", 4.0)
     assert res.tau2 == pytest.approx(tau2, rel=1e-12)
     assert res.q == pytest.approx(q_cochran, rel=1e-12)
@@ -95,11 +95,19 @@ def test_homogeneous_differences_truncate_tau2():
     w = 1 / v
     mu = (w * d).sum() / w.sum()
     for method in ("dl", "pm"):
-        res = random_effects_test(d, v, method=method)
+        res = random_effects_test(d, v, method=method, test="hksj")
         assert res.tau2 == 0 and res.i2 == 0
         assert res.estimate == pytest.approx(mu, rel=1e-13)
         scale = (w * (d - mu) ** 2).sum() / 3
+        assert scale < 1
         assert res.std_error == pytest.approx(np.sqrt(scale / w.sum()), rel=1e-12)
+        # the default floors the scale at 1: the fixed effect's SE, t(3)
+        floored = random_effects_test(d, v, method=method)
+        assert floored.std_error == pytest.approx(1 / np.sqrt(w.sum()), rel=1e-13)
+        assert floored.pvalue == pytest.approx(
+            2 * stats.t.sf(mu * np.sqrt(w.sum()), 3), rel=1e-12
+        )
+        assert floored.pvalue_hksj == res.pvalue
         z = random_effects_test(d, v, method=method, test="z")
         assert z.std_error == pytest.approx(1 / np.sqrt(w.sum()), rel=1e-13)
 
@@ -111,19 +119,31 @@ def test_equal_differences_clip_q_and_i2():
     v = np.array([0.001, 0.003, 0.002, 0.004, 0.0025])
     raw = combine_effects(d, v, method_re="iterated", maxiter=0)
     assert raw.q < 0 and raw.i2 > 1e15
-    res = combine_differences(d, v)
+    res = combine_differences(d, v, re_test="hksj")
     assert res.random.q == 0 and res.random.i2 == 0 and res.random.tau2 == 0
     assert res.random.q_pvalue == 1
     assert res.fixed.estimate == pytest.approx(0.1, rel=1e-13)
     # HKSJ's scale is 0: no t-test, said so, and no zero-width interval
     assert np.isnan(res.random.pvalue) and np.isnan(res.random.ci_lower)
     assert "HKSJ variance is 0" in res.random.reason
+    # floored (the default), the scale is 1: the fixed effect's SE with t(4);
+    # the unfloored p beside it is NaN, and the reason says why
+    floored = combine_differences(d, v).random
+    w = 1 / v
+    assert floored.std_error == pytest.approx(w.sum() ** -0.5, rel=1e-13)
+    assert floored.pvalue == pytest.approx(
+        2 * stats.t.sf(0.1 * np.sqrt(w.sum()), 4), rel=1e-12
+    )
+    assert np.isnan(floored.pvalue_hksj)
+    assert floored.reason.startswith("pvalue_re_hksj: the differences are all equal")
     z = random_effects_test(d, v, test="z")
-    assert z.reason == "" and z.pvalue < 1e-6
+    assert z.reason.startswith("pvalue_re_hksj: ") and z.pvalue < 1e-6
     # equal differences whose estimate comes out 1 ulp off: no t = 1e16
     rng = np.random.default_rng(0)
     for _ in range(50):
-        same = combine_differences(np.full(5, rng.random()), rng.random(5) + 0.01)
+        same = combine_differences(
+            np.full(5, rng.random()), rng.random(5) + 0.01, re_test="hksj"
+        )
         assert np.isnan(same.random.pvalue) and same.random.std_error == 0
     # all differences exactly 0: Q = 0 exactly (statsmodels divides by it)
     zero = combine_differences(np.zeros(4), v[:4])
@@ -133,17 +153,20 @@ def test_equal_differences_clip_q_and_i2():
 def test_hksj_holds_its_size_with_five_data_sets():
     """M = 5, τ² = 0.003, known unequal variances, 800 replicates (seed 2024):
     HKSJ rejects near 5 % (Monte Carlo SE 0.8 points), the DerSimonian–Laird
-    z-test about 12 %, the over-rejection the review measured."""
+    z-test about 12 %, the over-rejection the review measured; the floored
+    HKSJ test (the default) never more often than the unfloored one."""
     rng = np.random.default_rng(2024)
     v = np.array([0.0004, 0.0008, 0.0012, 0.0016, 0.002])
     n_sim = 800
-    rejected = {"hksj": 0, "z": 0}
+    rejected = {"hksj": 0, "z": 0, "hksj-floor": 0}
     for _ in range(n_sim):
         d = rng.normal(0.0, np.sqrt(v + 0.003))
         for test in rejected:
             rejected[test] += random_effects_test(d, v, test=test).pvalue < 0.05
     assert abs(rejected["hksj"] / n_sim - 0.05) < 0.022
     assert rejected["z"] / n_sim > 0.09
+    assert rejected["hksj-floor"] <= rejected["hksj"]
+    assert abs(rejected["hksj-floor"] / n_sim - 0.05) < 0.022
 
 
 def test_pooling_needs_two_data_sets_and_variances():
@@ -199,7 +222,20 @@ def test_hksj_floor_is_the_hand_formula_and_the_per_pair_route():
     table = across_datasets_table(
         d, v, v, index=index, datasets=range(m), re_test="hksj-floor"
     )
-    plain = across_datasets_table(d, v, v, index=index, datasets=range(m))
+    plain = across_datasets_table(
+        d, v, v, index=index, datasets=range(m), re_test="hksj"
+    )
+    # the default is the floored test; the unfloored p is beside it, and
+    # the pairs where they fall on either side of 0.05 are flagged
+    default = across_datasets_table(d, v, v, index=index, datasets=range(m))
+    pd.testing.assert_frame_equal(default, table)
+    np.testing.assert_array_equal(table["pvalue_re_hksj"], plain["pvalue_re"])
+    decides = (table["pvalue_re"] < 0.05) != (plain["pvalue_re"] < 0.05)
+    assert decides.any()
+    np.testing.assert_array_equal(
+        table["flags"].str.contains("hksj_floor_decides"), decides
+    )
+    assert not plain["flags"].str.contains("hksj_floor_decides").any()
     w = 1.0 / (v + table["tau2"].to_numpy())
     mu = (w * d).sum(axis=0) / w.sum(axis=0)
     q = (w * (d - mu) ** 2).sum(axis=0) / (m - 1)

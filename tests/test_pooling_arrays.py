@@ -98,6 +98,15 @@ def _pair_row(d, var_delta, var_lead, var_wong, recovered, datasets, options):
         and row["se_re"] ** 2 < classical * (1 - 1e-12)
     ):
         row["flags"].append("hksj_q_below_1")
+    # the floored and the unfloored HKSJ test on either side of alpha
+    alpha = options["alpha"]
+    if (
+        options["re_test"] == "hksj-floor"
+        and np.isfinite(row["pvalue_re"])
+        and np.isfinite(row["pvalue_re_hksj"])
+        and (row["pvalue_re"] < alpha) != (row["pvalue_re_hksj"] < alpha)
+    ):
+        row["flags"].append("hksj_floor_decides")
     same = (d == 0) & (var_lead == 0)
     if same.any():
         note = (
@@ -129,7 +138,7 @@ def per_pair_table(diff, var_delta, var_wong, *, index, datasets, **options):
         "interval": None,
         "alpha": 0.05,
         "re_method": "dl",
-        "re_test": "hksj",
+        "re_test": "hksj-floor",
         "multitest": "holm",
         "wong_divisor": "theorem",
         "with_wong": True,
@@ -218,7 +227,15 @@ def assert_same_table(fast, slow):
 
 @pytest.mark.parametrize("m", range(1, 13))
 @pytest.mark.parametrize(
-    ("re_method", "re_test"), [("dl", "hksj"), ("pm", "hksj"), ("dl", "z"), ("pm", "z")]
+    ("re_method", "re_test"),
+    [
+        ("dl", "hksj-floor"),
+        ("pm", "hksj-floor"),
+        ("dl", "hksj"),
+        ("pm", "hksj"),
+        ("dl", "z"),
+        ("pm", "z"),
+    ],
 )
 def test_array_table_equals_the_per_pair_table(m, re_method, re_test):
     rng = np.random.default_rng(1000 * m + len(re_method + re_test))
@@ -286,6 +303,7 @@ def test_array_table_equals_the_per_pair_table_beyond_exact_max(m):
     [
         {},
         {"re_method": "pm"},
+        {"re_test": "hksj"},
         {"re_test": "z", "alpha": 0.1, "multitest": "fdr_bh"},
         {"re_method": "pm", "re_test": "z"},
         {"wong": True, "method": "wong", "wong_divisor": "printed"},

@@ -184,7 +184,7 @@ def test_results_sample_size_per_pair(example_results):
 
 
 def test_results_sample_size_answers_in_repeats_for_the_algorithm_estimand():
-    from fmtest.across.retraining import normal_power
+    from fmtest.across.retraining import t_power
 
     res = FMeasureComparison.from_formula(
         "correct ~ algorithm + dataset", load_example()
@@ -202,13 +202,121 @@ def test_results_sample_size_answers_in_repeats_for_the_algorithm_estimand():
         r, ratio = row["repeats"], ratios[key[0]]
         s2 = tests.loc[key, "se"] ** 2 / (1 / 5 + ratio)
         var = (1 / (5 * r) + ratio) * s2
-        assert normal_power(row["diff"], np.sqrt(var), 0.05, 5 * r - 1) >= 0.8
+        assert t_power(row["diff"], np.sqrt(var), 0.05, 5 * r - 1) >= 0.8
         if r > 1:
             fewer = (1 / (5 * (r - 1)) + ratio) * s2
-            assert normal_power(row["diff"], np.sqrt(fewer), 0.05, 5 * r - 6) < 0.8
+            assert t_power(row["diff"], np.sqrt(fewer), 0.05, 5 * r - 6) < 0.8
     unreachable = plan["repeats"].isna() & plan["se"].notna()
+    assert unreachable.any()
     assert (plan.loc[unreachable, "power_limit"] < 0.8).all()
-    assert plan.loc[unreachable, "reason"].str.contains("more instances").all()
+    # where repeats cannot, the instances that would, and the reason says how many
+    for _, row in plan[unreachable].iterrows():
+        assert f"about {int(row['sample_size'])} instances would" in row["reason"]
+
+
+def nct_power(effect, se, df, alpha=0.05):
+    """Two-sided power of a t-test by scipy.stats.nct (the reference)."""
+    crit = stats.t.isf(alpha / 2, df)
+    nc = effect / se
+    return stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc)
+
+
+def test_t_power_is_the_noncentral_t():
+    """Issue 30, item 7: the power of the corrected t used a normal statistic
+    with Student's critical value: 0.091 at δ = 1.44, df = 4, where the
+    non-central t gives 0.201, and below α at δ = 0 (0.0064 at df = 1)."""
+    import warnings
+
+    from fmtest.across.retraining import normal_power, t_power
+
+    assert t_power(1.44, 1.0, df=4) == pytest.approx(nct_power(1.44, 1.0, 4), 1e-9)
+    assert t_power(1.44, 1.0, df=4) == pytest.approx(0.2006, abs=5e-5)
+    old = stats.norm.cdf(1.44 - stats.t.isf(0.025, 4))
+    assert old == pytest.approx(0.0907, abs=5e-5)  # the defect
+    for df in (1, 2, 4, 9, 49):
+        assert t_power(0.0, 0.02, 0.05, df) == pytest.approx(0.05, rel=1e-9)
+        for effect in (0.01, 0.05, 0.2):
+            assert t_power(effect, 0.03, 0.1, df) == pytest.approx(
+                nct_power(effect, 0.03, df, 0.1), rel=1e-8
+            )
+    assert t_power(0.056, 0.02) == pytest.approx(
+        stats.norm.cdf(2.8 - stats.norm.isf(0.025))
+        + stats.norm.cdf(-2.8 - stats.norm.isf(0.025)),
+        rel=1e-12,
+    )
+    assert np.isnan(t_power(0.1, 0.0, df=4)) and np.isnan(t_power(np.nan, 0.1))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert normal_power(1.44, 1.0, 0.05, 4) == t_power(1.44, 1.0, 0.05, 4)
+    assert any(issubclass(w.category, FutureWarning) for w in caught)
+
+
+def test_sample_size_in_instances_where_repeats_cannot_reach_the_power():
+    """Issue 30, item 7: under the algorithm question sample_size() gives the
+    distinct instances at which the corrected t (same repeats and folds,
+    s² ∝ 1/n) reaches the power; before, "more instances are needed"
+    without a number. Checked against scipy's non-central t."""
+    res = FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", load_example()
+    ).fit()
+    plan = res.sample_size(power=0.8)
+    n_now = dict(zip(res.counts.datasets, res.design.n_instances, strict=True))
+    checked = 0
+    for key, row in plan.dropna(subset=["sample_size"]).iterrows():
+        n, df = row["sample_size"], res.algorithm_tests.loc[key, "df"]
+        assert row["nobs"] == n_now[key[0]]
+        se_at = row["se"] * np.sqrt(row["nobs"] / n)
+        assert nct_power(abs(row["diff"]), se_at, df) >= 0.8 - 1e-9
+        if n > 1:
+            se_fewer = row["se"] * np.sqrt(row["nobs"] / (n - 1))
+            assert nct_power(abs(row["diff"]), se_fewer, df) < 0.8
+        checked += 1
+    assert checked >= 20
+    # reached now: fewer instances than the data set has would do
+    reached = plan["power"] >= 0.8
+    assert (plan.loc[reached, "sample_size"] <= plan.loc[reached, "nobs"]).all()
+    assert (plan.loc[~reached & plan["se"].notna(), "sample_size"] > 0).all()
+
+
+@pytest.mark.parametrize("estimand", ["models", "algorithms"])
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"power": "0.8"}, TypeError, "`power` must be a number"),
+        ({"power": True}, TypeError, "`power` must be a number"),
+        ({"power": 0.05}, ValueError, "`power` must lie strictly between"),
+        ({"alpha": 0.9}, ValueError, "`alpha` is the error rate"),
+        ({"random_state": "a"}, TypeError, "`random_state` must be None"),
+        ({"random_state": -1}, ValueError, "`random_state` must be >= 0"),
+    ],
+)
+def test_both_planning_routes_check_their_options_alike(
+    estimand, kwargs, error, message
+):
+    """Issue 30, item 7: before, the models route took power="0.8" and
+    passed random_state="a" to numpy (its TypeError), the algorithms route
+    ignored random_state."""
+    res = FMeasureComparison.from_formula(
+        "correct ~ algorithm + dataset", load_example()
+    ).fit(estimand=estimand)
+    with pytest.raises(error, match=message):
+        res.sample_size(**kwargs)
+
+
+def test_huge_or_bad_inputs_get_fmtest_errors():
+    """Issue 30, item 7: paired_power(n=2**63, method="simulation") raised
+    numpy's OverflowError and random_state="a" its TypeError."""
+    table = [[[900, 20], [15, 5]], [[10, 5], [10, 35]]]
+    with pytest.raises(ValueError, match="`n` must be at most 1e"):
+        paired_power(table, 2**63, method="simulation")
+    with pytest.raises(TypeError, match="`random_state` must be None"):
+        paired_power(table, 1000, random_state="a")  # checked, used or not
+    with pytest.raises(TypeError, match="`random_state` must be None"):
+        sample_size(table, random_state="a")
+    with pytest.raises(TypeError, match="`n` must hold numbers"):
+        paired_power(table, "many")
+    # the normal approximation has no such limit
+    assert paired_power(table, 2**63, method="normal") == pytest.approx(1.0)
 
 
 def test_quick_validation_run(tmp_path):

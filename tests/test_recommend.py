@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from fmtest import FMeasureComparison
@@ -162,7 +163,8 @@ def test_conclusions_name_the_recommended_test_and_no_other(res):
     assert len(lines) == len(across)
     for line, ((a, b), row) in zip(lines, across.iterrows(), strict=True):
         assert line.startswith(
-            f"across 5 data sets (random effects, HKSJ t(4)): {a} {MINUS} {b} = "
+            f"across 5 data sets (random effects, HKSJ, q >= 1, t(4)): "
+            f"{a} {MINUS} {b} = "
             f"{row['diff_re']:.3f} [{row['ci_lower_re']:.3f}, {row['ci_upper_re']:.3f}]"
         )
         assert f"(adj. {row['pvalue_recommended_adjusted']:.2g})" in line
@@ -206,8 +208,12 @@ def test_conclusions_follow_a_fallback(example):
 
 def test_test_names():
     assert recommended_test_name({"recommended": RANDOM_EFFECTS, "df_re": 9.0}) == (
-        "random effects, HKSJ t(9)"
+        "random effects, HKSJ, q >= 1, t(9)"
     )
+    unfloored = recommended_test_name(
+        {"recommended": RANDOM_EFFECTS, "df_re": 9.0}, "hksj"
+    )
+    assert unfloored == "random effects, HKSJ t(9)"
     assert recommended_test_name({"recommended": RANDOM_EFFECTS, "df_re": np.inf}) == (
         "random effects, z"
     )
@@ -234,27 +240,40 @@ def test_validation_script_quick(tmp_path):
     tables = across_recommend.run(reps=200, out=tmp_path, verbose=False)
     page = (DOCS / "choosing.rst").read_text(encoding="utf-8")
     names = re.findall(r"_static/across/([\w.]+)", page)
-    assert len(names) == 4
+    assert len(names) == 7
     for name in names:
         assert (tmp_path / name).is_file() and (
             DOCS / "_static" / "across" / name
         ).is_file()
     cells = tables["cells"]
-    # the recommended test is the random effects wherever they exist
+    # the recommended test is the random effects wherever they exist, the
+    # default floored HKSJ test, which equals the hand computation
     rec = cells[cells["test"] == "recommended"].reset_index(drop=True)
-    re_ = cells[cells["test"] == "RE (HKSJ)"].reset_index(drop=True)
+    re_ = cells[cells["test"] == across_recommend.DEFAULT].reset_index(drop=True)
     np.testing.assert_array_equal(rec["rate"], re_["rate"])
+    assert (cells["floor_by_hand_gap"] < 1e-12).all()
+    sizes = tables["sizes_cells"]
+    assert sizes["recommended_is_default"].all()  # wherever the default exists
+    assert len(tables["sizes_size"]) == len(tables["sizes_power"]) == 32
     # the Wilcoxon test cannot reject with M <= 5
     wil = cells[(cells["test"] == "Wilcoxon") & (cells["M"] <= 5)]
     assert (wil["rate"] == 0).all()
 
 
 def test_equal_differences_fall_back_to_the_fixed_effect():
-    """The same counts in three data sets: HKSJ has no variance, so the
-    fixed effect (τ̂² = 0) is the one read, and the conclusion says so."""
-    results = equal_differences_fit()
+    """The same counts in three data sets: the unfloored HKSJ test has no
+    variance, so the fixed effect (τ̂² = 0) is the one read, and the
+    conclusion says so. Floored (the default), the random-effects test
+    exists: the fixed effect's SE with t(2)."""
+    results = equal_differences_fit(re_test="hksj")
     row = results.across_datasets.iloc[0]
     assert np.isnan(row["pvalue_re"]) and row["recommended"] == FIXED_EFFECT
     assert row["pvalue_recommended"] == row["pvalue_fe"]
     (line,) = across_lines(results)
     assert line.startswith(f"across 3 data sets (fixed effect, z): a {MINUS} b = ")
+    default = equal_differences_fit().across_datasets.iloc[0]
+    assert default["recommended"] == RANDOM_EFFECTS
+    t = default["diff_re"] / default["se_fe"]
+    assert default["pvalue_recommended"] == pytest.approx(
+        2 * stats.t.sf(abs(t), 2), rel=1e-12
+    )

@@ -140,7 +140,7 @@ def test_full_summary_shows_every_column(res):
     assert rows[f"knn1 {MINUS} rf"][0] == f"{row['t_plus']:g}"
     for title in (
         "Across data sets: unweighted mean and fixed effect",
-        "Across data sets: random effects (dl, HKSJ t(M-1), delta method)",
+        "Across data sets: random effects (dl, HKSJ, q >= 1, t(M-1), delta method)",
     ):
         assert title in full
 
@@ -264,7 +264,7 @@ def test_one_conclusion_per_pair(res):
     row = res.across_datasets.loc[("knn1", "nbc")]
     # across data sets only the recommended test, named (the random effects here)
     assert across[1].startswith(
-        f"across 5 data sets (random effects, HKSJ t(4)): knn1 {MINUS} nbc = "
+        f"across 5 data sets (random effects, HKSJ, q >= 1, t(4)): knn1 {MINUS} nbc = "
         f"{row['diff_re']:.3f}"
     )
     assert "Conclusions:" in smry.as_text()

@@ -43,9 +43,12 @@ simulated per-data-set differences d_i ~ N(δ₀, v_i + τ²), with
 SE_i = √v_i drawn uniformly from [0.01, 0.04] per replicate and the true v_i
 passed as the variance, ``alternative="greater"`` and ``null=δ₀`` for
 δ₀ = 0, −0.02, −0.05: the random-effects test (DerSimonian–Laird τ²,
-Hartung–Knapp–Sidik–Jonkman t), the fixed-effect z-test, the unweighted
-mean z-test and the exact Wilcoxon signed-rank test, for M = 5, 10, 20 and
-τ = 0, 0.01, 0.03. The R replicates are the R "pairs" of one call.
+Hartung–Knapp–Sidik–Jonkman t with its scale floored at 1, the default
+since issue 30, and unfloored, ``pvalue_re_hksj``), the fixed-effect
+z-test, the unweighted mean z-test and the exact Wilcoxon signed-rank
+test, for M = 5, 10, 20 and τ = 0, 0.01, 0.03. The R replicates are the R
+"pairs" of one call. ``--across`` reruns this part alone (it reads the
+per-data-set cells from ``cells.csv``).
 
 The corrected t
 ---------------
@@ -282,7 +285,8 @@ def simulate_across(m, tau, null, reps, rng):
     )
     out = []
     names = {
-        "pvalue_re": "random effects (HKSJ)",
+        "pvalue_re": "random effects (HKSJ, q >= 1)",
+        "pvalue_re_hksj": "random effects (HKSJ, unfloored)",
         "pvalue_fe": "fixed effect (z)",
         "pvalue_delta": "unweighted mean (z)",
         "pvalue_wilcoxon": "Wilcoxon signed-rank",
@@ -591,6 +595,18 @@ def summarise(frame, across, two_sided=None):
     return {k: v.round(2) for k, v in tables.items()}
 
 
+def run_across_only(quick=False, out=None):
+    """Rerun the across-data-set part alone; rewrite ``across_cells.csv`` and
+    ``across.csv`` (the per-data-set cells are read from ``cells.csv``)."""
+    grid = QUICK if quick else FULL
+    out = ensure_dir(out if out is not None else (QUICK_OUT if quick else DOCS_OUT))
+    across = run_across(grid["across"])
+    across.to_csv(out / "across_cells.csv", index=False)
+    table = summarise(pd.read_csv(out / "cells.csv"), across)["across"]
+    table.to_csv(out / "across.csv", index=False)
+    return table
+
+
 def run(quick=False, out=None, verbose=True, grid=None, resume=False):
     """Run the study; ``grid`` overrides the quick or full grid."""
     grid = grid or (QUICK if quick else FULL)
@@ -657,8 +673,17 @@ def main(argv=None):
         help="rerun on 4000 fresh replicates the cells of cells.csv where the "
         "paired score test rejected more than 6 %%; writes confirm.csv",
     )
+    parser.add_argument(
+        "--across",
+        action="store_true",
+        help="rerun only the across-data-set part (reads cells.csv); writes "
+        "across_cells.csv and across.csv",
+    )
     args = parser.parse_args(argv)
     out = Path(args.out) if args.out else None
+    if args.across:
+        print(run_across_only(quick=args.quick, out=out).to_string(index=False))
+        return
     if args.confirm:
         out = out or (QUICK_OUT if args.quick else DOCS_OUT)
         t0 = time.perf_counter()

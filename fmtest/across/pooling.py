@@ -10,8 +10,10 @@ sets", each from the M per-data-set differences d_m and their variances v_m:
   difference assumed.
 * :func:`random_effects_test` — the difference varies between data sets with
   variance τ²; by default the Hartung–Knapp–Sidik–Jonkman (HKSJ) t-test with
-  M − 1 degrees of freedom, which holds its level with few data sets where
-  the DerSimonian–Laird z-test does not.
+  M − 1 degrees of freedom and its scale q floored at 1 (Knapp & Hartung's
+  ad hoc modification), which holds its level with few data sets of unequal
+  sizes where the DerSimonian–Laird z-test and the unfloored HKSJ test do
+  not (``docs/choosing.rst``).
 * :func:`wilcoxon_signed_rank` — a rank test of the d_m, no variances used.
 
 :func:`across_datasets_table` assembles them for every pair of algorithms.
@@ -74,6 +76,10 @@ _NO_POSITIVE_VARIANCE = "a data set has no difference or no positive variance"
 _HKSJ_EQUAL = (
     "HKSJ: the differences are all equal, so the HKSJ variance is 0 and "
     "there is no t-test (see the fixed-effect and z tests)"
+)
+_HKSJ_UNFLOORED_EQUAL = (
+    "pvalue_re_hksj: the differences are all equal, so the unfloored HKSJ "
+    "variance is 0 and that t-test does not exist"
 )
 _NO_DIFFERENCES = "no differences"
 _NAN_DIFFERENCE = "a difference is NaN"
@@ -145,7 +151,8 @@ class RandomEffectsResult:
     ----------
     estimate, std_error : float
         Pooled difference (weights 1/(v_m + τ²)) and its standard error: the
-        HKSJ one with ``test="hksj"``, (Σ w*)^(−1/2) with ``test="z"``.
+        HKSJ one with ``test="hksj"`` (floored at (Σ w*)^(−1/2) with
+        ``test="hksj-floor"``), (Σ w*)^(−1/2) with ``test="z"``.
     statistic, pvalue : float
         t (HKSJ) or z statistic and its two-sided p-value.
     df : float
@@ -161,9 +168,12 @@ class RandomEffectsResult:
     method : str
         The τ² estimator, ``"dl"`` or ``"pm"``.
     test : str
-        ``"hksj"`` or ``"z"``.
+        ``"hksj-floor"``, ``"hksj"`` or ``"z"``.
     reason : str
         Why values are NaN, if they are.
+    pvalue_hksj : float
+        The unfloored HKSJ t-test's p-value with the same τ² (equal to
+        ``pvalue`` with ``test="hksj"``).
     """
 
     estimate: float
@@ -180,6 +190,7 @@ class RandomEffectsResult:
     method: str
     test: str
     reason: str = ""
+    pvalue_hksj: float = np.nan
 
 
 @dataclass(frozen=True)
@@ -197,7 +208,7 @@ class PooledDifferences:
     random: RandomEffectsResult
 
 
-def check_pooling_options(method="dl", test="hksj", alpha=0.05):
+def check_pooling_options(method="dl", test="hksj-floor", alpha=0.05):
     """Check the pooling options, naming the argument in the ValueError.
 
     Parameters
@@ -205,7 +216,7 @@ def check_pooling_options(method="dl", test="hksj", alpha=0.05):
     method : {"dl", "pm"}, default="dl"
         ``re_method`` (statsmodels' names ``"chi2"`` and ``"iterated"`` are
         accepted too).
-    test : {"hksj", "hksj-floor", "z"}, default="hksj"
+    test : {"hksj-floor", "hksj", "z"}, default="hksj-floor"
         ``re_test``.
     alpha : float, default=0.05
 
@@ -230,7 +241,7 @@ def _one_row(values):
 
 
 def combine_differences(
-    differences, variances, *, re_method="dl", re_test="hksj", alpha=0.05
+    differences, variances, *, re_method="dl", re_test="hksj-floor", alpha=0.05
 ):
     """Fixed- and random-effects pooling of per-data-set differences.
 
@@ -250,14 +261,17 @@ def combine_differences(
     re_method : {"dl", "pm"}, default="dl"
         τ² estimator: DerSimonian–Laird (statsmodels ``"chi2"``) or
         Paule–Mandel (statsmodels ``"iterated"``).
-    re_test : {"hksj", "hksj-floor", "z"}, default="hksj"
+    re_test : {"hksj-floor", "hksj", "z"}, default="hksj-floor"
         ``"hksj"``: Hartung–Knapp–Sidik–Jonkman, Var = q / Σ w* with
         q = Σ w*(d − μ̂)²/(M − 1), and a t(M − 1) reference.
-        ``"hksj-floor"``: the same with q floored at 1 (Knapp & Hartung's ad
-        hoc modification; never narrower than the classical interval, which
-        keeps its size nearer the level when the per-data-set variances are
-        themselves estimates, see :ref:`choosing-recommended`). ``"z"``: the
-        classical Var = 1/Σ w* with a normal reference.
+        ``"hksj-floor"`` (the default): the same with q floored at 1 (Knapp
+        & Hartung's ad hoc modification, metafor's ``test="adhoc"``; never
+        narrower than the classical interval, which keeps its size near the
+        level with few data sets of unequal sizes, where the unfloored test
+        reaches 8 %; see :ref:`choosing-recommended`). ``"z"``: the
+        classical Var = 1/Σ w* with a normal reference. The unfloored HKSJ
+        p-value is returned beside it whatever ``re_test``
+        (``random.pvalue_hksj``).
     alpha : float, default=0.05
         Level of the random-effects interval.
 
@@ -304,6 +318,7 @@ def combine_differences(
         method=re_method,
         test=re_test,
         reason=random_reasons[0],
+        pvalue_hksj=one["pvalue_re_hksj"],
     )
     return PooledDifferences(fixed, random)
 
@@ -333,7 +348,7 @@ def fixed_effect_test(differences, variances):
 
 
 def random_effects_test(
-    differences, variances, *, method="dl", test="hksj", alpha=0.05
+    differences, variances, *, method="dl", test="hksj-floor", alpha=0.05
 ):
     """Random-effects meta-analysis of per-data-set differences.
 
@@ -539,6 +554,8 @@ def _pooled_reasons(pooled, m):
     fixed[pooled["invalid"]] = _NEEDS_TWO if m < 2 else _NO_POSITIVE_VARIANCE
     random = fixed.copy()
     random[pooled["hksj_equal"]] = _HKSJ_EQUAL
+    unfloored = (random == "") & np.isnan(pooled["pvalue_re_hksj"])
+    random[unfloored] = _HKSJ_UNFLOORED_EQUAL  # the floored or z test exists
     return fixed, random
 
 
@@ -665,6 +682,7 @@ def _pooled_columns(
         pooled["ci_upper_re"] = np.minimum(pooled["ci_upper_re"], high_range)
     flags.append(np.where(clipped, "re_ci_clipped", ""))
     flags.append(np.where(pooled["hksj_narrow"], "hksj_q_below_1", ""))
+    flags.append(np.where(_floor_decides(pooled, pooling), "hksj_floor_decides", ""))
     p_exact = wil["p_exact"]
     columns = {
         "n_datasets": np.full(n_pairs, m, dtype=np.int64),
@@ -687,6 +705,18 @@ def _pooled_columns(
         "reason": _joined("; ", reasons),
     }
     return columns
+
+
+def _floor_decides(pooled, pooling):
+    """Where the floored HKSJ test (``re_test="hksj-floor"``) and the
+    unfloored one (``pvalue_re_hksj``) fall on different sides of α."""
+    if pooling["re_test"] != "hksj-floor":
+        return np.zeros(len(pooled["pvalue_re"]), dtype=bool)
+    alpha = pooling["alpha"]
+    floored, unfloored = pooled["pvalue_re"], pooled["pvalue_re_hksj"]
+    both = np.isfinite(floored) & np.isfinite(unfloored)
+    with np.errstate(invalid="ignore"):
+        return both & ((floored < alpha) != (unfloored < alpha))
 
 
 def _pair_groups(has_diff):
@@ -758,7 +788,7 @@ def across_datasets_table(
     interval=None,
     alpha=0.05,
     re_method="dl",
-    re_test="hksj",
+    re_test="hksj-floor",
     multitest="holm",
     wong_divisor="theorem",
     with_wong=True,
@@ -870,7 +900,7 @@ def across_datasets_table(
     frame = pd.DataFrame(columns, index=index)
     frame.insert(frame.columns.get_loc("reason"), "datasets_left_out", left_out)
     frame.insert(
-        frame.columns.get_loc("tau2"),
+        frame.columns.get_loc("ci_upper_re") + 1,
         "pvalue_re_adjusted",
         adjust_pvalues(frame["pvalue_re"].to_numpy(), multitest),
     )

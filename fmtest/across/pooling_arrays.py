@@ -48,6 +48,7 @@ POOLED_COLUMNS = (
     "pvalue_re",
     "ci_lower_re",
     "ci_upper_re",
+    "pvalue_re_hksj",
     "tau2",
     "i2",
     "q",
@@ -133,6 +134,8 @@ def pooled_arrays(
     differences, variances : array_like, shape (P, M)
     re_method : {"dl", "pm"}
     re_test : {"hksj", "hksj-floor", "z"}
+        The random-effects test (``*_re``); ``pvalue_re_hksj`` is the
+        unfloored HKSJ t-test with the same τ² whatever ``re_test``.
     alpha : float
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         Of the fixed- and random-effects tests; one-sided, the interval is
@@ -141,7 +144,8 @@ def pooled_arrays(
     Returns
     -------
     dict of ndarray, shape (P,)
-        ``*_fe`` and ``*_re`` columns, ``tau2``, ``i2``, ``q``, ``pvalue_q``; the
+        ``*_fe`` and ``*_re`` columns, ``pvalue_re_hksj``, ``tau2``, ``i2``,
+        ``q``, ``pvalue_q``; the
         masks ``invalid`` (fewer than 2 data sets, or a missing or
         non-positive variance: all NaN), ``hksj_equal`` (equal
         differences, no HKSJ t-test) and ``hksj_narrow`` (HKSJ's scale
@@ -186,6 +190,7 @@ def pooled_arrays(
     i2 = divide(q_clipped - df, np.where(heterogeneous, q_clipped, 0.0))
     i2[~heterogeneous] = 0.0
     hksj_var = (w_re_rel * (d - re[:, None]) ** 2).sum(axis=-1) / df
+    p_hksj = _hksj_pvalue(d, re, hksj_var, df, alternative)
     hksj_equal = np.zeros(n_pairs, dtype=bool)
     if re_test == "hksj-floor":  # Knapp & Hartung's ad hoc q* = max(q, 1)
         hksj_var = np.maximum(hksj_var, 1 / w_re.sum(axis=-1))
@@ -211,6 +216,8 @@ def pooled_arrays(
     if alternative != "two-sided":
         p_re = tail_pvalue(stat, t_df, alternative)
         critical = -special.stdtrit(t_df, alpha)
+    if re_test == "hksj":  # the same test: the same digits
+        p_hksj = p_re.copy()
     half = np.where(hksj_equal, np.nan, critical * se)
     ci_lower, ci_upper = re - half, re + half
     if alternative == "greater":
@@ -229,6 +236,7 @@ def pooled_arrays(
         "pvalue_re": p_re,
         "ci_lower_re": ci_lower,
         "ci_upper_re": ci_upper,
+        "pvalue_re_hksj": p_hksj,
         "tau2": np.where(heterogeneous, np.maximum(tau2, 0.0), 0.0),
         "i2": i2,
         "q": q_clipped,
@@ -245,6 +253,15 @@ def pooled_arrays(
         (re_test == "hksj") & (hksj_var < classical * (1 - 1e-12)) & np.isfinite(stat)
     ) & ~invalid
     return out
+
+
+def _hksj_pvalue(d, re, hksj_var, df, alternative):
+    """The unfloored HKSJ p-value, t(M − 1); NaN where the differences are
+    all equal (the HKSJ scale is 0, or 1e-17 from rounding)."""
+    se = np.sqrt(hksj_var)
+    equal = (np.ptp(d, axis=-1) == 0) | (se == 0)
+    stat = np.where(equal, np.nan, re / np.where(equal, 1.0, se))
+    return tail_pvalue(stat, float(df), alternative)
 
 
 @functools.lru_cache(maxsize=64)  # a table per M: scipy's call costs ~1 ms

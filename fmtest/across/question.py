@@ -8,8 +8,10 @@ Cross-validated predictions can answer two questions (``docs/estimand.rst``):
   test, the exact randomization test, planning in test instances.
 * **the learning algorithms** (:class:`AlgorithmsQuestion`): is learning
   algorithm A better than B at this training size, retraining included? The
-  corrected repeated k-fold t (Dietterich's 5×2cv t on 5 × 2 designs),
-  planning in cross-validation repeats; no omnibus or randomization test.
+  corrected repeated k-fold t around the pooled difference on every design
+  (Dietterich's 5×2cv t beside it on 5 × 2 designs), planning in
+  cross-validation repeats or, where repeats cannot reach the power, in
+  instances; no omnibus or randomization test.
 
 A question is a small strategy object in the spirit of linearmodels'
 covariance estimators: one interface, one implementation per question. The
@@ -116,8 +118,12 @@ class Question:
 
     def diff_words(self):
         """What ``diff`` holds, as a prefix of the legend ("" for the difference
-        of the pooled estimates)."""
+        of the pooled estimates, what every question reports)."""
         return ""
+
+    def pair_legend(self):
+        """Extra lines of the pairwise legend (the tests given beside the lead)."""
+        return []
 
     def se_words_key(self, lead):
         """Key of the summary's legend text for the pairwise SE."""
@@ -225,22 +231,29 @@ class AlgorithmsQuestion(Question):
     extra_tables = ("algorithm_tests",)
 
     def test_name(self, default):
-        return "5x2cv paired t" if self.design.five_by_two else CORRECTED_TEST
+        return CORRECTED_TEST
 
     def se_column(self, lead):
         return "se"
 
     def interval_names(self):
-        return "corrected t", ("5x2cv t" if self.design.five_by_two else "corrected t")
+        return "corrected t", "corrected t"
 
     def pooled_variance_name(self, lead):
         return "corrected t"
 
-    def diff_words(self):
-        return "the first fold's " if self.design.five_by_two else ""
-
     def se_words_key(self, lead):
-        return "5x2" if self.design.five_by_two else "algorithms"
+        return "algorithms"
+
+    def pair_legend(self):
+        if not self.design.five_by_two:
+            return []
+        return [
+            "5x2cv: Dietterich's 5x2cv t, whose numerator is the first fold's "
+            "difference (diff_5x2cv_numerator, not the difference), and "
+            "Alpaydin's F are beside the lead in res.algorithm_tests "
+            "(pvalue_5x2cv_t, pvalue_5x2cv_f)"
+        ]
 
     def estimate_columns(self, res):
         return {"se": res._algorithm_estimates(res.alpha)["se"].ravel()}

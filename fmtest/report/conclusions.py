@@ -78,7 +78,7 @@ def _fmt(value, spec=CONCLUSION_FORMAT):
     return "NaN" if np.isnan(value) else spec.format(value)
 
 
-def _across_line(row, x, y, alpha, hypothesis):
+def _across_line(row, x, y, alpha, hypothesis, re_test="hksj-floor"):
     """The conclusion of one pair across data sets: the recommended test only."""
     test = row.get("recommended", RANDOM_EFFECTS)
     p_col = "pvalue_recommended" if "pvalue_recommended" in row else "pvalue_re"
@@ -106,7 +106,8 @@ def _across_line(row, x, y, alpha, hypothesis):
     )
     verdict = _verdict(padj if adjusted else p, est, x, y, alpha, hypothesis)
     return (
-        f"across {int(row['n_datasets'])} data sets ({recommended_test_name(row)}): "
+        f"across {int(row['n_datasets'])} data sets "
+        f"({recommended_test_name(row, re_test)}): "
         f"{effect}, p = {_fmt(p, CONCLUSION_PVALUE)}{adjusted}: {verdict}"
     )
 
@@ -172,5 +173,9 @@ def conclusions(res, names, shown_pairs, shown_across):
             across.to_dict("records"),
             strict=True,
         ):
-            lines.append(_across_line(row, x, y, res.alpha, hypothesis))
+            lines.append(
+                _across_line(
+                    row, x, y, res.alpha, hypothesis, res.config.get("re_test")
+                )
+            )
     return [line.replace("p = <1e-16", "p < 1e-16") for line in lines]

@@ -707,7 +707,6 @@ def _pairwise_section(res, names, shown, level, wong, full):
         "wong": "Wong, independence assumed",
         "algorithms": "Nadeau & Bengio's corrected variance of the fold "
         "differences, for the learning algorithms",
-        "5x2": "Dietterich's 5x2cv t",
     }
     se_key = "delta" if full else res.question.se_words_key(lead)
     diff_text = res.question.diff_words()
@@ -720,6 +719,7 @@ def _pairwise_section(res, names, shown, level, wong, full):
         f"p: {test_name(res)}",
         f"p adj: p adjusted by {res.config['multitest']} within each data set",
     ]
+    legend += res.question.pair_legend()
     hypothesis = Hypothesis.of(res)
     if hypothesis.one_sided:
         bound = "lower" if hypothesis.alternative == "greater" else "upper"

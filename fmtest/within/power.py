@@ -42,7 +42,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from fmtest.options import check_alpha, check_beta, renamed_options
+from fmtest.options import (
+    check_alpha,
+    check_beta,
+    check_random_state,
+    renamed_options,
+)
 from fmtest.within.paired_newton import fbeta_pair
 from fmtest.within.paired_score import (
     CELLS,
@@ -64,6 +69,7 @@ __all__ = [
 ALTERNATIVES = ("two-sided", "greater", "less")
 STEP = 1e-4  # relative step of the central differences of H
 MAX_N = 10**9  # sample_size searches n up to this
+MAX_SIMULATED_N = 10**15  # the simulation's largest n (numpy's int64 counts)
 #: Below this expected number of discordant instances (a ≠ b) the normal
 #: approximation is not validated (it overstated the power by up to 13
 #: points, with 26 expected discordant instances, in ``validation/power.py``);
@@ -227,11 +233,25 @@ def _power_from_moments(mean, sd, n, alpha, alternative):
         return stats.norm.cdf((sign * root_n * mean - z) / sd)
 
 
-def _check_n(n, name="n"):
-    arr = np.asarray(n, float)
+def _check_n(n, name="n", *, limit=None):
+    """``n`` as floored floats >= 1, or fmtest's error naming ``name``; with
+    ``limit``, at most that many (the simulations' 64-bit counts)."""
+    try:
+        arr = np.asarray(n, float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"`{name}` must hold numbers of instances; got {n!r}."
+        ) from None
     if not np.isfinite(arr).all() or (arr < 1).any():
         raise ValueError(
             f"`{name}` must hold finite numbers of instances >= 1; got {n!r}."
+        )
+    if limit is not None and (arr > limit).any():
+        raise ValueError(
+            f"`{name}` must be at most {limit:.0e} instances to simulate the test "
+            f"(its multinomial draws count in 64-bit integers); got "
+            f"{float(arr.max()):.3g}. The normal approximation "
+            "(method='normal') has no such limit."
         )
     return np.floor(arr)
 
@@ -338,8 +358,9 @@ def simulated_power(
     beta = check_beta(beta_f)
     alternative, delta0 = check_alternative(alternative, margin)
     _check_method("simulation", n_resamples)
+    random_state = check_random_state(random_state)
     p8, shape = _proportions(table)
-    n = _check_n(n)
+    n = _check_n(n, limit=MAX_SIMULATED_N)
     out_shape = np.broadcast_shapes(shape, n.shape)
     rows = np.broadcast_to(np.arange(len(p8)).reshape(shape), out_shape).ravel()
     sizes = np.broadcast_to(n, out_shape).ravel()
@@ -437,6 +458,7 @@ def paired_power(
     [0.33, 0.87]
     """
     method = _check_method(method, n_resamples)
+    random_state = check_random_state(random_state)
     alpha, alternative, _, mean, sd, disc = _setup(
         table, beta_f, alpha, alternative, margin
     )
@@ -518,6 +540,7 @@ def sample_size(
     (3260, 0.8)
     """
     method = _check_method(method, n_resamples)
+    random_state = check_random_state(random_state)
     alpha, alternative, delta0, mean, sd, disc = _setup(
         table, beta_f, alpha, alternative, margin
     )
@@ -642,6 +665,7 @@ def pairwise_sample_size(
     >>> int(pairwise_sample_size(joint)["sample_size"][0, 0])
     3260
     """
+    random_state = check_random_state(random_state)
     joint = np.asarray(joint, float)
     first, second = np.triu_indices(joint.shape[-4], k=1) if pairs is None else pairs
     tables = joint[..., first, second, :, :, :]
