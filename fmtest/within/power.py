@@ -277,8 +277,9 @@ def _warn_undefined(values, what, stacklevel=3):
         )
 
 
-#: Simulated test sets solved in one batch (bounds the solver's memory).
-SIMULATION_BATCH = 200_000
+#: Simulated test sets solved in one batch (bounds memory; larger batches
+#: were slower: 200 000 took 1.6× the time of 20 000, from cache misses).
+SIMULATION_BATCH = 20_000
 
 
 def _rejections(draws, alpha, beta, alternative, delta0):
