@@ -364,13 +364,16 @@ def _json_column(values):
 
 
 def _json_records(frame):
-    """The rows of ``frame`` (index as columns) as one-line JSON objects, lazily."""
-    flat = frame.reset_index()
-    keys = [json.dumps(str(col)) for col in flat.columns]
+    """The rows of ``frame`` (index as columns) as one-line JSON objects, lazily.
+
+    Each chunk of rows gets its index as columns on its own, so the whole
+    table is never copied.
+    """
+    keys = [json.dumps(str(col)) for col in frame.iloc[:0].reset_index().columns]
     escaped = [key.replace("{", "{{").replace("}", "}}") for key in keys]
     template = "{{" + ", ".join(f"{key}: {{}}" for key in escaped) + "}}"
-    for start in range(0, len(flat), JSON_CHUNK):
-        part = flat.iloc[start : start + JSON_CHUNK]
+    for start in range(0, len(frame), JSON_CHUNK):
+        part = frame.iloc[start : start + JSON_CHUNK].reset_index()
         columns = [_json_column(part[col]) for col in part.columns]
         yield [template.format(*row) for row in zip(*columns, strict=True)]
 
