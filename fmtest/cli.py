@@ -352,8 +352,9 @@ def _json_column(values):
         if not text:
             return []
         parts = text.split(", ")  # numbers hold no ", "
-        if kind == "f" and not np.isfinite(array).all():
-            parts = [_JSON_TOKENS.get(part, part) for part in parts]
+        if kind == "f":
+            for i in np.flatnonzero(~np.isfinite(array)).tolist():
+                parts[i] = _JSON_TOKENS[parts[i]]
         return parts
     if kind == "b":
         return np.where(array, "true", "false").tolist()
