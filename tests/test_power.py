@@ -225,9 +225,9 @@ def test_quick_validation_run(tmp_path):
 
 
 def test_batched_simulation_is_the_per_table_loop(monkeypatch):
-    """Issue 32.5: the simulated power of many tables in one batch (equal
-    draws tested once) equals one multinomial draw and one score test per
-    table, in order, from the same generator (batches of two tables here)."""
+    """Issue 32.5: the simulated power of many tables drawn in batches equals
+    one multinomial draw and one score test per table, in order, from the
+    same generator (batches of two tables here)."""
     from fmtest.within import power as _power
 
     monkeypatch.setattr(_power, "SIMULATION_BATCH", 600)
