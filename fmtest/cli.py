@@ -352,8 +352,9 @@ def _json_column(values):
         if not text:
             return []
         parts = text.split(", ")  # numbers hold no ", "
-        if kind == "f" and not np.isfinite(array).all():
-            parts = [_JSON_TOKENS.get(part, part) for part in parts]
+        if kind == "f":
+            for i in np.flatnonzero(~np.isfinite(array)).tolist():
+                parts[i] = _JSON_TOKENS[parts[i]]
         return parts
     if kind == "b":
         return np.where(array, "true", "false").tolist()
@@ -364,13 +365,16 @@ def _json_column(values):
 
 
 def _json_records(frame):
-    """The rows of ``frame`` (index as columns) as one-line JSON objects, lazily."""
-    flat = frame.reset_index()
-    keys = [json.dumps(str(col)) for col in flat.columns]
+    """The rows of ``frame`` (index as columns) as one-line JSON objects, lazily.
+
+    Each chunk of rows gets its index as columns on its own, so the whole
+    table is never copied.
+    """
+    keys = [json.dumps(str(col)) for col in frame.iloc[:0].reset_index().columns]
     escaped = [key.replace("{", "{{").replace("}", "}}") for key in keys]
     template = "{{" + ", ".join(f"{key}: {{}}" for key in escaped) + "}}"
-    for start in range(0, len(flat), JSON_CHUNK):
-        part = flat.iloc[start : start + JSON_CHUNK]
+    for start in range(0, len(frame), JSON_CHUNK):
+        part = frame.iloc[start : start + JSON_CHUNK].reset_index()
         columns = [_json_column(part[col]) for col in part.columns]
         yield [template.format(*row) for row in zip(*columns, strict=True)]
 

@@ -205,3 +205,22 @@ def test_quick_checkpoint_benchmark_runs(monkeypatch, capsys):
     assert out["overhead"]["ratio"] > 0
     printed = capsys.readouterr().out
     assert "with / without" in printed and "to_parquet" in printed
+
+
+def test_quick_planning_and_thousand_benchmarks_run(monkeypatch, capsys):
+    """Issue 32: the planning benchmark's two routes agree (it checks before
+    timing), and the big-study profile runs in its subprocess."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_planning
+    import bench_thousand
+
+    try:
+        planning = bench_planning.main(["--quick"])
+        thousand = bench_thousand.main(["--quick"])
+    finally:
+        for name in ("bench_planning", "bench_thousand", "bench_counts"):
+            sys.modules.pop(name, None)
+    assert set(planning) == {"sample_size", "paired_power"}
+    assert {"fit", "pairwise", "summary", "json"} <= set(thousand[20]["seconds"])
+    assert thousand[20]["json_chars"] > 0
+    assert "per pair / batched" in capsys.readouterr().out

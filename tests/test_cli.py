@@ -770,3 +770,19 @@ def test_re_test_reaches_other_metrics(capsys):
     assert got["config"]["re_test"] == "z"
     # the z test's df is infinite: "inf" in JSON since issue 22.3 (was null)
     assert all(row["df_re"] == "inf" for row in got["across_datasets"])
+
+
+def test_json_in_small_chunks_is_the_dict(subset_res, monkeypatch):
+    """Issue 32.4: each chunk of a table gets its index as columns on its own
+    (no copy of the whole table); with chunks of 3 records the JSON still
+    holds what ``results_to_dict`` holds."""
+    import io
+
+    from fmtest import cli
+
+    monkeypatch.setattr(cli, "JSON_CHUNK", 3)
+    buffer = io.StringIO()
+    cli.write_json(subset_res, buffer)
+    expected = json.loads(json.dumps(cli.results_to_dict(subset_res)))
+    assert json.loads(buffer.getvalue()) == expected
+    assert len(expected["pairwise"]) > 3

@@ -193,3 +193,17 @@ def test_cov_frame_is_labelled(long_data):
     frame = DeltaMethodVariance(tables).cov_frame("d2")
     assert list(frame.index) == ["a", "b", "c"] == list(frame.columns)
     np.testing.assert_allclose(frame.to_numpy(), frame.to_numpy().T)
+
+
+def test_pair_covariance_in_blocks_is_the_whole(monkeypatch):
+    """Issue 32.4: the covariance computed in blocks of rows (bounded memory)
+    is the one computed at once, bit for bit."""
+    from fmtest.estimates import delta as _delta
+
+    rng = np.random.default_rng(0)
+    joint = rng.integers(0, 30, size=(3, 20, 20, 2, 2, 2)).astype(float)
+    joint[0, 3] = 0  # an algorithm without instances: NaN
+    grad = rng.standard_normal((3, 20, 2, 2))
+    whole = _delta.pair_covariance(joint, grad)
+    monkeypatch.setattr(_delta, "PAIR_BLOCK", 8 * 20 * 3 * 3)  # blocks of 3 rows
+    np.testing.assert_array_equal(_delta.pair_covariance(joint, grad), whole)

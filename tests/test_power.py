@@ -330,3 +330,33 @@ def test_quick_validation_run(tmp_path):
     assert (table["error"].abs() <= bound).all()
     # worst first
     assert (np.diff(table["error"].abs().to_numpy()) <= 0).all()
+
+
+def test_batched_simulation_is_the_per_table_loop(monkeypatch):
+    """Issue 32.5: the simulated power of many tables drawn in batches equals
+    one multinomial draw and one score test per table, in order, from the
+    same generator (batches of two tables here)."""
+    from fmtest.within import power as _power
+
+    monkeypatch.setattr(_power, "SIMULATION_BATCH", 600)
+    rng = np.random.default_rng(11)
+    p8 = rng.dirichlet([40, 3, 3, 2, 2, 2, 2, 8], size=7)
+    n = np.array([30, 80, 15, 200, 60, 45, 120])
+    for alternative, delta0 in (("two-sided", 0.0), ("greater", 0.0), ("less", 0.02)):
+        loop = np.random.default_rng(4)
+        expected = []
+        for row, size in zip(p8, n, strict=True):
+            draws = loop.multinomial(size, row, size=300).reshape(-1, 2, 2, 2)
+            x2, pvalue = paired_score_test(draws.astype(float), delta0)
+            if alternative == "two-sided":
+                reject = pvalue < 0.05
+            else:
+                f_a, f_b = fbeta_pair(paired_cells(draws.astype(float)), 1.0)
+                signed = np.sign(f_a - f_b - delta0) * np.sqrt(x2)
+                signed = -signed if alternative == "less" else signed
+                reject = signed > stats.norm.isf(0.05)
+            expected.append(np.mean(np.where(np.isnan(x2), False, reject)))
+        got = _power._simulate(
+            p8, n, 0.05, 1.0, alternative, delta0, 300, np.random.default_rng(4)
+        )
+        np.testing.assert_array_equal(got, expected)

@@ -575,6 +575,29 @@ def _wilcoxon_reasons(wil, m, exact_max=50):
     return reasons
 
 
+def _by_pattern(flags, datasets, template):
+    """Per pair (row of ``flags``, pairs × data sets): ``template`` filled with
+    the flagged data sets' names, or "" where none is flagged.
+
+    Pairs with the same flagged data sets share one text, worded once (a
+    thousand algorithms give half a million pairs, but few patterns).
+    """
+    flags = np.asarray(flags, dtype=bool)
+    out = np.full(len(flags), "", dtype=object)
+    rows = np.flatnonzero(flags.any(axis=1))
+    if rows.size:
+        patterns, inverse = np.unique(flags[rows], axis=0, return_inverse=True)
+        texts = np.array(
+            [
+                template.format(", ".join(datasets[k] for k in np.flatnonzero(row)))
+                for row in patterns
+            ],
+            dtype=object,
+        )
+        out[rows] = texts[inverse.reshape(-1)]
+    return out
+
+
 def _joined(separator, columns):
     return [separator.join(filter(None, parts)) for parts in zip(*columns, strict=True)]
 
@@ -649,19 +672,14 @@ def _pooled_columns(
     elif no_wong_reason:
         reasons.insert(0, _labelled("Wong", np.full(n_pairs, no_wong_reason)))
     same = ((diff == 0) & (var_lead == 0)).T
-    identical = np.full(n_pairs, "", dtype=object)
-    for p in np.flatnonzero(same.any(axis=1)):
-        where = ", ".join(datasets[k] for k in np.flatnonzero(same[p]))
-        identical[p] = (
-            f"identical predictions in {where} "
-            "(difference and variance 0): no inverse-variance pooling"
-        )
+    identical = _by_pattern(
+        same,
+        datasets,
+        "identical predictions in {} "
+        "(difference and variance 0): no inverse-variance pooling",
+    )
     reasons.append(identical)
-    from_interval = np.full(n_pairs, "", dtype=object)
-    for p in np.flatnonzero(recovered.any(axis=0)):
-        from_interval[p] = ", ".join(
-            datasets[k] for k in np.flatnonzero(recovered[:, p])
-        )
+    from_interval = _by_pattern(recovered.T, datasets, "{}")
     flags = [
         np.where(
             (pooled["i2"] >= HIGH_I2) & np.isfinite(pooled["pvalue_fe"]), "high_i2", ""

@@ -75,9 +75,24 @@ def pair_covariance(joint, grad):
     joint = np.asarray(joint, dtype=float)
     grad = np.asarray(grad, dtype=float)
     n = joint.sum(axis=(-3, -2, -1))
-    p = divide(joint, n[..., None, None, None])
-    ga = grad[..., :, None, :, :, None]  # depends on (z, la), constant over lb
+    out = np.empty(n.shape)
+    # blocks of rows a: the same arithmetic per entry, without temporaries
+    # the size of the whole joint table (10 data sets × 1000² pairs × 8
+    # cells = 640 MB each)
+    n_a = joint.shape[-5]
+    block = max(1, PAIR_BLOCK // max(1, joint[..., :1, :, :, :, :].size))
     gb = grad[..., None, :, :, None, :]  # depends on (z, lb), constant over la
     axes = (-3, -2, -1)
-    cross = (p * ga * gb).sum(axis=axes)
-    return divide(cross - (p * ga).sum(axis=axes) * (p * gb).sum(axis=axes), n)
+    for start in range(0, n_a, block):
+        rows = slice(start, start + block)
+        p = divide(joint[..., rows, :, :, :, :], n[..., rows, :, None, None, None])
+        ga = grad[..., rows, None, :, :, None]  # depends on (z, la), constant over lb
+        cross = (p * ga * gb).sum(axis=axes)
+        out[..., rows, :] = divide(
+            cross - (p * ga).sum(axis=axes) * (p * gb).sum(axis=axes), n[..., rows, :]
+        )
+    return out
+
+
+#: Joint-table cells per block of :func:`pair_covariance` (bounds its memory).
+PAIR_BLOCK = 2**21

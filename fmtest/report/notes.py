@@ -49,14 +49,18 @@ def _listed(cells, where):
 
 
 def _grouped(labels, reasons, template, where):
-    """One sentence per distinct non-empty reason: ``template.format(reason, cells)``."""
+    """One sentence per distinct non-empty reason: ``template.format(reason, cells)``.
+
+    ``labels`` is an array, or a function of the flagged mask giving the
+    labels of the flagged cells only (a big study's tables hold millions of
+    cells and few reasons).
+    """
     reasons = pd.Series(np.asarray(reasons, dtype=object)).fillna("").astype(str)
     flagged = reasons.to_numpy() != ""
     if not flagged.any():
         return []
-    frame = pd.DataFrame(
-        {"reason": reasons[flagged], "cell": np.asarray(labels)[flagged]}
-    )
+    cells = labels(flagged) if callable(labels) else np.asarray(labels)[flagged]
+    frame = pd.DataFrame({"reason": reasons[flagged], "cell": cells})
     return [
         template.format(reason=reason, cells=_listed(group["cell"], where))
         for reason, group in frame.groupby("reason", sort=False)
@@ -301,11 +305,15 @@ def estimand_notes(res):
     if "algorithm_tests" not in res.question.extra_tables:
         return notes
     tests = res.algorithm_tests
-    pairs = (
-        _cell_labels(tests.index.droplevel([1, 2]))
-        + "/"
-        + _cell_labels(tests.index.droplevel(0), " vs ")
-    )
+
+    def pairs(mask):
+        index = tests.index[mask]
+        return (
+            _cell_labels(index.droplevel([1, 2]))
+            + "/"
+            + _cell_labels(index.droplevel(0), " vs ")
+        )
+
     notes += _grouped(
         pairs,
         tests["reason"],

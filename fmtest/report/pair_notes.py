@@ -140,12 +140,19 @@ def method_pair_reasons(base, reasons, pairs, names, variance):
     label = np.array([repr(str(name)) for name in names], dtype=object)
     l_a, l_b = label[first], label[second]
     has_a, has_b = r_a != "", r_b != ""
-    own_a, own_b = l_a + ": " + r_a, l_b + ": " + r_b
-    out = np.select(
-        [has_a & (r_a == r_b), has_a & has_b, has_a, has_b],
-        [l_a + " and " + l_b + ": " + r_a, own_a + "; " + own_b, own_a, own_b],
-        default="",
-    ).astype(object)
+    out = np.full(r_a.shape, "", dtype=object)
+    # the words only where a reason is (few cells of a big study)
+    at = np.nonzero(has_a | has_b)
+    if at[0].size:
+        cols = at[1]
+        r_a, r_b, has_a, has_b = r_a[at], r_b[at], has_a[at], has_b[at]
+        l_a, l_b = l_a[cols], l_b[cols]
+        own_a, own_b = l_a + ": " + r_a, l_b + ": " + r_b
+        out[at] = np.select(
+            [has_a & (r_a == r_b), has_a & has_b, has_a, has_b],
+            [l_a + " and " + l_b + ": " + r_a, own_a + "; " + own_b, own_a, own_b],
+            default="",
+        )
     no_variance = ~(np.asarray(variance, dtype=float) > 0)
     out = np.where((out == "") & no_variance, REASON_NO_VARIANCE, out)
     return np.where(base != "", base, out).astype(object)

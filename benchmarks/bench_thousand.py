@@ -1,0 +1,129 @@
+"""Benchmark: a thousand algorithms, from_formula to JSON (issue 32.4).
+
+For A = 50, 200 and 1000 algorithms on M = 10 data sets of 1000 instances
+(the synthetic data of ``bench_counts.py``, ``algorithm`` a Categorical),
+each in a fresh process, times the steps of ``from_formula → fit →
+summary().as_text()`` and the JSON of every table (``fmtest.cli.write_json``
+to a stream that only counts characters), with the fit's tables read one by
+one (``fmeasures``, ``pairwise``, ``omnibus``, ``across_datasets``) so the
+profile shows where the time goes. Every step is printed as seconds and as
+a ratio to the models fit of the same run (``from_formula`` + ``fit``), with
+the peak resident memory of the process and the 1-minute load average
+before and after. ``--folds`` keeps the fold column (10 × 5 CV question:
+``fit`` answers the algorithm question); without it the data are fixed test
+sets (the models question, every pair's paired score interval). Goal: the
+whole under 60 s and 3 GB at A = 1000.
+
+Run: ``python benchmarks/bench_thousand.py [--sizes 50 200 1000] [--folds]``;
+``--quick`` runs A = 20 on 200 instances.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench_counts import make_long_data
+
+from fmtest import FMeasureComparison
+from fmtest.cli import write_json
+
+FORMULA = "correct ~ algorithm + dataset"
+GOAL_SECONDS, GOAL_GB = 60.0, 3.0
+
+
+class _Count:
+    """A text stream that keeps only the number of characters written."""
+
+    chars = 0
+
+    def write(self, text):
+        self.chars += len(text)
+
+
+def one(algorithms, instances, datasets, folds):
+    """Seconds per step for one study, in this process."""
+    df = make_long_data(
+        instances * datasets * algorithms,
+        algorithms,
+        n_datasets=datasets,
+        algorithm_dtype="category",
+    )
+    if not folds:
+        df = df.drop(columns="fold")
+    seconds = {}
+
+    def timed(name, func):
+        start = time.perf_counter()
+        out = func()
+        seconds[name] = time.perf_counter() - start
+        return out
+
+    model = timed("from_formula", lambda: FMeasureComparison.from_formula(FORMULA, df))
+    res = timed("fit", model.fit)
+    for table in ("fmeasures", "pairwise", "omnibus", "across_datasets"):
+        timed(table, lambda t=table: getattr(res, t))
+    timed("summary", lambda: res.summary().as_text())
+    stream = _Count()
+    timed("json", lambda: write_json(res, stream))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return {"seconds": seconds, "peak": peak, "json_chars": stream.chars}
+
+
+def report(algorithms, out, load):
+    s = out["seconds"]
+    base = s["from_formula"] + s["fit"]
+    total = sum(s.values())
+    print(f"A = {algorithms}: load average {load[0]:.1f} -> {load[1]:.1f}")
+    for name, value in s.items():
+        print(f"  {name:16s} {value:8.2f} s   {value / base:7.2f} x models fit")
+    print(f"  {'total':16s} {total:8.2f} s   {total / base:7.2f} x models fit")
+    gb = out["peak"] / 2**30
+    print(f"  peak RSS {gb:.2f} GiB, JSON {out['json_chars'] / 2**20:.0f} MiB")
+    if algorithms >= 1000:
+        ok = total <= GOAL_SECONDS and gb <= GOAL_GB
+        print(
+            f"  goal {GOAL_SECONDS:.0f} s and {GOAL_GB:.0f} GB: {'PASS' if ok else 'MISS'}"
+        )
+
+
+def main(argv=None):
+    """Run each size in a fresh process and print its profile; return them."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[50, 200, 1000])
+    parser.add_argument("--instances", type=int, default=1000)
+    parser.add_argument("--datasets", type=int, default=10)
+    parser.add_argument("--folds", action="store_true")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.sizes, args.instances = [20], 200
+    if args.one:
+        out = one(args.one, args.instances, args.datasets, args.folds)
+        print(json.dumps(out))
+        return out
+    results = {}
+    for algorithms in args.sizes:
+        command = [
+            sys.executable, __file__, "--one", str(algorithms),
+            "--instances", str(args.instances), "--datasets", str(args.datasets),
+        ] + (["--folds"] if args.folds else [])  # fmt: skip
+        before = os.getloadavg()[0]
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        out = json.loads(done.stdout.strip().splitlines()[-1])
+        report(algorithms, out, (before, os.getloadavg()[0]))
+        results[algorithms] = out
+    return results
+
+
+if __name__ == "__main__":
+    main()
