@@ -762,6 +762,25 @@ def test_class_without_instance_or_prediction_is_nan_with_reason():
     np.testing.assert_allclose(nan_zd.cov, three.cov, rtol=1e-12)
 
 
+def test_left_out_empty_class_keeps_the_counts_only_variance():
+    """Defect (found by validation/multiclass.py): with count tables only, a
+    class with no instance and no prediction that macro-F leaves out
+    (``labels=`` without it, or ``zero_division=nan``) made the variance NaN
+    with an empty reason (0 · NaN in its gradient); it is the variance of
+    the instance route and of the table without that class."""
+    rng = np.random.default_rng(12)
+    truth, preds = random_codes(rng, 400, 3, 1)
+    k = 4  # class 3: no instance, no prediction
+    for paired in (False, True):
+        counts = make_counts([(truth, preds)], k, paired=paired)
+        reduced = make_counts([(truth, preds)], 3, paired=paired)
+        want = MulticlassDelta(reduced, average="macro").variances[0, 0]
+        for kwargs in ({"labels": ["c0", "c1", "c2"]}, {"zero_division": np.nan}):
+            engine = MulticlassDelta(counts, average="macro", **kwargs)
+            assert engine.variances[0, 0] == pytest.approx(want, rel=1e-12)
+            assert engine.reasons[0, 0] == ""
+
+
 def test_never_predicted_class_degenerates_f1_of_averages_only():
     rng = np.random.default_rng(52)
     truth, preds = random_codes(rng, 300, 3, 1, absent=(2,))

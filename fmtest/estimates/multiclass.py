@@ -336,10 +336,12 @@ class _Average:
         self.value = divide(np.where(include, f, 0.0).sum(axis=-1), m)
         self.undefined = m == 0
         w = divide((include & defined).astype(float), m[..., None])
-        w = np.where(include & defined, w, 0.0)
-        self.gt = w * divide(1 + b2, den)
-        self.gr = -w * b2 * divide(f, den)
-        self.gc = -w * divide(f, den)
+        on = include & defined
+        w = np.where(on, w, 0.0)
+        # 0 (not 0 · NaN) for a left-out class with no instance and no prediction
+        self.gt = np.where(on, w * divide(1 + b2, den), 0.0)
+        self.gr = np.where(on, -w * b2 * divide(f, den), 0.0)
+        self.gc = np.where(on, -w * divide(f, den), 0.0)
         self.convention = {"F": include & ~defined}
 
     def _micro(self, t, r, c, b2, zd, select):
