@@ -23,6 +23,7 @@ from fmtest.estimates.fmeasure import fbeta_gradient
 from fmtest.estimates.multiclass import (
     AVERAGES,
     MulticlassDelta,
+    average_gradient,
     multiclass_f,
     per_class_scores,
 )
@@ -263,6 +264,55 @@ def test_variance_equals_numerical_delta_method(k, average, beta):
             assert engine.variances[0, a] == pytest.approx(want, rel=1e-6)
         assert engine.reasons[0].tolist() == ["", ""]
         assert engine.independent is (not paired)
+
+
+@pytest.mark.parametrize("average", AVERAGES)
+def test_average_gradient_is_the_cell_gradient(average):
+    """average_gradient equals the finite-difference gradient of multiclass_f
+    over the cell proportions, is scale-free and stacks; with it the
+    multinomial variance is the engine's and the joint-table covariance the
+    engine's paired covariance."""
+    rng = np.random.default_rng(300)
+    for k, beta in ((3, 1.0), (5, 2.0), (4, 0.5)):
+        truth, preds = random_codes(rng, 1200, k, 2, shares=rng.dirichlet([5] * k))
+        counts = make_counts([(truth, preds)], k)
+        tables = counts.confusion[0, :, 0].astype(float)  # (2, K, K)
+        grad = average_gradient(tables, average, beta=beta)
+        assert grad.shape == (2, k, k)
+        for a in range(2):
+            p = tables[a] / tables[a].sum()
+            want = numerical_gradient(
+                lambda x, av=average, b=beta: multiclass_f(x, av, beta=b), p
+            )
+            np.testing.assert_allclose(grad[a].ravel(), want, rtol=1e-6, atol=1e-8)
+            np.testing.assert_allclose(
+                average_gradient(p, average, beta=beta), grad[a], rtol=1e-12
+            )
+            assert abs((p * grad[a]).sum()) < 1e-12  # θ is homogeneous of degree 0
+        engine = MulticlassDelta(counts, average=average, beta=beta)
+        n = len(truth)
+        joint = np.zeros((k, k, k))
+        np.add.at(joint, (truth, preds[0], preds[1]), 1)
+        q = joint / n
+        var = [(t / n * g**2).sum() / n for t, g in zip(tables, grad, strict=True)]
+        cov = np.einsum("jab,ja,jb->", q, grad[0], grad[1]) / n
+        np.testing.assert_allclose(np.diag(engine.cov[0]), var, rtol=1e-10)
+        assert engine.cov[0, 0, 1] == pytest.approx(cov, rel=1e-10)
+
+
+def test_average_gradient_labels_and_undefined():
+    """labels= restricts the average as in multiclass_f; an undefined average
+    (no instance and no prediction of the selected classes) gives NaN."""
+    table = np.array([[30, 5, 5], [4, 20, 6], [2, 3, 25]], dtype=float)
+    p = table / table.sum()
+    want = numerical_gradient(lambda x: multiclass_f(x, "macro", labels=[0, 2]), p)
+    got = average_gradient(table, "macro", labels=[0, 2])
+    np.testing.assert_allclose(got.ravel(), want, rtol=1e-6, atol=1e-8)
+    empty = np.array([[5, 0, 0], [0, 5, 0], [0, 0, 0]])
+    assert np.isnan(average_gradient(empty, "micro", labels=[2])).all()
+    assert np.isfinite(average_gradient(empty, "micro")).all()
+    with pytest.raises(ValueError, match="`average` must be one of"):
+        average_gradient(table, "binary")
 
 
 def test_variance_with_labels_subset_equals_numerical_delta_method():
@@ -710,6 +760,25 @@ def test_class_without_instance_or_prediction_is_nan_with_reason():
     three = MulticlassDelta(counts, average="macro", labels=["c0", "c1", "c2"])
     np.testing.assert_allclose(nan_zd.estimates, three.estimates, rtol=1e-14)
     np.testing.assert_allclose(nan_zd.cov, three.cov, rtol=1e-12)
+
+
+def test_left_out_empty_class_keeps_the_counts_only_variance():
+    """Defect (found by validation/multiclass.py): with count tables only, a
+    class with no instance and no prediction that macro-F leaves out
+    (``labels=`` without it, or ``zero_division=nan``) made the variance NaN
+    with an empty reason (0 · NaN in its gradient); it is the variance of
+    the instance route and of the table without that class."""
+    rng = np.random.default_rng(12)
+    truth, preds = random_codes(rng, 400, 3, 1)
+    k = 4  # class 3: no instance, no prediction
+    for paired in (False, True):
+        counts = make_counts([(truth, preds)], k, paired=paired)
+        reduced = make_counts([(truth, preds)], 3, paired=paired)
+        want = MulticlassDelta(reduced, average="macro").variances[0, 0]
+        for kwargs in ({"labels": ["c0", "c1", "c2"]}, {"zero_division": np.nan}):
+            engine = MulticlassDelta(counts, average="macro", **kwargs)
+            assert engine.variances[0, 0] == pytest.approx(want, rel=1e-12)
+            assert engine.reasons[0, 0] == ""
 
 
 def test_never_predicted_class_degenerates_f1_of_averages_only():

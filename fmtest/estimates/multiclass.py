@@ -124,6 +124,7 @@ from fmtest.options import check_beta
 __all__ = [
     "AVERAGES",
     "MulticlassDelta",
+    "average_gradient",
     "averaged_classes",
     "multiclass_f",
     "per_class_scores",
@@ -379,10 +380,12 @@ class _Average:
         self.value = divide(np.where(include, f, 0.0).sum(axis=-1), m)
         self.undefined = m == 0
         w = divide((include & defined).astype(float), m[..., None])
-        w = np.where(include & defined, w, 0.0)
-        self.gt = w * divide(1 + b2, den)
-        self.gr = -w * b2 * divide(f, den)
-        self.gc = -w * divide(f, den)
+        on = include & defined
+        w = np.where(on, w, 0.0)
+        # 0 (not 0 · NaN) for a left-out class with no instance and no prediction
+        self.gt = np.where(on, w * divide(1 + b2, den), 0.0)
+        self.gr = np.where(on, -w * b2 * divide(f, den), 0.0)
+        self.gc = np.where(on, -w * divide(f, den), 0.0)
         self.convention = {"F": include & ~defined}
 
     def _micro(self, t, r, c, b2, zd, select):
@@ -511,6 +514,71 @@ def _cell_gradient(gt, gr, gc, multilabel):
     k = gt.shape[-1]
     grad[..., np.arange(k), np.arange(k)] += gt
     return grad
+
+
+def average_gradient(
+    confusion,
+    average="macro",
+    *,
+    beta=1.0,
+    zero_division="warn",
+    labels=None,
+    multilabel=False,
+):
+    """Gradient of an average with respect to the cell proportions of its table.
+
+    The ``∇g`` of the delta method (module docstring): for a single-label
+    table, ``∂θ/∂p_jl = G^r_j + G^c_l + [j = l] G^t_j`` at ``p = confusion / n``.
+    Every average is a ratio of cell sums, so the gradient does not depend on
+    the scale of the table, and ``Σ p ∇g = 0`` wherever θ is differentiable.
+    With it, the variance of θ̂ is ``(Σ p g² − (Σ p g)²) / n`` and the
+    covariance of two algorithms' estimates on the same instances is
+    ``(Σ_jab q_jab g^a_ja g^b_jb − (Σ p^a g^a)(Σ p^b g^b)) / n`` over their
+    joint (truth, prediction a, prediction b) proportions ``q``, which is what
+    :class:`MulticlassDelta` computes from the per-instance contributions.
+
+    Parameters
+    ----------
+    confusion : array_like, shape (..., K, K) or (..., L, 2, 2)
+        Counts (or proportions) ``[truth, predicted]``.
+    average : {"macro", "micro", "weighted", "macro_f1_of_averages"}, default="macro"
+    beta : float, default=1.0
+    zero_division : {"warn", 0, 1, numpy.nan}, default="warn"
+    labels : array_like of int or bool, optional
+        The classes averaged over (positions or a mask), as in
+        :func:`multiclass_f`.
+    multilabel : bool, default=False
+
+    Returns
+    -------
+    ndarray, shape of ``confusion``
+        NaN where the average is undefined (0/0). Where θ rests on a
+        ``zero_division`` value (a class with no instance and no prediction
+        under ``"macro"``, for example) θ is not differentiable; the entries
+        then hold that class at its value, and :class:`MulticlassDelta`
+        reports NaN with a reason.
+
+    Examples
+    --------
+    Micro-F1 over all classes is the accuracy, whose gradient is 1 on the
+    diagonal; centred by θ it is ``[j = l] − θ``:
+
+    >>> g = average_gradient([[3, 1, 0], [0, 2, 2], [1, 0, 1]], "micro")
+    >>> (g + 0.6).round(12).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    average = check_average(average)
+    b2 = check_beta(beta) ** 2
+    zd = zero_division_value(zero_division)
+    t, r, c, n = class_sums(confusion, multilabel=multilabel)
+    avg = _Average(t, r, c, average, b2, zd, _selection(labels, t.shape[-1]))
+    scale = n[..., None]
+    gt, gr, gc = (
+        np.where(scale > 0, np.nan_to_num(g) * scale, 0.0)
+        for g in (avg.gt, avg.gr, avg.gc)
+    )
+    grad = _cell_gradient(gt, gr, gc, multilabel)
+    return np.where(avg.undefined[..., None, None], np.nan, grad)
 
 
 def _table_variance(confusion, gt, gr, gc, n):
