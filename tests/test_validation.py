@@ -498,12 +498,12 @@ def test_multiclass_pooled_moments_are_those_of_the_pooled_sample():
 
 
 def test_multiclass_quick_run(tmp_path):
-    """The quick grid writes every table docs/multiclass_validation.rst
+    """The quick grid writes every table docs/multiclass.rst
     includes; micro-F1 (the accuracy) with n = 3000 covers near 95 % with
     every candidate; ignoring the covariance of two positively correlated
     classifiers overstates the SE of their difference."""
     tables = mc.run(quick=True, out=tmp_path, verbose=False)
-    page = (REPO_ROOT / "docs" / "multiclass_validation.rst").read_text(
+    page = (REPO_ROOT / "docs" / "multiclass.rst").read_text(
         encoding="utf-8"
     )
     names = set(re.findall(r"_static/multiclass/([\w.]+)", page))
