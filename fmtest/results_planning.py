@@ -83,7 +83,7 @@ class PlanningMixin:
 
         The corrected variance ``s²(1/J + n_test/n_train)`` projected to ``R``
         repeats of the same k folds (``J = R·k``), and to ``n`` instances with
-        the same repeats and folds (``s² ∝ 1/n``); the power by the
+        the same repeats and folds (``s²`` proportional to ``1/n``); the power by the
         non-central t with ``J − 1`` degrees of freedom.
         """
         tests = self.algorithm_tests

@@ -309,7 +309,7 @@ def instances_for_power(diff, se, n_instances, df, *, power=0.8, alpha=0.05):
     The corrected variance is ``s²(1/J + n_test/n_train)``. With the number
     of folds and repeats fixed, ``J`` and ``n_test/n_train`` do not change
     with the number of instances ``n``; ``s²``, the variance of the fold
-    differences, does. The assumption: ``s² ∝ 1/n``, since both of its
+    differences, does. The assumption: ``s²`` proportional to ``1/n``, since both of its
     parts scale so — the test-instance noise of a fold's difference (an
     average over ``n/k`` test instances) and the retraining noise of a
     learner fitted on ``n (k − 1)/k`` instances (for learners whose
@@ -317,7 +317,7 @@ def instances_for_power(diff, se, n_instances, df, *, power=0.8, alpha=0.05):
     less than this, so treat the answer as a lower bound). Then
     ``SE(n') = SE · √(n/n')`` and the smallest ``n'`` with
     :func:`t_power` ``≥ power`` at the observed difference is
-    ``⌈n · (δ* · SE / |diff|)²⌉``, ``δ*`` the effect / SE at which the
+    ``ceil(n · (δ* · SE / |diff|)²)``, ``δ*`` the effect / SE at which the
     non-central t with ``df`` degrees of freedom has that power.
 
     Parameters
