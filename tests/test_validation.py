@@ -503,9 +503,7 @@ def test_multiclass_quick_run(tmp_path):
     every candidate; ignoring the covariance of two positively correlated
     classifiers overstates the SE of their difference."""
     tables = mc.run(quick=True, out=tmp_path, verbose=False)
-    page = (REPO_ROOT / "docs" / "multiclass.rst").read_text(
-        encoding="utf-8"
-    )
+    page = (REPO_ROOT / "docs" / "multiclass.rst").read_text(encoding="utf-8")
     names = set(re.findall(r"_static/multiclass/([\w.]+)", page))
     assert len(names) >= 6
     assert not [name for name in names if not (tmp_path / name).is_file()]
