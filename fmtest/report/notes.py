@@ -255,7 +255,7 @@ def class_notes(res):
             + _listed(cells, "res.counts.empty_classes()")
             + "."
         )
-    if counts.has_folds:
+    if design.has_folds:
         by_fold = counts.empty_classes(by_fold=True)
         whole = set(zip(empty["dataset"], empty["label"], strict=True))
         by_fold = by_fold[
@@ -300,7 +300,7 @@ def estimand_notes(res):
     """
     notes = []
     counts = res.counts
-    if res.question.conditional_on_models and counts.n_repeats > 1:
+    if res.question.conditional_on_models and res.design.n_repeats > 1:
         notes.append(NOTE_MODELS_WITH_REPEATS)
     if "algorithm_tests" not in res.question.extra_tables:
         return notes

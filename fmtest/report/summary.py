@@ -977,14 +977,14 @@ def _randomization_section(res, names, shown):
             "the positives / the negatives"
             + (
                 " (with repeats: in how many repeats each predicts positive)"
-                if res.counts.n_repeats > 1
+                if res.design.n_repeats > 1
                 else ""
             ),
             f"p rand: exact randomization p = P(|{name}_1 {MINUS} {name}_2| >= observed) "
             "over all swaps of the pair's predictions on each instance"
             + (
                 " (an instance swapped as a whole: the same swap in every repeat)"
-                if res.counts.n_repeats > 1
+                if res.design.n_repeats > 1
                 else ""
             )
             + ", ties included",
