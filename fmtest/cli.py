@@ -430,7 +430,7 @@ def available_tables(res):
     for name, ok in (
         ("algorithm_tests", "algorithm_tests" in res.question.extra_tables),
         ("tango", not multiclass and res.design.tn_known),
-        ("paired_errors", not multiclass and res.counts.paired),
+        ("paired_errors", not multiclass and res.design.paired),
         ("roc", roles.get("score") is not None),
     ):
         if ok:

@@ -756,7 +756,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         """
         est, var = self.lead.estimates.ravel(), self.lead.variances.ravel()
         totals = self.counts.totals.reshape(-1, 2, 2)
-        single = self.counts.n_repeats == 1
+        single = self.design.n_repeats == 1
         if self.metric.key in ("f1", "fbeta") and single:
             beta = self.metric.options["beta"]
             low, high = fmeasure_interval(totals, beta=beta, alpha=alpha)
@@ -984,12 +984,12 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
         """Why Wong's method was not computed ("" when it was)."""
         if self.wong is not None:
             return ""
-        return NOTE_WONG_REPEATS if self.counts.n_repeats > 1 else NOTE_NO_FOLDS
+        return NOTE_WONG_REPEATS if self.design.n_repeats > 1 else NOTE_NO_FOLDS
 
     def _bootstrap(self, alpha):
         if alpha not in self._bootstraps:
             tables = self.counts
-            if self.counts.n_repeats > 1 and self.counts.paired:
+            if self.design.n_repeats > 1 and self.design.paired:
                 tables = self._effective_tables[1]
             self._bootstraps[alpha] = bootstrap_intervals(
                 tables,
@@ -1015,7 +1015,7 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
         and the pair correlation is the delta engine's cluster-robust one;
         otherwise the count tables as they are (their own delta correlation).
         """
-        if self.counts.n_repeats == 1:
+        if self.design.n_repeats == 1:
             return self.counts, None
         corr = self._contrasts(self.delta)[3]
         return self._effective_tables[0], corr

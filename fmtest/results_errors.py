@@ -88,7 +88,7 @@ class MisclassificationMixin:
             ``mcnemar_exact_p`` and ``mcnemar_chi2_p`` still select their
             columns for one release, with a ``FutureWarning``.
         """
-        if not self.counts.paired:
+        if not self.design.paired:
             raise ValueError(
                 "Paired error rates need predictions paired by instance (an "
                 "instance column); these counts are unpaired."

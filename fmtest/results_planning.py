@@ -126,7 +126,7 @@ class PlanningMixin:
         return renamed_columns(frame, SAMPLE_SIZE_RENAMED)
 
     def _paired_joint(self, what):
-        if not self.counts.paired:
+        if not self.design.paired:
             raise ValueError(
                 f"{what} needs predictions paired by instance (an instance column: "
                 "the pair's 8-cell table); these counts are unpaired."

@@ -320,7 +320,7 @@ def estimand_notes(res):
         "Algorithm tests: {reason}: {cells}.",
         "res.algorithm_tests['reason']",
     )
-    if counts.n_repeats == 1 and res.config["test"] == CORRECTED_TEST:
+    if res.design.n_repeats == 1 and res.config["test"] == CORRECTED_TEST:
         se_now = tests["se"].to_numpy(dtype=float)
         folds = tests["n_folds"].to_numpy(dtype=float)
         # n_test / n_train of k-fold CV; none with fewer than two folds

@@ -528,7 +528,7 @@ def _grouped_section(title, cells, groups, labels, legend, n_groups):
 
 def _header_section(res, mode, wong, width):
     counts = res.counts
-    repeats = counts.n_repeats
+    repeats = res.design.n_repeats
     n_instances = (
         str(int(counts.totals[:, 0].sum()) // repeats)
         if res.design.tn_known
@@ -538,7 +538,7 @@ def _header_section(res, mode, wong, width):
         n_instances = str(int(res.design.n_instances.sum()))
     used = counts.fold_present.sum(axis=-1) // repeats
     folds = "none"
-    if counts.has_folds:
+    if res.design.has_folds:
         low, high = int(used.min()), int(used.max())
         folds = str(low) if low == high else f"{low} to {high}"
     if repeats > 1:
@@ -573,7 +573,7 @@ def _header_section(res, mode, wong, width):
         "SE:": se,
         "Intervals:": f"{ci_f} / {ci_diff}" if ci_f != ci_diff else ci_f,
         "Covariance:": "estimated (paired)"
-        if counts.paired
+        if res.design.paired
         else "independence assumed",
         "p adjusted:": f"{res.config['multitest']}, within data set"
         + (" / over pairs" if len(counts.datasets) > 1 else ""),
@@ -918,7 +918,7 @@ def _misclassification_sections(res, names, shown, level):
                 n_sets,
             )
         )
-    if res.counts.paired:
+    if res.design.paired:
         frame = res.paired_errors[shown]  # the compared pairs, as in pairwise
         cells = format_table(frame, PAIRED_ERROR_COLUMNS)
         sections.append(
