@@ -299,7 +299,6 @@ def estimand_notes(res):
     list of str
     """
     notes = []
-    counts = res.counts
     if res.question.conditional_on_models and res.design.n_repeats > 1:
         notes.append(NOTE_MODELS_WITH_REPEATS)
     if "algorithm_tests" not in res.question.extra_tables:
