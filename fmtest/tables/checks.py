@@ -372,8 +372,12 @@ LACKS_ALGORITHM = Check(
     ("instance", "algorithm"),
     "{unit:unit} (column {column!r}) is predicted by {have:texts} but not by "
     "{lack:texts}; {count} instances lack some algorithm. Every instance must be "
-    "predicted by every algorithm (drop incomplete instances), or pass "
-    "`instance=None` to treat the algorithms as independent.",
+    "predicted by every algorithm run on its data set. If an algorithm failed in "
+    "some folds (cross_validate(on_error='skip')), "
+    "fmtest.tables.crossval.drop_failed(data) leaves it out of that data set; "
+    "dropping the instances would compare the algorithms on a subset chosen by the "
+    "failures. Pass `instance=None` only if the algorithms were tested on "
+    "different instances.",
 )
 TRUTH_DIFFERS = Check(
     "truth-differs",
