@@ -30,11 +30,22 @@ Two commands fit :class:`fmtest.FMeasureComparison` and print the results.
 
         $ fmtest compare intents.csv --formula "predicted ~ algorithm" --average micro
 
+    ``--labels`` lists the classes to report and average (scikit-learn's
+    ``labels=``, typed like the truth's labels). Multi-label data come in the
+    long layout (``--label COLUMN``) or as 0/1 indicator columns, one per
+    label, named by a pattern (``*`` stands for the label) or a list::
+
+        $ fmtest compare tags.csv --formula "p_* ~ algorithm" --truth "y_*"
+        $ fmtest compare tags.csv --formula "p_a + p_b ~ algorithm" --truth y_a,y_b
+
 Both commands take the fit options (``--beta``, ``--alpha``, ``--method``,
 ``--min-count``, ``--multitest``, ``--wong-divisor``, …) and the output
 options: ``--format text|latex|html|csv|json`` (``csv`` writes the table
 chosen by ``--table``, ``json`` writes every table, the configuration and the
-notes) and ``--output FILE`` (default: standard output).
+notes) and ``--output FILE`` (default: standard output). For two-column
+papers, ``--format latex`` takes ``--twocolumn`` (the summary) and, with
+``--table`` (the paper table), ``--wide``, ``--compact`` and
+``--caption-above``.
 
 Bad input (a missing file, a formula naming an unknown column, a
 correct/incorrect response on multi-class data, …) prints one line
