@@ -669,7 +669,7 @@ def _run_compare(args):
     # pandas as CSV is (the DuckDB route keeps only count tables)
     # multi-class and multi-label options are read in pandas (the DuckDB route
     # reduces binary data only)
-    in_pandas = args.score or args.labels or args.label or "*" in args.truth
+    in_pandas = args.score or args.labels or args.label or set("*,") & set(args.truth)
     data = read_data(
         args.file,
         engine="pandas" if in_pandas else "auto",

@@ -297,7 +297,7 @@ class MetricComparison:
         np.True_
         """
         in_memory = isinstance(data, pd.DataFrame)
-        if is_indicator_form(truth):  # multi-label indicator columns
+        if is_indicator_form(truth, data.columns if in_memory else ()):  # multi-label
             return cls._from_indicator_columns(
                 formula, data, response=response, truth=truth, instance=instance,
                 fold=fold, score=score, positive=positive, algorithm=algorithm,

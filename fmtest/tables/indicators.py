@@ -46,17 +46,30 @@ WILDCARD = "*"
 _PATTERN = re.compile(r"^[^*~+]*\*[^*~+]*$")
 
 
-def is_indicator_form(truth):
+def is_indicator_form(truth, columns=()):
     """Whether ``truth=`` names indicator columns: a list, or a ``*`` pattern.
+
+    Parameters
+    ----------
+    truth : object
+        The ``truth=`` keyword.
+    columns : sequence, optional
+        The data's columns: a name with ``*`` that is a column is that column.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
     >>> is_indicator_form("truth"), is_indicator_form(["y_a", "y_b"]), is_indicator_form("y_*")
     (False, True, True)
+    >>> is_indicator_form("y*", columns=["y*", "p"])
+    False
     """
     if isinstance(truth, list | tuple):
         return True
-    return isinstance(truth, str) and WILDCARD in truth
+    return isinstance(truth, str) and WILDCARD in truth and truth not in set(columns)
 
 
 @dataclass(frozen=True)
