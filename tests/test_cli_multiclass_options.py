@@ -207,3 +207,18 @@ def test_multilabel_bad_input_is_one_line(tmp_path, capsys):
     assert main([*argv[:-1], "true_x,true_y"]) == 2
     err = capsys.readouterr().err
     assert "pattern of indicator columns, so --truth must be one too" in err
+
+
+def test_truth_with_a_comma_that_is_a_column(tmp_path):
+    """``--truth`` text with commas is a list only when no column has that name."""
+    data = topics().rename(columns={"truth": "gold,final"})
+    path = tmp_path / "comma.csv"
+    data.to_csv(path, index=False)
+    formula = "predicted ~ algorithm + dataset"
+    got = run_json(
+        tmp_path, "compare", str(path), "--formula", formula, "--truth", "gold,final"
+    )
+    res = FMeasureComparison.from_formula(formula, data, truth="gold,final").fit()
+    assert estimates(got["fmeasures"]) == pytest.approx(
+        library_estimates(res), rel=1e-12
+    )

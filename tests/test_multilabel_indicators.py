@@ -276,3 +276,14 @@ def test_indicator_counts_directly():
         small()[["p_cat", "p_dog"]].to_numpy()[:2],
     )
     np.testing.assert_array_equal(counts.totals[0, 0], mcm)
+
+
+def test_a_truth_column_named_with_a_star_is_that_column():
+    """``*`` makes a pattern only when no column has that very name."""
+    df = pd.DataFrame({"instance": [0, 1, 2, 3] * 2, "algorithm": ["a"] * 4 + ["b"] * 4,
+                       "y*": [1, 0, 1, 0] * 2, "predicted": [1, 0, 0, 0, 1, 1, 1, 0]})  # fmt: skip
+    assert not is_indicator_form("y*", df.columns)
+    model = FMeasureComparison.from_formula("predicted ~ algorithm", df, truth="y*")
+    assert not model.design.multiclass
+    res = model.fit(estimand="models")
+    assert res.estimates["estimate"].tolist() == pytest.approx([2 / 3, 0.8])
