@@ -30,11 +30,22 @@ Two commands fit :class:`fmtest.FMeasureComparison` and print the results.
 
         $ fmtest compare intents.csv --formula "predicted ~ algorithm" --average micro
 
+    ``--labels`` lists the classes to report and average (scikit-learn's
+    ``labels=``, typed like the truth's labels). Multi-label data come in the
+    long layout (``--label COLUMN``) or as 0/1 indicator columns, one per
+    label, named by a pattern (``*`` stands for the label) or a list::
+
+        $ fmtest compare tags.csv --formula "p_* ~ algorithm" --truth "y_*"
+        $ fmtest compare tags.csv --formula "p_a + p_b ~ algorithm" --truth y_a,y_b
+
 Both commands take the fit options (``--beta``, ``--alpha``, ``--method``,
 ``--min-count``, ``--multitest``, ``--wong-divisor``, …) and the output
 options: ``--format text|latex|html|csv|json`` (``csv`` writes the table
 chosen by ``--table``, ``json`` writes every table, the configuration and the
-notes) and ``--output FILE`` (default: standard output).
+notes) and ``--output FILE`` (default: standard output). For two-column
+papers, ``--format latex`` takes ``--twocolumn`` (the summary) and, with
+``--table`` (the paper table), ``--wide``, ``--compact`` and
+``--caption-above``.
 
 Bad input (a missing file, a formula naming an unknown column, a
 correct/incorrect response on multi-class data, …) prints one line
@@ -107,8 +118,10 @@ CLI_WORDING = (
     ("(`fold=`)", "(--fold COLUMN)"),
     ("use method='delta'", "use --method delta"),
     ("interval pass alpha=", "interval pass --alpha "),
+    ("`labels=`", "--labels"),
+    ("`truth=`", "--truth"),
 )
-ROLE_OPTION = re.compile(r"`(algorithm|dataset)=('[^']*')`")
+ROLE_OPTION = re.compile(r"`(algorithm|dataset|truth|label)=('[^']*')`")
 LIBRARY_ONLY = re.compile(r"; `dataset='[^']*'` in CountTables\.from_long")
 FIT_OPTION = re.compile(
     r"`(alpha|beta|min_count|rho_fallback|multitest|wong_divisor|re_method|re_test"
@@ -438,7 +451,10 @@ def available_tables(res):
     return names
 
 
-def render_results(res, fmt="text", table="pairwise", *, misclassification=False):
+def render_results(
+    res, fmt="text", table="pairwise", *, misclassification=False, twocolumn=False,
+    wide=False, compact=False, caption_above=False,
+):  # fmt: skip
     """Render fitted results as text.
 
     Parameters
@@ -457,16 +473,58 @@ def render_results(res, fmt="text", table="pairwise", *, misclassification=False
         summary in ``text``, ``latex``, ``html`` or ``csv``.
     misclassification : bool, default=False
         Add the misclassification-balance tables to the summary.
+    twocolumn : bool, default=False
+        ``fmt="latex"``: the summary for a two-column document
+        (``summary().as_latex(twocolumn=True)``).
+    wide, compact, caption_above : bool, default=False
+        ``fmt="latex"`` with ``table="paper"``: the paper table's
+        ``to_latex(wide=..., compact=..., caption_above=...)`` (a ``table*``
+        over both columns, one column of a two-column page, the caption
+        above; see ``docs/paper.rst``).
 
     Returns
     -------
     str
         Ending with a newline.
+
+    Raises
+    ------
+    ValueError
+        For a LaTeX layout option with an output it does not apply to.
+
+    Examples
+    --------
+    >>> from fmtest import FMeasureComparison
+    >>> from fmtest.datasets import load_example
+    >>> res = FMeasureComparison.from_formula(
+    ...     "correct ~ algorithm + dataset", load_example()).fit(estimand="models")
+    >>> latex = render_results(res, "latex", "paper", wide=True, caption_above=True)
+    >>> latex == res.table().to_latex(wide=True, caption_above=True)
+    True
     """
+    paper = {"wide": wide, "compact": compact, "caption_above": caption_above}
+    used = [k for k, v in paper.items() if v] + (["twocolumn"] if twocolumn else [])
+    if used and fmt != "latex":
+        raise ValueError(
+            f"`{used[0]}` is a layout of the LaTeX output; it needs fmt='latex'."
+        )
     if table == PAPER_TABLE:  # fmtest.report.paper_table, in the format asked
-        return _render_paper_table(res.table(), fmt)
+        if twocolumn:
+            raise ValueError(
+                "`twocolumn` lays out the LaTeX summary; the paper table of a "
+                "two-column page takes `wide` (both columns) or `compact` (one)."
+            )
+        return _render_paper_table(res.table(), fmt, **paper)
+    if any(paper.values()):
+        name = next(k for k, v in paper.items() if v)
+        raise ValueError(
+            f"`{name}` lays out the paper table (table='paper'); the summary of a "
+            "two-column page takes `twocolumn`."
+        )
     if fmt in ("text", "latex", "html"):
         smry = res.summary(misclassification=misclassification)
+        if fmt == "latex":
+            return smry.as_latex(twocolumn=twocolumn) + "\n"
         return getattr(smry, f"as_{fmt}")() + "\n"
     if fmt == "csv":
         f_table = res.has_wong or res.design.multiclass  # the F table's own name
@@ -489,9 +547,9 @@ def render_results(res, fmt="text", table="pairwise", *, misclassification=False
     raise ValueError(f"`fmt` must be one of {list(FORMATS)}; got {fmt!r}.")
 
 
-def _render_paper_table(table, fmt):
+def _render_paper_table(table, fmt, **layout):
     if fmt == "latex":
-        return table.to_latex()
+        return table.to_latex(**layout)
     if fmt == "html":
         return table.to_html()
     if fmt == "csv":
@@ -609,20 +667,24 @@ def _run_example(args):
 def _run_compare(args):
     # ROC output needs the rows in memory: with --score, Parquet is read by
     # pandas as CSV is (the DuckDB route keeps only count tables)
+    # multi-class and multi-label options are read in pandas (the DuckDB route
+    # reduces binary data only)
+    in_pandas = args.score or args.labels or args.label or set("*,") & set(args.truth)
     data = read_data(
         args.file,
-        engine="pandas" if args.score else "auto",
+        engine="pandas" if in_pandas else "auto",
         encoding=args.encoding,
         sep=args.sep,
         na_values=[v for v in (args.na_values or "").split(",") if v],
         keep_default_na=args.default_na,
     )
+    truth = _truth_columns(args.truth, data)
     try:
         model = _model_class(args).from_formula(
             args.formula,
             data,
             response=args.response,
-            truth=args.truth,
+            truth=truth,
             instance=args.instance,
             fold=args.fold,
             repeat=args.repeat,
@@ -630,6 +692,8 @@ def _run_compare(args):
             positive=args.positive,
             algorithm=args.algorithm,
             dataset=args.dataset,
+            label=args.label,
+            labels=_typed_labels(args.labels, data, truth, args.label),
         )
     except _engine_errors(data) as err:  # e.g. Parquet files whose columns differ
         raise ValueError(f"DuckDB cannot read {str(args.file)!r}: {err}") from None
@@ -641,6 +705,72 @@ def _run_compare(args):
             ) from None
         raise
     return _fit(model, args)
+
+
+def _truth_columns(text, data):
+    """``--truth``: a column, a ``*`` pattern, or comma-separated indicator columns.
+
+    Text with commas is a list only when no column has that very name.
+    """
+    columns = getattr(data, "columns", ())
+    if "," not in text or text in columns:
+        return text
+    return [part.strip() for part in text.split(",")]
+
+
+def _typed_labels(text, data, truth, label):
+    """``--labels`` as the list ``labels=`` takes, typed like the data's labels.
+
+    Each comma-separated item is the class (or label) whose text it is, among
+    the values of the truth column and the response columns (the label
+    column with ``--label``; the label names of indicator columns); an item
+    no value spells is read as the column's type (an integer for an integer
+    column). A label in quotes (``'"1"'``) is always the string inside them.
+    """
+    if text is None:
+        return None
+    items = [item.strip() for item in text.split(",")]
+    if not all(items):
+        raise ValueError(
+            f"--labels {text!r} has an empty item; give the classes separated by "
+            "commas, e.g. --labels sport,politics."
+        )
+    if isinstance(truth, list) or "*" in truth:  # indicator columns: names
+        return [_unquote(item) for item in items]
+    import pandas as pd
+
+    column = label if label is not None else truth
+    if not isinstance(data, pd.DataFrame) or column not in data.columns:
+        return [_positive(item) for item in items]  # from_formula names the column
+    values = data[column].dropna()
+    levels = {}
+    for value in pd.unique(values):
+        levels.setdefault(str(value), value)
+    integer = pd.api.types.is_integer_dtype(values.dtype) or (
+        len(levels) and all(isinstance(v, int) for v in levels.values())
+    )
+    out = []
+    for item in items:
+        quoted = _unquote(item)
+        if quoted != item:
+            out.append(quoted)
+        elif item in levels:
+            out.append(levels[item])
+        elif integer:
+            if not re.fullmatch(r"[+-]?\d+", item):
+                raise ValueError(
+                    f"--labels lists {item!r}, but column {column!r} holds integer "
+                    "labels; list integers (or quote a string label: '\"x\"')."
+                )
+            out.append(int(item))
+        else:
+            out.append(item)
+    return out
+
+
+def _unquote(text):
+    quoted = re.fullmatch(r"(['\"])(.*)\1", text, flags=re.DOTALL)
+    return quoted.group(2) if quoted else text
 
 
 def _engine_errors(data):
@@ -886,6 +1016,31 @@ def _output_options():
         help="add the misclassification-balance tables (Tango's delta, paired "
         "error rates, confident ROC segment) to the text, LaTeX or HTML summary",
     )
+    layout = parser.add_argument_group(
+        "LaTeX layout (--format latex; two-column papers, docs/paper.rst)"
+    )
+    layout.add_argument(
+        "--twocolumn",
+        action="store_true",
+        help="the summary as tabular pieces that break by themselves in a "
+        "two-column document (summary().as_latex(twocolumn=True))",
+    )
+    layout.add_argument(
+        "--wide",
+        action="store_true",
+        help="with --table: the paper table as a table* over both columns",
+    )
+    layout.add_argument(
+        "--compact",
+        action="store_true",
+        help="with --table: the paper table in one column of a two-column page, "
+        "without shrinking (wrapped data-set names, rotated algorithm names)",
+    )
+    layout.add_argument(
+        "--caption-above",
+        action="store_true",
+        help="with --table: the caption above the paper table (IEEE, ACM)",
+    )
     group.add_argument(
         "--output",
         "-o",
@@ -944,7 +1099,27 @@ def _parser():
         "--truth",
         default="truth",
         metavar="COLUMN",
-        help="column with the true label (default: truth)",
+        help="column with the true label (default: truth); multi-label "
+        "indicator columns: the truth columns separated by commas, in the order "
+        "of the predicted columns left of '~' ('p_a + p_b ~ algorithm'), or a "
+        "pattern such as 'y_*' with 'p_* ~ algorithm' (* stands for the label)",
+    )
+    roles.add_argument(
+        "--label",
+        default=None,
+        metavar="COLUMN",
+        help="multi-label data in the long layout: the column naming the label "
+        "of each row (one row per instance, label and algorithm, 0/1 truth and "
+        "response)",
+    )
+    roles.add_argument(
+        "--labels",
+        default=None,
+        metavar="LABELS",
+        help="multi-class data: the classes to report and average, separated by "
+        "commas, in this order (scikit-learn's labels=; the others still count as "
+        "errors); read as the truth column's labels (quote a label to keep it a "
+        "string: '\"1\"'); also reads data with two classes as multi-class",
     )
     instance = roles.add_mutually_exclusive_group()
     instance.add_argument(
@@ -1036,6 +1211,35 @@ def _parser():
     return parser
 
 
+#: The paper table's LaTeX layout options (``to_latex`` keywords).
+PAPER_LAYOUT = ("wide", "compact", "caption_above")
+
+
+def _check_layout(parser, args):
+    """The LaTeX layout options go with --format latex and their output."""
+    flags = [
+        name for name in ("twocolumn", *PAPER_LAYOUT) if getattr(args, name, False)
+    ]
+    if not flags:
+        return
+    shown = ", ".join("--" + name.replace("_", "-") for name in flags)
+    if args.format != "latex":
+        parser.error(f"{shown}: LaTeX layout options need --format latex")
+    if args.twocolumn and args.table == PAPER_TABLE:
+        parser.error(
+            "--twocolumn lays out the LaTeX summary; the paper table (--table) of "
+            "a two-column page takes --wide (both columns) or --compact (one)"
+        )
+    paper = [f for f in flags if f in PAPER_LAYOUT]
+    if paper and args.table != PAPER_TABLE:
+        verb = "lays" if len(paper) == 1 else "lay"
+        parser.error(
+            f"{', '.join('--' + f.replace('_', '-') for f in paper)} {verb} out the "
+            "paper table: add --table (the summary of a two-column page takes "
+            "--twocolumn)"
+        )
+
+
 def _one_line(err):
     text = str(err)
     for python, cli in CLI_WORDING:
@@ -1100,6 +1304,7 @@ def main(argv=None):
         parser.error("--table NAME is used only with --format csv")
     if args.table == PAPER_TABLE and args.format == "json":
         parser.error("--table (the paper table) is written as text, latex, html or csv")
+    _check_layout(parser, args)
     if args.metric not in F_METRICS and (
         args.average is not None or args.zero_division is not None
     ):
@@ -1125,6 +1330,10 @@ def main(argv=None):
             args.format,
             args.table or "pairwise",
             misclassification=args.misclassification,
+            twocolumn=args.twocolumn,
+            wide=args.wide,
+            compact=args.compact,
+            caption_above=args.caption_above,
         )
         _emit(text, args.output)
     except BrokenPipeError:

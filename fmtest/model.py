@@ -19,6 +19,11 @@ from fmtest.options import renamed_options
 from fmtest.tables.counts import CountTables
 from fmtest.tables.design import Design
 from fmtest.tables.formula import parse_formula
+from fmtest.tables.indicators import (
+    indicator_columns,
+    indicator_counts,
+    is_indicator_form,
+)
 from fmtest.tables.longdata import check_score, read_long_data
 from fmtest.tables.multiclass import MulticlassCounts, is_multiclass
 from fmtest.tables.plausibility import warn_implausible_response, warn_majority_positive
@@ -220,8 +225,17 @@ class MetricComparison:
             :class:`~fmtest.warnings.ResponseKindWarning` says when the
             other reading is the plausible one, and a column of the other
             kind in the data (``correct`` beside ``predicted``) must agree.
-        truth : str, default="truth"
-            Column with the true class.
+        truth : str or list of str, default="truth"
+            Column with the true class. Multi-label data as **indicator
+            columns** (one row per instance and algorithm, a 0/1 column per
+            label for the truth and one for the prediction;
+            :mod:`fmtest.tables.indicators`): a list of the truth columns,
+            with the predicted columns in the same order left of ``~``
+            (``truth=["y_a", "y_b"]`` and ``"p_a + p_b ~ algorithm"``; the
+            labels are the truth columns' names), or a pattern with one
+            ``*`` standing for the label on each side (``truth="y_*"`` and
+            ``"p_* ~ algorithm"``; the labels are what ``*`` stands for).
+            ``labels=`` then picks labels by these names.
         instance : str or None, default="instance"
             Column pairing the algorithms' predictions of the same instance;
             ``None`` for unpaired data (independence is then assumed).
@@ -283,6 +297,12 @@ class MetricComparison:
         np.True_
         """
         in_memory = isinstance(data, pd.DataFrame)
+        if is_indicator_form(truth, data.columns if in_memory else ()):  # multi-label
+            return cls._from_indicator_columns(
+                formula, data, response=response, truth=truth, instance=instance,
+                fold=fold, score=score, positive=positive, algorithm=algorithm,
+                dataset=dataset, repeat=repeat, labels=labels, label=label,
+            )  # fmt: skip
         if not in_memory:  # Polars, DuckDB, Dask, Spark, …
             from fmtest.tables import (
                 engines as scale,  # reduced in that engine (needs narwhals)
@@ -358,6 +378,63 @@ class MetricComparison:
         _warn_mistakes(
             model.counts, kind, spec.response, truth, majority_check, long.positive
         )
+        return model
+
+    @classmethod
+    def _from_indicator_columns(
+        cls, formula, data, *, response, truth, instance, fold, score, positive,
+        algorithm, dataset, repeat, labels, label,
+    ):  # fmt: skip
+        """:meth:`from_formula` on multi-label indicator columns
+        (:mod:`fmtest.tables.indicators`)."""
+        if not isinstance(data, pd.DataFrame):
+            raise TypeError(
+                "Multi-label indicator columns are read from a pandas DataFrame; got "
+                f"{type(data).__name__} (convert it, e.g. with .to_pandas())."
+            )
+        for name, value, why in (
+            ("positive", positive, "picks the positive class of binary data"),
+            ("score", score, "gives the ROC segment of one positive class"),
+            ("label", label, "names the label column of the long layout"),
+        ):
+            if value is not None:
+                raise ValueError(
+                    f"`{name}={value!r}` {why}; with indicator columns (`truth=` "
+                    f"{truth!r}) the labels are the columns: drop `{name}=`."
+                )
+        if response == "correct":
+            raise ValueError(
+                "`response='correct'` reads the response as correct/incorrect, but "
+                "indicator columns hold the predicted 0/1 of each label: drop "
+                "`response=` (or pass 'predicted')."
+            )
+        if response is not None:
+            response_kind(formula, response)  # a known keyword, or its error
+        found = indicator_columns(formula, data.columns, truth).select(labels)
+        spec = found.spec
+        compare, block = assign_terms(
+            formula, spec.terms, algorithm=algorithm, dataset=dataset
+        )
+        fold = None if fold == "fold" and "fold" not in data.columns else fold
+        repeat = None if repeat == "repeat" and "repeat" not in data.columns else repeat
+        counts = indicator_counts(
+            data, found, algorithm=compare, dataset=block, instance=instance,
+            fold=fold, repeat=repeat,
+        )  # fmt: skip
+        model = cls(
+            counts, notes=[] if counts.paired else [NOTE_NO_PAIRING], labels=labels
+        )
+        model.formula = formula
+        model.data = data
+        model.roles = {
+            "truth": list(found.truth),
+            "response": list(found.predicted),
+            "algorithm": compare,
+            "dataset": block,
+            "score": None,
+            "positive": None,
+            "labels": list(found.labels),
+        }
         return model
 
     @classmethod

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from patsy import ModelDesc, PatsyError
 
@@ -36,11 +36,20 @@ class FormulaSpec:
         The compared factor (the algorithms).
     block : str or None
         The data-set column, or ``None`` for one data set.
+    responses : tuple of str
+        Every column left of ``~`` in formula order (``response`` is the
+        first): several only for multi-label indicator columns
+        (``"p_a + p_b ~ algorithm"``, see :mod:`fmtest.tables.indicators`).
     """
 
     response: str
     compare: str
     block: str | None = None
+    responses: tuple = field(default=(), repr=False)
+
+    def __post_init__(self):
+        if not self.responses:
+            object.__setattr__(self, "responses", (self.response,))
 
     @property
     def terms(self):
@@ -48,7 +57,7 @@ class FormulaSpec:
         return (self.compare,) if self.block is None else (self.compare, self.block)
 
 
-def parse_formula(formula, columns=None):
+def parse_formula(formula, columns=None, *, several_responses=False):
     """Split a formula into response, compared factor and block.
 
     Parameters
@@ -57,6 +66,9 @@ def parse_formula(formula, columns=None):
         ``"response ~ compared"`` or ``"response ~ compared + block"``.
     columns : iterable of str, optional
         When given, every named column must be among them.
+    several_responses : bool, default=False
+        Accept several columns left of ``~``, joined by ``+`` (multi-label
+        indicator columns, one per label; :attr:`FormulaSpec.responses`).
 
     Returns
     -------
@@ -94,9 +106,16 @@ def parse_formula(formula, columns=None):
         ) from None
     lhs = [_column(t, formula) for t in desc.lhs_termlist if t.factors]
     rhs = [_column(t, formula) for t in desc.rhs_termlist if t.factors]
-    if len(lhs) != 1:
+    if not lhs or (len(lhs) > 1 and not several_responses):
+        several = (
+            " Multi-label indicator columns (one 0/1 column per label) need the "
+            "truth columns too: pass `truth=` as a list of them, in the same order."
+            if len(lhs) > 1
+            else ""
+        )
         raise ValueError(
-            f"The formula {formula!r} must name one response column left of '~'."
+            f"The formula {formula!r} must name one response column left of "
+            f"'~'.{several}"
         )
     if not rhs:
         raise ValueError(
@@ -108,19 +127,18 @@ def parse_formula(formula, columns=None):
             "compares one factor (the algorithm), optionally blocked by one data-set "
             "column: 'response ~ algorithm + dataset'."
         )
-    spec = FormulaSpec(lhs[0], rhs[0], rhs[1] if len(rhs) == 2 else None)
+    spec = FormulaSpec(
+        lhs[0], rhs[0], rhs[1] if len(rhs) == 2 else None, responses=tuple(lhs)
+    )
+    named = [*spec.responses, spec.compare, spec.block]
     if columns is not None:
         known = set(columns)
-        for role, col in (
-            ("response", spec.response),
-            ("compared factor", spec.compare),
-            ("data-set block", spec.block),
-        ):
+        roles = ["response"] * len(lhs) + ["compared factor", "data-set block"]
+        for role, col in zip(roles, named, strict=True):
             if col is not None and col not in known:
                 raise FORMULA_UNKNOWN_COLUMN.error(column=col, role=role, columns=known)
-    if len({spec.response, spec.compare, spec.block} - {None}) < len(
-        [c for c in (spec.response, spec.compare, spec.block) if c is not None]
-    ):
+    named = [c for c in named if c is not None]
+    if len(set(named)) < len(named):
         raise ValueError(f"The formula {formula!r} names the same column twice.")
     return spec
 
