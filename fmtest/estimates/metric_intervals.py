@@ -174,6 +174,8 @@ def default_interval_name(metric, *, counts_are_trials=True):
         return "MOVER-Wilson"
     if metric.key == "gmean" and counts_are_trials:
         return "MOVER-Wilson (log)"
+    if metric.key == "op" and counts_are_trials:
+        return "Fisher-z lower, Bonferroni upper of its 2 branches, SE +0.5 per cell"
     low, high = metric.bounds
     name = "Fisher-z (atanh) Wald" if (low, high) == (-1.0, 1.0) else "logit Wald"
     return f"{name}, SE +0.5 per cell" if counts_are_trials else name
