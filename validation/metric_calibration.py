@@ -145,12 +145,15 @@ def simulate_cell(prevalence, n, tpr, tnr, replicates):
         if key == "f1":
             tables = flat.reshape(replicates, 2, 2).astype(float)
             lo, hi = fmeasure_interval(tables, beta=1.0, alpha=ALPHA)
-            lo, hi = np.where(np.isnan(value), np.nan, lo), np.where(
-                np.isnan(value), np.nan, hi
+            lo, hi = (
+                np.where(np.isnan(value), np.nan, lo),
+                np.where(np.isnan(value), np.nan, hi),
             )
             rows.append(
                 cell
-                | _row(COMPARISON, "F score", truth, value, lo, hi, *wald, metric.bounds)
+                | _row(
+                    COMPARISON, "F score", truth, value, lo, hi, *wald, metric.bounds
+                )
             )
     return rows
 
@@ -244,11 +247,12 @@ def worst_cells(frame, k=12):
             "cell": worst.apply(_cell_label, axis=1),
             "E[positives]": worst["expected_positives"].map(lambda v: f"{v:g}"),
             "coverage %": [
-                _pct(c, s) for c, s in zip(worst["coverage"], worst["mc_se"])
+                _pct(c, s)
+                for c, s in zip(worst["coverage"], worst["mc_se"], strict=True)
             ],
             "misses below / above %": [
                 f"{100 * b:.1f} / {100 * a:.1f}"
-                for b, a in zip(worst["miss_below"], worst["miss_above"])
+                for b, a in zip(worst["miss_below"], worst["miss_above"], strict=True)
             ],
             "undefined %": (100 * worst["undefined"]).map(lambda v: f"{v:.1f}"),
         }
@@ -271,10 +275,11 @@ def undefined_table(frame):
             "E[positives]": some["expected_positives"].map(lambda v: f"{v:g}"),
             "undefined %": (100 * some["undefined"]).map(lambda v: f"{v:.1f}"),
             "coverage, defined only %": [
-                _pct(c, s) for c, s in zip(some["coverage"], some["mc_se"])
+                _pct(c, s) for c, s in zip(some["coverage"], some["mc_se"], strict=True)
             ],
             "coverage, undefined = miss %": [
-                _pct(c, s) for c, s in zip(some["coverage_all"], some["mc_se_all"])
+                _pct(c, s)
+                for c, s in zip(some["coverage_all"], some["mc_se_all"], strict=True)
             ],
         }
     ).reset_index(drop=True)

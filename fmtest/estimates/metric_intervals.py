@@ -166,6 +166,63 @@ def mover_gmean(cells, alpha=0.05):
     return lower, upper
 
 
+#: Metrics that are smooth functions of TPr and TNr (and the class shares)
+#: and get the MOVER-Wilson interval of :func:`mover_rates`.
+RATE_FUNCTIONS = ("iba", "agm")
+
+
+def mover_rates(metric, cells, estimate, alpha=0.05):
+    """MOVER-Wilson interval of a metric that is a function of TPr and TNr.
+
+    Given the class sizes P and N, the estimates r̂ = TP/P and ŝ = TN/N are
+    independent binomial proportions, and a metric such as IBA or AGm is a
+    function f(r, s) of them (AGm also of the share of negatives, held at its
+    estimate). The method of variance estimates recovery (Zou & Donner 2008)
+    combines the change of f over each rate's Wilson interval, the other rate
+    held at its estimate:
+
+    lower = f̂ − √(d_r² + d_s²),  upper = f̂ + √(u_r² + u_s²),
+
+    with d_r = max(0, f̂ − f(r_lo, ŝ), f̂ − f(r_hi, ŝ)) and u_r = max(0,
+    f(r_lo, ŝ) − f̂, f(r_hi, ŝ) − f̂) (so a metric that decreases in a rate is
+    handled as well), likewise d_s, u_s; clipped to the metric's range. For a
+    weighted mean of the rates this is :func:`mover_average`. f is the
+    metric's own formula, evaluated on the table with the same class sizes
+    and the changed rate.
+
+    Parameters
+    ----------
+    metric : fmtest.estimates.metrics.Metric
+    cells : array_like, shape (..., 2, 2)
+        Confusion counts ``[truth, prediction]``.
+    estimate : array_like, shape (...)
+        The metric of the counts.
+    alpha : float, default=0.05
+
+    Returns
+    -------
+    lower, upper : ndarray, shape (...)
+    """
+    cells = np.asarray(cells, dtype=float)
+    positives = cells[..., 1, 1] + cells[..., 1, 0]
+    negatives = cells[..., 0, 0] + cells[..., 0, 1]
+    (r, r_lo, r_hi), (s, s_lo, s_hi) = _rates_wilson(cells, alpha)
+
+    def at(rate, spec):
+        table = np.empty(cells.shape)
+        table[..., 1, 1], table[..., 1, 0] = rate * positives, (1 - rate) * positives
+        table[..., 0, 0], table[..., 0, 1] = spec * negatives, (1 - spec) * negatives
+        return metric.dual(table).value
+
+    est = np.asarray(estimate, dtype=float)
+    moves = {"r": (at(r_lo, s), at(r_hi, s)), "s": (at(r, s_lo), at(r, s_hi))}
+    down = {k: np.maximum(0.0, est - np.fmin(*v)) for k, v in moves.items()}
+    up = {k: np.maximum(0.0, np.fmax(*v) - est) for k, v in moves.items()}
+    lower = est - np.sqrt(down["r"] ** 2 + down["s"] ** 2)
+    upper = est + np.sqrt(up["r"] ** 2 + up["s"] ** 2)
+    return lower, upper
+
+
 def default_interval_name(metric, *, counts_are_trials=True):
     """The name of ``metric``'s default interval (what :func:`metric_interval` uses)."""
     if metric.key in PROPORTIONS and counts_are_trials:
@@ -174,6 +231,8 @@ def default_interval_name(metric, *, counts_are_trials=True):
         return "MOVER-Wilson"
     if metric.key == "gmean" and counts_are_trials:
         return "MOVER-Wilson (log)"
+    if metric.key in RATE_FUNCTIONS and counts_are_trials:
+        return "MOVER-Wilson (f(TPr, TNr))"
     if metric.key == "op" and counts_are_trials:
         return "Fisher-z lower, Bonferroni upper of its 2 branches, SE +0.5 per cell"
     low, high = metric.bounds
@@ -219,6 +278,14 @@ def metric_interval(
         weight = AVERAGES[metric.key]
         weight = metric.options.get("w", 0.5) if weight is None else weight
         lower, upper = mover_average(cells, weight, alpha)
+    elif metric.key in RATE_FUNCTIONS:
+        lower, upper = mover_rates(metric, cells, estimate, alpha)
+        # AGm is 0 without TP even when TNr is undefined (no negatives): there
+        # the transformed Wald interval of the smoothed table stands in
+        gap = np.isnan(lower) | np.isnan(upper)
+        if gap.any():
+            low, high = smoothed_transformed_interval(metric, cells, estimate, alpha)
+            lower, upper = np.where(gap, low, lower), np.where(gap, high, upper)
     elif metric.key == "op":
         lower, upper = op_interval(metric, cells, estimate, alpha)
     else:
