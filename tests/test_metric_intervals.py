@@ -12,8 +12,8 @@ from fmtest.across.pooling import across_datasets_table
 from fmtest.datasets import load_example
 from fmtest.estimates.delta import cell_variance
 from fmtest.estimates.metric_intervals import (
+    jeffreys_interval,
     metric_interval,
-    mover_average,
     mover_rates,
     transformed_interval,
     wilson_interval,
@@ -258,35 +258,53 @@ def test_op_interval_is_the_bonferroni_bound_of_its_branches(counts):
     assert res["ci_lower_op"].iloc[0] == pytest.approx(lower, rel=1e-6)
 
 
-def test_mover_rates_is_mover_average_for_a_mean_of_the_rates():
-    _, cells = _small_tables(12)
-    metric = get_metric("cwa", w=0.3)
-    value = metric_value_and_gradient(metric, cells)[0]
-    lo, hi = mover_rates(metric, cells, value)
-    ref_lo, ref_hi = mover_average(cells, 0.3)
-    defined = ~np.isnan(value)
-    np.testing.assert_allclose(lo[defined], ref_lo[defined], atol=1e-12)
-    np.testing.assert_allclose(hi[defined], ref_hi[defined], atol=1e-12)
+def test_jeffreys_interval_matches_statsmodels():
+    from statsmodels.stats.proportion import proportion_confint
+
+    x, n = np.array([0, 1, 7, 19, 20, 3]), np.array([20, 20, 20, 20, 20, 0])
+    lo, hi = jeffreys_interval(x, n)
+    ref_lo, ref_hi = proportion_confint(x[:5], n[:5], method="jeffreys")
+    inner = slice(1, 4)  # Brown et al.: lower 0 at x = 0, upper 1 at x = n
+    np.testing.assert_allclose(lo[inner], ref_lo[inner], rtol=1e-10)
+    np.testing.assert_allclose(hi[:4], ref_hi[:4], rtol=1e-10)
+    np.testing.assert_allclose(lo[4], ref_lo[4], rtol=1e-10)
+    assert lo[0] == 0.0 and hi[4] == 1.0 and np.isnan(lo[5]) and np.isnan(hi[5])
 
 
-def test_iba_interval_from_statsmodels_wilson_limits():
+@pytest.mark.parametrize(
+    ("key", "options", "formula"),
+    [
+        ("iba", {}, lambda r, s, neg: (1 + 0.05 * (r - s)) * r * s),
+        ("agm", {}, lambda r, s, neg: (np.sqrt(r * s) + s * neg) / (1 + neg)),
+        ("cwa", {"w": 0.3}, lambda r, s, neg: 0.3 * r + 0.7 * s),
+    ],
+)
+def test_mover_jeffreys_from_statsmodels_limits(key, options, formula):
     from statsmodels.stats.proportion import proportion_confint
 
     tp, fn, fp, tn = 17, 3, 12, 168
-    res = panel(pd.DataFrame({"tp": [tp], "fn": [fn], "fp": [fp], "tn": [tn]}))
-
-    def iba(r, s):
-        return (1 + 0.05 * (r - s)) * r * s
-
+    neg = (fp + tn) / (tp + fn + fp + tn)
     r, s = tp / (tp + fn), tn / (tn + fp)
-    r_lo, r_hi = proportion_confint(tp, tp + fn, method="wilson")
-    s_lo, s_hi = proportion_confint(tn, tn + fp, method="wilson")
-    est = iba(r, s)
-    lower = est - np.hypot(est - iba(r_lo, s), est - iba(r, s_lo))
-    upper = est + np.hypot(iba(r_hi, s) - est, iba(r, s_hi) - est)
-    assert res["iba"].iloc[0] == pytest.approx(est, rel=1e-12)
-    assert res["ci_lower_iba"].iloc[0] == pytest.approx(lower, rel=1e-9)
-    assert res["ci_upper_iba"].iloc[0] == pytest.approx(upper, rel=1e-9)
+    r_lo, r_hi = proportion_confint(tp, tp + fn, method="jeffreys")
+    s_lo, s_hi = proportion_confint(tn, tn + fp, method="jeffreys")
+
+    def f(a, b):
+        return formula(a, b, neg)
+
+    est = f(r, s)
+    lower = est - np.hypot(est - f(r_lo, s), est - f(r, s_lo))
+    upper = est + np.hypot(f(r_hi, s) - est, f(r, s_hi) - est)
+    cells = np.array([[[tn, fp], [fn, tp]]], dtype=float)
+    metric = get_metric(key, **options)
+    value = metric_value_and_gradient(metric, cells)[0]
+    assert value[0] == pytest.approx(est, rel=1e-12)
+    lo, hi = mover_rates(metric, cells, value)
+    assert lo[0] == pytest.approx(lower, rel=1e-9)
+    assert hi[0] == pytest.approx(upper, rel=1e-9)
+    if key != "cwa":  # the panel's default for iba and agm
+        res = panel(pd.DataFrame({"tp": [tp], "fn": [fn], "fp": [fp], "tn": [tn]}))
+        assert res[f"ci_lower_{key}"].iloc[0] == pytest.approx(lower, rel=1e-9)
+        assert res[f"ci_upper_{key}"].iloc[0] == pytest.approx(upper, rel=1e-9)
 
 
 def test_op_covers_at_its_kink_with_20_positives():
