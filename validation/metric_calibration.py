@@ -260,29 +260,39 @@ def worst_cells(frame, k=12):
 
 
 def undefined_table(frame):
-    """Per cell with undefined estimates: the share undefined and both coverages.
+    """Per cell with undefined estimates: their share and the coverage both ways.
 
-    One row per (metric, cell) with an undefined share of at least 0.5 %,
-    largest share first.
+    One row per cell where some metric's estimate is undefined in at least
+    0.5 % of the test sets: the share undefined for TPr (no positives: every
+    metric of TPr and TNr shares it), precision (no predicted positives),
+    F1 (no positives predicted or actual; κ the same) and MCC (any margin 0:
+    the most often), and over all metrics the worst coverage among defined
+    estimates and the worst with undefined estimates counted as misses.
+    Every (metric, cell) is in ``metric_calibration.csv`` (``undefined``,
+    ``coverage``, ``coverage_all``).
     """
-    some = frame[frame["undefined"] >= 0.005].sort_values(
-        ["undefined", "metric"], ascending=[False, True]
-    )
-    return pd.DataFrame(
-        {
-            "metric": some["metric"],
-            "cell": some.apply(_cell_label, axis=1),
-            "E[positives]": some["expected_positives"].map(lambda v: f"{v:g}"),
-            "undefined %": (100 * some["undefined"]).map(lambda v: f"{v:.1f}"),
-            "coverage, defined only %": [
-                _pct(c, s) for c, s in zip(some["coverage"], some["mc_se"], strict=True)
-            ],
-            "coverage, undefined = miss %": [
-                _pct(c, s)
-                for c, s in zip(some["coverage_all"], some["mc_se_all"], strict=True)
-            ],
-        }
-    ).reset_index(drop=True)
+    cells = ["prevalence", "n", "tpr", "tnr"]
+    rows = []
+    for _, part in frame.groupby(cells, sort=False):
+        if part["undefined"].max() < 0.005:
+            continue
+        first = part.iloc[0]
+        share = part.set_index("metric")["undefined"]
+        worst = part.loc[part["coverage"].idxmin()]
+        worst_all = part.loc[part["coverage_all"].idxmin()]
+        row = {"cell": _cell_label(first)}
+        row["E[positives]"] = f"{first['expected_positives']:g}"
+        for key in ("tpr", "precision", "f1", "mcc"):
+            row[f"undefined {key} %"] = f"{100 * share[key]:.1f}"
+        row["worst coverage, defined only %"] = (
+            f"{_pct(worst['coverage'], worst['mc_se'])} ({worst['metric']})"
+        )
+        row["worst coverage, undefined = miss %"] = (
+            f"{_pct(worst_all['coverage_all'], worst_all['mc_se_all'])} "
+            f"({worst_all['metric']})"
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def main(argv=None):

@@ -395,9 +395,11 @@ def panel(
         other columns are kept as labels.
     alpha : float, default=0.05
         Level of the intervals ``ci_lower_<key>``, ``ci_upper_<key>``: each
-        metric's default, inside its range (Wilson for tpr, tnr, precision
-        and accuracy; a logit or Fisher-z Wald interval with the delta SE
-        for the others, F_β included; see
+        metric's default, inside its range and containing the estimate
+        (Wilson for tpr, tnr, precision and accuracy; MOVER for auc,
+        balanced_accuracy, cwa, gmean, iba and agm; OP's own interval at its
+        kink; a logit or Fisher-z Wald interval with the SE of the table
+        plus 0.5 per cell for F_β, κ and MCC; see
         :mod:`fmtest.estimates.metric_intervals`).
     metrics : list of str, optional
         Keys to compute; default all of ``METRICS``.
