@@ -23,7 +23,7 @@ stays inside its range (issue 22):
   (θ̂ = lo or hi) it is centred on the smoothed estimate and extended to the
   estimate itself (the limit of the interval as θ̂ approaches the bound, as
   Wilson's upper limit is 1 at p̂ = 1);
-* optimized precision, OP = accuracy − |TNr − TPr| / (TNr + TPr), has a kink
+* optimized precision, OP = accuracy − abs(TNr − TPr) / (TNr + TPr), has a kink
   where TPr = TNr, at which its estimate is biased low and a one-branch
   delta interval misses above (:func:`op_interval`): its lower limit is the
   Fisher-z one, its upper limit the Bonferroni bound of a minimum of two
@@ -380,7 +380,7 @@ def smoothed_transformed_interval(metric, cells, estimate, alpha=0.05):
 def op_interval(metric, cells, estimate, alpha=0.05):
     """Interval of optimized precision that keeps its level at OP's kink.
 
-    OP = accuracy − |TNr − TPr| / (TNr + TPr) is the smaller of two smooth
+    OP = accuracy − abs(TNr − TPr) / (TNr + TPr) is the smaller of two smooth
     branches, g₊ = accuracy − (TNr − TPr)/(TNr + TPr) and g₋ = accuracy +
     (TNr − TPr)/(TNr + TPr), and is not differentiable where TPr = TNr. Near
     that kink its estimate min(ĝ₊, ĝ₋) is biased low (by about 0.8 times the
@@ -395,7 +395,7 @@ def op_interval(metric, cells, estimate, alpha=0.05):
       min(ĝ₊, ĝ₋) ≤ ĝᵢ for the true minimum's branch i.
     * **upper limit**: since OP ≤ g₊ and OP ≤ g₋, any upper confidence limit
       of either branch bounds OP; the smaller of the two Wald upper limits
-      ĝᵢ + z_{α/4}·SEᵢ (Bonferroni: each branch at α/4, so that both hold
+      ĝᵢ + z(α/4)·SEᵢ (Bonferroni: each branch at α/4, so that both hold
       with probability ≥ 1 − α/2 at the kink) is an upper limit of OP at
       level α/2. It is taken on the linear scale, because a branch is not
       confined to OP's range [−1, 1] (g₋ reaches above 1), and clipped to it.
