@@ -158,7 +158,7 @@ class Metric:
     def dual(self, cells):
         """Value and gradient with respect to the cell proportions.
 
-        A value within rounding (4 units in the last place) of a bound is
+        A value within rounding (4 machine epsilons, 8.9e-16) of a bound is
         the bound: a perfect table's MCC is 1, not 0.9999999999999999, and
         no MCC is −1.0000000000000002. NaN stays NaN.
         """
