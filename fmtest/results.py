@@ -748,10 +748,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
     def _estimate_interval(self, alpha):
         """(lower, upper) per (data set, algorithm), flattened: each metric's default.
 
-        Inside the metric's range (issue 22): F_β the score interval, the
-        proportions (tpr, tnr, precision, accuracy) Wilson, the rest a
-        logit / Fisher-z Wald interval; see
-        :mod:`fmtest.estimates.metric_intervals`. With repeats the counts
+        Inside the metric's range (issue 22) and containing the estimate
+        (issue 30): F_β the score interval, the others as in
+        :func:`fmtest.estimates.metric_intervals.metric_interval`. With repeats the counts
         are not independent trials: transformed Wald with the delta SE.
         """
         est, var = self.lead.estimates.ravel(), self.lead.variances.ravel()

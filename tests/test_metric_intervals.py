@@ -5,13 +5,16 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from fmtest import FMeasureComparison, MetricComparison
 from fmtest.across.pooling import across_datasets_table
 from fmtest.datasets import load_example
 from fmtest.estimates.delta import cell_variance
 from fmtest.estimates.metric_intervals import (
+    jeffreys_interval,
     metric_interval,
+    mover_rates,
     transformed_interval,
     wilson_interval,
 )
@@ -145,3 +148,192 @@ def test_clipped_pooled_interval_is_noted_in_the_summary():
     clipped = across["flags"].str.contains("re_ci_clipped")
     assert clipped.sum() == 2
     assert "was clipped to it" in res.summary().as_text()
+
+
+# -- issue 30, item 2: panel intervals contain their estimate -----------------
+
+
+def _small_tables(n_max=30):
+    """Every 2 × 2 table with 0 < n ≤ ``n_max``, as (tp, fn, fp, tn) rows and cells."""
+    grid = np.indices((n_max + 1,) * 4).reshape(4, -1).T
+    rows = grid[(grid.sum(axis=1) <= n_max) & (grid.sum(axis=1) > 0)]
+    cells = np.zeros((len(rows), 2, 2))
+    cells[:, 1, 1], cells[:, 1, 0], cells[:, 0, 1], cells[:, 0, 0] = rows.T
+    return rows, cells
+
+
+@pytest.mark.parametrize("alpha", [0.01, 0.05, 0.2])
+def test_every_small_table_interval_contains_its_estimate(alpha):
+    rows, cells = _small_tables()
+    assert len(rows) == 46375  # C(34, 4) tables with n <= 30, less the empty one
+    for key, metric in METRICS.items():
+        value, grad, _ = metric_value_and_gradient(metric, cells)
+        lo, hi = metric_interval(
+            metric, cells, value, cell_variance(cells, grad), alpha
+        )
+        defined = ~np.isnan(value)
+        assert defined.sum() > 44000, key
+        low, high = metric.bounds
+        assert not np.isnan(lo[defined] + hi[defined]).any(), key
+        assert (lo[defined] >= low).all() and (hi[defined] <= high).all(), key
+        inside = (lo[defined] <= value[defined]) & (value[defined] <= hi[defined])
+        assert inside.all(), (key, rows[defined][~inside][:3])
+        assert np.isnan(lo[~defined]).all() and np.isnan(hi[~defined]).all(), key
+    f1 = metric_value_and_gradient(get_metric("f1"), cells)[0]
+    lo, hi = fmeasure_interval(cells, alpha=alpha)  # MetricComparison's F1
+    defined = ~np.isnan(f1)
+    assert ((lo <= f1) & (f1 <= hi))[defined].all()
+
+
+def test_panel_intervals_contain_the_estimate_on_every_small_table():
+    rows, _ = _small_tables(18)
+    res = panel(pd.DataFrame(rows, columns=["tp", "fn", "fp", "tn"]))
+    for key in METRICS:
+        defined = res[key].notna()
+        assert (res.loc[defined, f"ci_lower_{key}"] <= res.loc[defined, key]).all()
+        assert (res.loc[defined, key] <= res.loc[defined, f"ci_upper_{key}"]).all()
+
+
+def _mcc_by_hand(tp, fn, fp, tn):
+    return (tp * tn - fp * fn) / np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+
+
+def _delta_se(fun, counts):
+    """Multinomial delta-method SE of ``fun`` of the proportions, central differences."""
+    counts = np.asarray(counts, dtype=float)
+    n = counts.sum()
+    p = counts / n
+    grad = np.empty(4)
+    for i in range(4):
+        step = np.zeros(4)
+        step[i] = 1e-6
+        grad[i] = (fun(*(p + step)) - fun(*(p - step))) / 2e-6
+    return np.sqrt((p @ grad**2 - (p @ grad) ** 2) / n)
+
+
+def test_perfect_table_mcc_interval_reaches_one():
+    # The review's case: a perfect table with 3 positives. The upper limit is 1
+    # (was 0.98, below the estimate); the lower is the Fisher-z limit of the
+    # table with 0.5 added to each cell.
+    res = panel(pd.DataFrame({"tp": [3], "fn": [0], "fp": [0], "tn": [97]}))
+    assert res["mcc"].iloc[0] == 1.0 and res["kappa"].iloc[0] == 1.0
+    smooth = (3.5, 0.5, 0.5, 97.5)
+    centre, se = _mcc_by_hand(*smooth), _delta_se(_mcc_by_hand, smooth)
+    z = 1.959963984540054
+    lower = np.tanh(np.arctanh(centre) - z * se / (1 - centre**2))
+    assert res["ci_lower_mcc"].iloc[0] == pytest.approx(lower, rel=1e-6)
+    assert res["ci_upper_mcc"].iloc[0] == 1.0
+    # an empty-cell table at the other bound: MCC = -1 and the lower limit is -1
+    res = panel(pd.DataFrame({"tp": [0], "fn": [2], "fp": [13], "tn": [0]}))
+    assert res["mcc"].iloc[0] == -1.0 and res["ci_lower_mcc"].iloc[0] == -1.0
+    assert -1 < res["ci_upper_mcc"].iloc[0] < 0
+
+
+def _op_branch(sign):
+    def branch(tp, fn, fp, tn):
+        tpr, tnr = tp / (tp + fn), tn / (tn + fp)
+        return (tp + tn) / (tp + fn + fp + tn) - sign * (tnr - tpr) / (tnr + tpr)
+
+    return branch
+
+
+@pytest.mark.parametrize(
+    "counts", [(3, 1, 1, 3), (17, 3, 30, 150), (40, 10, 20, 930), (9, 1, 5, 85)]
+)
+def test_op_interval_is_the_bonferroni_bound_of_its_branches(counts):
+    tp, fn, fp, tn = counts
+    res = panel(pd.DataFrame({"tp": [tp], "fn": [fn], "fp": [fp], "tn": [tn]}))
+    est = res["op"].iloc[0]
+    smooth = [c + 0.5 for c in counts]
+    z4 = stats.norm.isf(0.0125)
+    upper = min(
+        _op_branch(s)(*counts) + z4 * _delta_se(_op_branch(s), smooth) for s in (1, -1)
+    )
+    assert res["ci_upper_op"].iloc[0] == pytest.approx(min(upper, 1.0), rel=1e-6)
+    values = [_op_branch(s)(*smooth) for s in (1, -1)]
+    ses = [_delta_se(_op_branch(s), smooth) for s in (1, -1)]
+    se = max(ses) if values[0] == values[1] else ses[int(np.argmin(values))]
+    half = 1.959963984540054 * se / (1 - est**2)
+    lower = np.tanh(np.arctanh(est) - half)
+    assert res["ci_lower_op"].iloc[0] == pytest.approx(lower, rel=1e-6)
+
+
+def test_jeffreys_interval_matches_statsmodels():
+    from statsmodels.stats.proportion import proportion_confint
+
+    x, n = np.array([0, 1, 7, 19, 20, 3]), np.array([20, 20, 20, 20, 20, 0])
+    lo, hi = jeffreys_interval(x, n)
+    ref_lo, ref_hi = proportion_confint(x[:5], n[:5], method="jeffreys")
+    inner = slice(1, 4)  # Brown et al.: lower 0 at x = 0, upper 1 at x = n
+    np.testing.assert_allclose(lo[inner], ref_lo[inner], rtol=1e-10)
+    np.testing.assert_allclose(hi[:4], ref_hi[:4], rtol=1e-10)
+    np.testing.assert_allclose(lo[4], ref_lo[4], rtol=1e-10)
+    assert lo[0] == 0.0 and hi[4] == 1.0 and np.isnan(lo[5]) and np.isnan(hi[5])
+
+
+@pytest.mark.parametrize(
+    ("key", "options", "formula"),
+    [
+        ("iba", {}, lambda r, s, neg: (1 + 0.05 * (r - s)) * r * s),
+        ("agm", {}, lambda r, s, neg: (np.sqrt(r * s) + s * neg) / (1 + neg)),
+        ("cwa", {"w": 0.3}, lambda r, s, neg: 0.3 * r + 0.7 * s),
+    ],
+)
+def test_mover_jeffreys_from_statsmodels_limits(key, options, formula):
+    from statsmodels.stats.proportion import proportion_confint
+
+    tp, fn, fp, tn = 17, 3, 12, 168
+    neg = (fp + tn) / (tp + fn + fp + tn)
+    r, s = tp / (tp + fn), tn / (tn + fp)
+    r_lo, r_hi = proportion_confint(tp, tp + fn, method="jeffreys")
+    s_lo, s_hi = proportion_confint(tn, tn + fp, method="jeffreys")
+
+    def f(a, b):
+        return formula(a, b, neg)
+
+    est = f(r, s)
+    lower = est - np.hypot(est - f(r_lo, s), est - f(r, s_lo))
+    upper = est + np.hypot(f(r_hi, s) - est, f(r, s_hi) - est)
+    cells = np.array([[[tn, fp], [fn, tp]]], dtype=float)
+    metric = get_metric(key, **options)
+    value = metric_value_and_gradient(metric, cells)[0]
+    assert value[0] == pytest.approx(est, rel=1e-12)
+    lo, hi = mover_rates(metric, cells, value)
+    assert lo[0] == pytest.approx(lower, rel=1e-9)
+    assert hi[0] == pytest.approx(upper, rel=1e-9)
+    if key != "cwa":  # the panel's default for iba and agm
+        res = panel(pd.DataFrame({"tp": [tp], "fn": [fn], "fp": [fp], "tn": [tn]}))
+        assert res[f"ci_lower_{key}"].iloc[0] == pytest.approx(lower, rel=1e-9)
+        assert res[f"ci_upper_{key}"].iloc[0] == pytest.approx(upper, rel=1e-9)
+
+
+def test_op_covers_at_its_kink_with_20_positives():
+    # seeded simulation: 4000 test sets of n = 200 at prevalence 0.1 with
+    # TPr = TNr = 0.85 (OP's kink). The one-branch Fisher-z interval covered
+    # about 91.5 % here; the Bonferroni upper limit about 95 %. MC SE 0.35 pt.
+    prevalence, rate, n = 0.1, 0.85, 200
+    p = [(1 - prevalence) * rate, (1 - prevalence) * (1 - rate),
+         prevalence * (1 - rate), prevalence * rate]  # fmt: skip
+    counts = np.random.default_rng(30).multinomial(n, p, size=4000)
+    res = panel(pd.DataFrame(counts, columns=["tn", "fp", "fn", "tp"]), metrics=["op"])
+    truth = rate  # accuracy = TPr = TNr and |TNr - TPr| = 0
+    covered = (res["ci_lower_op"] <= truth) & (truth <= res["ci_upper_op"])
+    assert covered.mean() >= 0.93
+
+
+def test_metric_calibration_quick(tmp_path):
+    from validation import metric_calibration as study
+
+    table = study.main(["--quick", "--out", str(tmp_path)])
+    frame = pd.read_csv(tmp_path / "metric_calibration.csv")
+    for name in ("summary", "worst20", "undefined"):
+        assert (tmp_path / f"metric_calibration_{name}.csv").is_file()
+    assert set(table["metric"]) == set(METRICS) | {study.COMPARISON}
+    assert (frame["contains_estimate"] == 1).all()
+    assert (frame["default_outside"] == 0).all()
+    assert (frame["coverage_all"] <= frame["coverage"] + 1e-12).all()
+    np.testing.assert_allclose(
+        frame["coverage_all"], frame["coverage"] * (1 - frame["undefined"]), atol=1e-12
+    )
+    kink = frame[(frame["metric"] == "op") & frame["kink"]]
+    assert len(kink) == 1 and kink["coverage"].iloc[0] >= 0.93

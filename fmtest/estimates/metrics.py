@@ -156,8 +156,20 @@ class Metric:
     kinks: str = ""
 
     def dual(self, cells):
-        """Value and gradient with respect to the cell proportions."""
-        return self.formula(cell_duals(cells), **self.options)
+        """Value and gradient with respect to the cell proportions.
+
+        A value within rounding (4 machine epsilons, 8.9e-16) of a bound is
+        the bound: a perfect table's MCC is 1, not 0.9999999999999999, and
+        no MCC is −1.0000000000000002. NaN stays NaN.
+        """
+        out = self.formula(cell_duals(cells), **self.options)
+        value = out.value
+        for bound in self.bounds:
+            value = np.where(
+                np.abs(value - bound) <= 4 * np.finfo(float).eps, bound, value
+            )
+        out.value = np.clip(value, *self.bounds)
+        return out
 
     def label(self):
         """Name with its options, e.g. ``F_beta (beta=2)``."""
@@ -212,9 +224,13 @@ def _kappa(c):
     return (observed - chance) / (1 - chance)
 
 
-def _op(c):
+def _op(c, branch=None):
+    # branch = +1 or -1 gives the smooth branch accuracy - branch·(TNr - TPr)/(TNr + TPr);
+    # OP is the smaller of the two (used by the interval at OP's kink).
     tpr, tnr = _tpr(c), _tnr(c)
-    return _accuracy(c) - (tnr - tpr).abs() / (tnr + tpr)
+    if branch is None:
+        return _accuracy(c) - (tnr - tpr).abs() / (tnr + tpr)
+    return _accuracy(c) - branch * (tnr - tpr) / (tnr + tpr)
 
 
 def _iba(c, alpha_iba=0.05, squared=True):
@@ -379,9 +395,11 @@ def panel(
         other columns are kept as labels.
     alpha : float, default=0.05
         Level of the intervals ``ci_lower_<key>``, ``ci_upper_<key>``: each
-        metric's default, inside its range (Wilson for tpr, tnr, precision
-        and accuracy; a logit or Fisher-z Wald interval with the delta SE
-        for the others, F_β included; see
+        metric's default, inside its range and containing the estimate
+        (Wilson for tpr, tnr, precision and accuracy; MOVER for auc,
+        balanced_accuracy, cwa, gmean, iba and agm; OP's own interval at its
+        kink; a logit or Fisher-z Wald interval with the SE of the table
+        plus 0.5 per cell for F_β, κ and MCC; see
         :mod:`fmtest.estimates.metric_intervals`).
     metrics : list of str, optional
         Keys to compute; default all of ``METRICS``.
