@@ -751,7 +751,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         Inside the metric's range (issue 22) and containing the estimate
         (issue 30): F_β the score interval, the others as in
         :func:`fmtest.estimates.metric_intervals.metric_interval`. With repeats the counts
-        are not independent trials: transformed Wald with the delta SE.
+        are not independent trials: transformed Wald with the delta SE; where
+        that SE vanishes (an estimate on its bound, a perfect table in every
+        repeat) the interval of the repeat-averaged table as one run's.
         """
         est, var = self.lead.estimates.ravel(), self.lead.variances.ravel()
         totals = self.counts.totals.reshape(-1, 2, 2)
@@ -764,9 +766,17 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             )
         if not self.counts.tn_known and self.metric.needs_tn:
             return wald_interval(est, var, alpha)  # NaN: the metric needs TN
-        return metric_interval(
+        lower, upper = metric_interval(
             self.metric, totals, est, var, alpha, counts_are_trials=single
         )
+        gap = np.isnan(lower) & ~np.isnan(est)
+        if gap.any():  # with repeats, where the delta variance vanishes (a bound)
+            # every repeat then has the same table: the interval of one run's
+            low, high = metric_interval(
+                self.metric, totals / self.design.n_repeats, est, var, alpha
+            )
+            lower, upper = np.where(gap, low, lower), np.where(gap, high, upper)
+        return lower, upper
 
     def _difference_interval(self, alpha):
         """(lower, upper) per (data set, pair), flattened."""

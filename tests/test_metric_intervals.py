@@ -337,3 +337,50 @@ def test_metric_calibration_quick(tmp_path):
     )
     kink = frame[(frame["metric"] == "op") & frame["kink"]]
     assert len(kink) == 1 and kink["coverage"].iloc[0] >= 0.93
+
+
+def test_repeats_with_a_perfect_algorithm_give_one_runs_interval():
+    """Issue 30 item 2: with repeats an MCC of 1 had a NaN interval (the delta
+    SE vanishes); every repeat has the same table, so the interval is the one
+    of that table as a single run, and it contains the estimate."""
+    from fmtest import MetricComparison
+
+    rng = np.random.default_rng(3)
+    n = 60
+    truth = (rng.random(n) < 0.2).astype(int)
+    noisy = np.where(rng.random(n) < 0.15, 1 - truth, truth)
+    frames = []
+    for repeat in range(3):
+        folds = rng.permutation(np.arange(n) % 5)
+        for name, pred in (("perfect", truth), ("noisy", noisy)):
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "dataset": "d",
+                        "instance": np.arange(n),
+                        "repeat": repeat,
+                        "fold": folds,
+                        "algorithm": name,
+                        "truth": truth,
+                        "predicted": pred,
+                    }
+                )
+            )
+    data = pd.concat(frames, ignore_index=True)
+    repeated = MetricComparison.from_formula("predicted ~ algorithm + dataset", data)
+    single = MetricComparison.from_formula(
+        "predicted ~ algorithm + dataset", data[data["repeat"] == 0]
+    )
+    for metric in ("mcc", "kappa", "gmean"):
+        rep = repeated.fit(metric=metric, estimand="models").estimates
+        one = single.fit(metric=metric, estimand="models").estimates
+        row = rep.loc[("d", "perfect")]
+        assert not row["se_delta"] > 1e-12  # NaN, or 0 up to rounding (MCC)
+        assert row["ci_lower"] <= row["estimate"] <= row["ci_upper"]
+        np.testing.assert_allclose(
+            row[["ci_lower", "ci_upper"]].to_numpy(dtype=float),
+            one.loc[("d", "perfect"), ["ci_lower", "ci_upper"]].to_numpy(dtype=float),
+            rtol=1e-12,
+        )
+        # the other algorithm keeps the repeated-CV (delta SE) interval
+        assert np.isfinite(rep.loc[("d", "noisy"), "se_delta"])

@@ -33,7 +33,10 @@ Every default interval with counts that are independent trials contains
 its estimate wherever the estimate is defined (``tests/test_metric_intervals.py``
 checks every 2 × 2 table with n ≤ 30). With repeated cross-validation
 (counts that are not independent trials) every metric gets the transformed
-Wald interval with the raw delta SE, NaN on the boundary.
+Wald interval with the raw delta SE; where that SE vanishes on the boundary
+(every repeat's table perfect, say) :class:`fmtest.MetricComparison` gives
+the interval of the repeat-averaged table as one run's, so that it too
+contains the estimate.
 
 ``validation/metric_calibration.py`` measures the coverage of each default
 (``docs/metrics.rst``). F_β in :class:`fmtest.MetricComparison` uses the
