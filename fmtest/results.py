@@ -47,6 +47,7 @@ from fmtest.report.pair_notes import (
 )
 from fmtest.report.wording import (
     CI_METHOD_NAMES,
+    MOVER_LOGIT_NAME,
     NOTE_NO_ALGORITHM_OMNIBUS,
     NOTE_NO_FOLDS,
     NOTE_WONG_REPEATS,
@@ -67,6 +68,7 @@ from fmtest.within.inference import (
     z_test,
 )
 from fmtest.within.intervals import difference_test, fmeasure_interval
+from fmtest.within.mover_logit import mover_logit_test
 from fmtest.within.multitest import adjust_pvalues
 from fmtest.within.paired_score import (
     paired_difference_test,
@@ -1226,6 +1228,13 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
             counts, self.average, self.beta, self.zero_division, self._labels_given
         )
         super().__init__(model, options)
+        self._movers = {}
+        if self._routes()[1] == "mover-logit":
+            self.config["difference_ci"] = MOVER_LOGIT_NAME
+            self.config["test"] = f"{MOVER_LOGIT_NAME} (inverted interval)"
+            if self.question.test_name(None) is not None:  # its own test
+                self.config["test"] = self.question.test_name(None)
+                self.config["difference_ci"] = self.config["test"]
         self.config["n_classes"] = self.design.n_classes
         self.config["labels"] = [str(x) for x in counts.reported_labels]
         self.config["multilabel"] = self.design.multilabel
@@ -1265,9 +1274,41 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
         est, var = self.delta.estimates.ravel(), self.delta.variances.ravel()
         return _interval_by_route(self._routes()[0], est, var, alpha)
 
+    def _mover_logit(self, alpha, null=0.0):
+        """(lower, upper, two-sided p at ``null``) of the MOVER-logit route, (D, P)."""
+        est, cov = self.delta.estimates, self.delta.cov
+        first, second = np.triu_indices(est.shape[-1], k=1)
+        return mover_logit_test(
+            est[..., first],
+            est[..., second],
+            cov[..., first, first],
+            cov[..., second, second],
+            cov[..., first, second],
+            alpha=alpha,
+            null=null,
+        )
+
+    def _mover_logit_at_zero(self, alpha):
+        if alpha not in self._movers:
+            self._movers[alpha] = self._mover_logit(alpha)
+        return self._movers[alpha]
+
     def _difference_interval(self, alpha):
+        if self._routes()[1] == "mover-logit":
+            low, high, _ = self._mover_logit_at_zero(alpha)
+            return low.ravel(), high.ravel()
         _, diff, var, _ = self._contrasts(self.delta)
         return _interval_by_route(self._routes()[1], diff.ravel(), var.ravel(), alpha)
+
+    def _difference_pvalue(self, wald_p):
+        if self._routes()[1] == "mover-logit":
+            return self._mover_logit_at_zero(self.alpha)[2].ravel()
+        return wald_p
+
+    def _difference_pvalue_at(self, null):
+        if self._routes()[1] == "mover-logit":
+            return self._mover_logit(self.alpha, null=null)[2]
+        return super()._difference_pvalue_at(null)
 
     # -- tables -----------------------------------------------------------
 

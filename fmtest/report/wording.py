@@ -11,6 +11,7 @@ __all__ = [
     "BAYES_LEGEND",
     "CI_METHOD_NAMES",
     "FRIEDMAN_LEGEND",
+    "MOVER_LOGIT_NAME",
     "NOTE_MODELS_WITH_REPEATS",
     "NOTE_NO_ALGORITHM_OMNIBUS",
     "NOTE_NO_FOLDS",
@@ -80,8 +81,13 @@ CI_METHOD_NAMES = {
     "binomial": ("Wilson", "MOVER-Jeffreys"),
     "wald": ("Wald", "Wald"),
     "logit": ("logit", "Wald"),
+    "logit-wald": ("logit", "Wald"),
     "bootstrap": ("bootstrap", "bootstrap"),
 }
+
+#: The multi-class difference interval that is not :data:`CI_METHOD_NAMES`'s
+#: (``ci_method="logit"`` on multi-class data: MOVER on the logit intervals).
+MOVER_LOGIT_NAME = "MOVER-logit"
 
 NOTE_WONG_F_ONLY = (
     "Wong's linear approximation is defined for F-measures only; this comparison "
