@@ -114,7 +114,8 @@ def mover_logit_test(est1, est2, var1, var2, cov, *, alpha=0.05, null=0.0):
         The 1 − α interval and the two-sided p-value: the α' at which the
         1 − α' interval's bound nearest δ₀ equals δ₀ (1 where θ̂₁ − θ̂₂ = δ₀;
         2Φ(−37) ≈ 1e-299 at the smallest), with ``pvalue < alpha`` exactly
-        when δ₀ is outside ``[lower, upper]``. NaN where the interval is.
+        when δ₀ is outside ``[lower, upper]``. NaN where the interval is, and
+        the p-value where ``null`` is NaN.
 
     Examples
     --------
@@ -130,8 +131,8 @@ def mover_logit_test(est1, est2, var1, var2, cov, *, alpha=0.05, null=0.0):
     alpha = check_alpha(alpha, inverting=True)
     ok, e1, e2, s1, s2, r = _moments(est1, est2, var1, var2, cov)
     null = np.broadcast_to(np.asarray(null, dtype=float), ok.shape)
-    ok = ok & np.isfinite(null)
-    null = np.where(ok, null, 0.0)
+    tested = ok & np.isfinite(null)  # a NaN null: no p, the interval stays
+    null = np.where(tested, null, 0.0)
     z_alpha = stats.norm.isf(alpha / 2)
     lower, upper = _bounds_at(e1, e2, s1, s2, r, z_alpha)
     d = e1 - e2
@@ -153,9 +154,8 @@ def mover_logit_test(est1, est2, var1, var2, cov, *, alpha=0.05, null=0.0):
     pvalue = np.where(out_at_alpha, np.minimum(pvalue, np.nextafter(alpha, 0)), pvalue)
     pvalue = np.where(~out_at_alpha, np.maximum(pvalue, alpha), pvalue)
     pvalue = np.where(d == null, 1.0, pvalue)
-    nan = ~ok
     return (
-        np.where(nan, np.nan, lower),
-        np.where(nan, np.nan, upper),
-        np.where(nan, np.nan, pvalue),
+        np.where(ok, lower, np.nan),
+        np.where(ok, upper, np.nan),
+        np.where(tested, pvalue, np.nan),
     )
