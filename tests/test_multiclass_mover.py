@@ -271,8 +271,8 @@ def test_function_degenerate_inputs_are_nan_without_warning():
     null = [0.0, 0.0, 0.0, 0.0, 0.0, np.nan, 0.0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        lo, hi, p = mover_logit_test(est1, 0.5, var1, 0.01, 0.002, null=null)
-        blo, bhi = mover_logit_bounds(est1, 0.5, var1, 0.01, 0.002)
+        lo, _hi, p = mover_logit_test(est1, 0.5, var1, 0.01, 0.002, null=null)
+        blo, _bhi = mover_logit_bounds(est1, 0.5, var1, 0.01, 0.002)
     want_nan = [True, True, True, False, True, True, False]
     assert np.isnan(p).tolist() == want_nan
     assert np.isnan(lo).tolist() == [True, True, True, False, True, False, False]
