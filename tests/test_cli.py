@@ -678,8 +678,8 @@ def test_misclassification_option(capsys, subset_csv, subset_res):
 
 def test_choices_match_the_library():
     from fmtest.cli import CI_METHOD_CHOICES, METHOD_CHOICES
-    from fmtest.model import METHODS
     from fmtest.fit_options import MULTICLASS_CI_METHODS
+    from fmtest.model import METHODS
     from fmtest.results import CI_METHODS
 
     assert set(METHOD_CHOICES) == set(METHODS)

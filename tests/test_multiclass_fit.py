@@ -449,8 +449,8 @@ def test_algorithm_question_with_repeats_uses_every_repeat_fold():
 # -- planning ---------------------------------------------------------------------
 
 
-def test_sample_size_is_the_wald_normal_approximation(fitted):
-    plan = fitted.sample_size(power=0.9)
+def test_sample_size_is_the_wald_normal_approximation(model, fitted):
+    plan = model.fit(estimand="models", ci_method="logit-wald").sample_size(power=0.9)
     row = fitted.pairwise.loc[("d1", "a", "c")]
     sigma2 = 240 * row["se_delta"] ** 2
     want = (

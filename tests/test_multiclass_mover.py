@@ -280,3 +280,63 @@ def test_function_degenerate_inputs_are_nan_without_warning():
     # far from the null: p floors at 2 Phi(-37), never 0
     p_far = mover_logit_test(0.9, 0.1, 1e-6, 1e-6, 0.0)[2]
     assert p_far == pytest.approx(2 * stats.norm.sf(37.0), rel=1e-6)
+
+
+# -- planning ---------------------------------------------------------------------
+
+
+def power_by_hand(inputs, scale, alpha, null, side):
+    """Φ((d − δ0 − h_L)/σ) (or the upper side) with MOVER-logit half-widths at
+    variances scaled by ``scale`` (written out, as mover_by_hand)."""
+    f1, se1, f2, se2, r = inputs
+    se1, se2 = se1 * np.sqrt(scale), se2 * np.sqrt(scale)
+    lower, upper = mover_by_hand(f1, se1, f2, se2, r, alpha)
+    d = f1 - f2
+    sigma = np.sqrt(se1**2 + se2**2 - 2 * r * se1 * se2)
+    up = stats.norm.cdf((d - null - (d - lower)) / sigma)
+    down = stats.norm.cdf((null - d - (upper - d)) / sigma)
+    return {"two-sided": up + down, "greater": up, "less": down}[side]
+
+
+def test_power_is_the_normal_approximation_of_the_mover_test(fitted, model):
+    plan = fitted.power(500)
+    _, inputs = base_row(fitted, "d1", "a", "c")
+    want = power_by_hand(inputs, 240 / 500, 0.05, 0.0, "two-sided")
+    assert plan.loc[("d1", "a", "c"), "power"] == pytest.approx(want, rel=1e-10)
+    assert plan.loc[("d1", "a", "c"), "n"] == 500
+    # one-sided with a margin, control first: the one-sided bound at 1 - 2 alpha
+    res = model.fit(estimand="models", control="c")
+    one = res.power([400, 500, 600], alternative="greater", margin=0.02)
+    f_c, se_c, f_a, se_a = pair_inputs(fitted, "d2", "c", "a")
+    inputs = (f_c, se_c, f_a, se_a, fitted.pairwise.loc[("d2", "a", "c"), "corr_delta"])
+    want = power_by_hand(inputs, 240 / 500, 0.10, -0.02, "greater")
+    assert one.loc[("d2", "c", "a"), "power"] == pytest.approx(want, rel=1e-10)
+
+
+def test_sample_size_is_the_smallest_n_reaching_the_power(fitted):
+    plan = fitted.sample_size(power=0.8)
+    finite = plan.dropna(subset=["sample_size"])
+    assert len(finite) >= 3
+    for (d, a, b), row in finite.iterrows():
+        n = row["sample_size"]
+        at = fitted.power(np.where(fitted.counts.datasets == d, n, 1e6))
+        below = fitted.power(np.where(fitted.counts.datasets == d, n - 1, 1e6))
+        assert at.loc[(d, a, b), "power"] >= 0.8 > below.loc[(d, a, b), "power"]
+    wald = fitted.model.fit(estimand="models", ci_method="logit-wald").sample_size(0.8)
+    # MOVER-logit and Wald plans agree to a few percent away from F = 0 or 1
+    np.testing.assert_allclose(plan["sample_size"], wald["sample_size"], rtol=0.08)
+
+
+def test_binary_planning_functions_refuse_multi_class_input(fitted):
+    import fmtest
+
+    with pytest.raises(ValueError, match=r"joint table of 4 classes.*res.power\(n\)"):
+        fmtest.paired_power(np.ones((4, 4, 4)), 100)
+    with pytest.raises(ValueError, match="joint table of 3 classes"):
+        fmtest.sample_size(np.ones((2, 3, 3, 3)))
+    with pytest.raises(TypeError, match="a fitted result plans itself"):
+        fmtest.paired_power(fitted, 100)
+    with pytest.raises(TypeError, match="for multi-class data, fit a pilot"):
+        fmtest.paired_power(fitted.counts, 100)
+    with pytest.raises(ValueError, match="`n` must be a number of test instances"):
+        fitted.power(0)
