@@ -172,6 +172,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
     """
 
     has_wong = False
+    #: The test that can weigh identical predictions against a margin, named
+    #: where the Wald test cannot (None: binary data's paired score test).
+    margin_route = None
 
     def __init__(self, model, options: FitOptions):
         self.model = model
@@ -379,7 +382,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             why = frame["reason_wong" if self.method == "wong" else "reason_delta"]
             # identical pairs tested at a margin: the Wald test has no variance
             wald = "difference_ci" not in self.config
-            identical = identical_margin_reason() if wald else ""
+            identical = identical_margin_reason(route=self.margin_route) if wald else ""
         name = self.config.get("difference_ci", "Wald")
         why = explain(why, np.ones(len(why), bool), no_interval_reason(name))
         return np.where(
@@ -1211,6 +1214,7 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
     """
 
     has_wong = False
+    margin_route = "MOVER-logit (ci_method='logit', the default)"
     #: Why the tables built on one positive class are not available.
     binary_only = (
         "it is built on one positive class (its TP, FN, FP and TN), which "

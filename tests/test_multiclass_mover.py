@@ -233,6 +233,15 @@ def test_degenerate_pairs_are_nan_with_reason(data):
         )
         row = ni.pairwise.loc[("d1", "twin", "b")]
         assert row["diff"] == 0 and row["pvalue"] < 0.05 and row["reason"] == ""
+        wald = model.fit(
+            estimand="models", control="twin", alternative="greater", margin=0.05,
+            ci_method="logit-wald",
+        )  # fmt: skip
+        row = wald.pairwise.loc[("d1", "twin", "b")]
+        assert (
+            np.isnan(row["pvalue"])
+            and "MOVER-logit (ci_method='logit'" in row["reason"]
+        )
         text = res.summary().as_text()
         assert "MOVER-logit" in text
         assert "not estimable" in text or "not testable" in text

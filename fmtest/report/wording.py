@@ -139,12 +139,12 @@ def fewer_folds_reason(n_folds):
     )
 
 
-def identical_margin_reason(test=None):
+def identical_margin_reason(test=None, route=None):
     """Why a pair with identical predictions has no test of a non-zero margin.
 
     ``test`` names the test of the learning algorithms (``config["test"]``);
-    None means the Wald test of the models question, where the paired score
-    test is the route that can.
+    None means the Wald test of the models question, where ``route`` (by
+    default the paired score test of binary data) is the route that can.
 
     Examples
     --------
@@ -152,10 +152,10 @@ def identical_margin_reason(test=None):
     "identical predictions: the difference is 0 with variance 0, so the Wald test cannot weigh it against the margin; the paired score test (ci_method='score') can"
     """
     if test is None:
+        route = route or "the paired score test (ci_method='score')"
         return (
             "identical predictions: the difference is 0 with variance 0, so the "
-            "Wald test cannot weigh it against the margin; the paired score test "
-            "(ci_method='score') can"
+            f"Wald test cannot weigh it against the margin; {route} can"
         )
     return (
         f"identical predictions: the fold differences are all 0, so the {test} "
