@@ -1456,9 +1456,11 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
     def power(self, n, *, alpha=None, alternative="two-sided", margin=0.0):
         """Power of each pair's test with ``n`` test instances (the models question).
 
-        The normal approximation of :func:`fmtest.within.mover_logit.difference_power`
-        for the fit's difference interval (MOVER-logit by default, Wald with
-        ``ci_method="logit-wald"`` or ``"wald"``): each pair's observed
+        The normal approximation of
+        :func:`fmtest.within.mover_logit.difference_power` for the fit's
+        difference interval (MOVER-logit with ``ci_method="logit"``, the
+        multi-class default; Wald with ``ci_method="logit-wald"`` or
+        ``"wald"``): each pair's observed
         estimates taken as the truth, and the paired delta-method
         (co)variances scaled by (instances now) / ``n``. The multi-class
         counterpart of :func:`fmtest.paired_power`, which takes a binary
