@@ -284,10 +284,55 @@ def claims(rows, confirmed):
                 "worst cell": top["cell"],
                 "failing cells": int(g["fails"].sum()),
                 "cells": len(g),
-                "holds from m": mc.threshold(g, g["fails"]),
+                "holds from m": round(mc.threshold(g, g["fails"]), 1),
             }
         )
     return pd.DataFrame(out)
+
+
+def by_n(rows, confirmed):
+    """The default's largest size per test, average and n (after the reruns),
+    over the cells with m ≥ 20 and over all cells."""
+    merged = rows[rows["method"] == DEFAULT].merge(
+        confirmed, on=["cell", "test"], how="left"
+    )
+    merged["decided"] = merged["rerun"].fillna(merged["size"])
+    parts = []
+    for label, sub in (
+        ("all cells", merged),
+        ("m >= 20", merged[merged["min_expected"] >= 20]),
+    ):
+        table = sub.pivot_table(
+            index=["test", "average"], columns="n", values="decided", aggfunc="max"
+        )
+        table.columns = [f"n={c}" for c in table.columns]
+        parts.append(table.round(2).reset_index().assign(cells=label))
+    out = pd.concat(parts, ignore_index=True)
+    out["_t"] = out["test"].map({t: i for i, t in enumerate(TESTS)})
+    out = out.sort_values(["cells", "_t", "average"]).drop(columns="_t")
+    return out[["cells", *[c for c in out.columns if c != "cells"]]]
+
+
+def tables_of(frame, confirmed):
+    """Every table of the study from the cells and the reruns."""
+    return {
+        "sided_claims": claims(frame, confirmed),
+        "sided_by_count": by_count(frame),
+        "sided_by_n": by_n(frame, confirmed),
+        "sided_worst": worst(frame, confirmed),
+        "sided_worst_20": worst(frame, confirmed, min_expected=20),
+        "sided_confirm": confirmed,
+    }
+
+
+TABLE_NAMES = (
+    "sided_claims",
+    "sided_by_count",
+    "sided_by_n",
+    "sided_worst",
+    "sided_worst_20",
+    "sided_confirm",
+)
 
 
 def run(*, quick=False, out=None, verbose=True, grid=None):
@@ -312,11 +357,7 @@ def run(*, quick=False, out=None, verbose=True, grid=None):
         )
     )
     tables = {
-        "sided_claims": claims(frame, confirmed),
-        "sided_by_count": by_count(frame),
-        "sided_worst": worst(frame, confirmed),
-        "sided_worst_20": worst(frame, confirmed, min_expected=20),
-        "sided_confirm": confirmed,
+        **tables_of(frame, confirmed),
         "cells": frame,
         "seconds": {
             "wall": time.perf_counter() - t0,
@@ -333,13 +374,7 @@ def write(tables, out, quick, grid):
     tables["cells"].drop(columns="cell").to_csv(
         out / "sided_cells.csv.gz", index=False, float_format="%.9g"
     )
-    for name in (
-        "sided_claims",
-        "sided_by_count",
-        "sided_worst",
-        "sided_worst_20",
-        "sided_confirm",
-    ):
+    for name in TABLE_NAMES:
         tables[name].to_csv(out / f"{name}.csv", index=False)
     info = {
         "mode": "quick" if quick else "full",
@@ -361,12 +396,25 @@ def main(argv=None):
         "--quick", action="store_true", help="small grid, 300 replicates"
     )
     parser.add_argument("--out", default=None, help="output folder")
+    parser.add_argument(
+        "--tables-only",
+        action="store_true",
+        help="rewrite the tables from the cells and reruns already in the output "
+        "folder (no simulation)",
+    )
     args = parser.parse_args(argv)
     out = (
         Path(args.out)
         if args.out
         else (QUICK_OUT / "multiclass_sided" if args.quick else DOCS_OUT)
     )
+    if args.tables_only:
+        frame = rates(pd.read_csv(out / "sided_cells.csv.gz"))
+        confirmed = pd.read_csv(out / "sided_confirm.csv")
+        for name, table in tables_of(frame, confirmed).items():
+            table.to_csv(out / f"{name}.csv", index=False)
+        print(f"Tables rewritten in {out}")
+        return
     tables = run(quick=args.quick, out=out)
     with pd.option_context("display.width", 220, "display.max_columns", 30):
         print(tables["sided_claims"].to_string(index=False))
