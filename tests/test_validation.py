@@ -609,3 +609,20 @@ def test_multiclass_planned_power_matches_a_simulation(
     mcse = np.sqrt(simulated * (1 - simulated) / reps)
     assert 0.3 < simulated < 0.95  # a power worth checking
     assert abs(approx - simulated) < 4 * mcse + 0.01, (approx, simulated)
+
+
+def test_multiclass_study_mover_logit_is_the_fits():
+    """The two-sided study's ``mover-logit`` candidate (logit intervals and
+    MOVER composed in validation/multiclass.py) is the interval the fit now
+    reports (fmtest.within.mover_logit)."""
+    from fmtest.within.mover_logit import mover_logit_bounds
+
+    pop = mc.population(5, "imbalanced", 0.7, 0.5, "unequal", "macro")
+    draws = np.random.default_rng(5).multinomial(300, pop["joint"].ravel(), size=200)
+    st = mc.replicate_stats(draws.reshape(200, 5, 5, 5), "macro")
+    lo, hi = mc.difference_intervals(st)["mover-logit"]
+    f, var, cov = st["f"], st["var"], st["cov"]
+    lo2, hi2 = mover_logit_bounds(f[:, 0], f[:, 1], var[:, 0], var[:, 1], cov)
+    assert np.array_equal(np.isnan(lo), np.isnan(lo2))
+    np.testing.assert_allclose(lo2[~np.isnan(lo)], lo[~np.isnan(lo)], rtol=1e-10)
+    np.testing.assert_allclose(hi2[~np.isnan(hi)], hi[~np.isnan(hi)], rtol=1e-10)
