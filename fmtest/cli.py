@@ -80,7 +80,8 @@ PAPER_TABLE = "paper"
 #: Written to JSON (and by --table) when the data allow them.
 OPTIONAL_TABLES = ("algorithm_tests", "tango", "paired_errors", "roc")
 #: The choices of ``fit(method=)`` and ``fit(ci_method=)``; tests check them
-#: against ``fmtest.model.METHODS`` and ``fmtest.results.CI_METHODS``.
+#: against ``fmtest.model.METHODS``, ``fmtest.results.CI_METHODS`` and
+#: ``fmtest.fit_options.MULTICLASS_CI_METHODS``.
 METHOD_CHOICES = ("delta", "jvesr", "wong")
 CI_METHOD_CHOICES = (
     "score",
@@ -90,6 +91,7 @@ CI_METHOD_CHOICES = (
     "wald",
     "logit",
     "bootstrap",
+    "logit-wald",  # multi-class data only
 )
 F_METRICS = ("f1", "fbeta")
 #: ``--average`` choices (``fmtest.estimates.multiclass.AVERAGES``; tests check).
@@ -899,7 +901,9 @@ def _fit_options():
         "mover-score (score "
         "and MOVER-score, the earlier default), mover (Wilson and MOVER-Jeffreys; "
         "binomial is its old name), wald, logit (the default for multi-class "
-        "data, which take logit and wald only) or a parametric bootstrap",
+        "data: logit for each F, MOVER-logit for the differences), logit-wald "
+        "(multi-class: logit for each F, Wald differences) or a parametric "
+        "bootstrap; multi-class data take logit, logit-wald and wald",
     )
     group.add_argument(
         "--average",

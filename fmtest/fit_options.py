@@ -57,8 +57,17 @@ DEFAULT_CI_METHOD = {"binary": "score", "multiclass": "logit"}
 #: The intervals of multi-class F-measures: ``ci_method`` -> (route of each F,
 #: route of each difference). The one place to switch them: the results
 #: compute each route by its name (``"logit"``: Wald on the logit scale, inside
-#: [0, 1]; ``"wald"``: F̂ ± z·SE, with the matching z-test for differences).
-MULTICLASS_CI_METHODS = {"logit": ("logit", "wald"), "wald": ("wald", "wald")}
+#: [0, 1]; ``"mover-logit"``: MOVER on the two logit intervals with the paired
+#: delta-method correlation, tested by inverting it
+#: (:mod:`fmtest.within.mover_logit`); ``"wald"``: F̂ ± z·SE, with the
+#: matching z-test for differences). The default ``"logit"`` pairs the logit
+#: interval with MOVER-logit differences (the calibration of
+#: docs/multiclass.rst); ``"logit-wald"`` keeps Wald differences.
+MULTICLASS_CI_METHODS = {
+    "logit": ("logit", "mover-logit"),
+    "logit-wald": ("logit", "wald"),
+    "wald": ("wald", "wald"),
+}
 #: The Wong and bootstrap options, with their defaults: binary only.
 BINARY_ONLY_OPTIONS = {
     "min_count": 5,
@@ -389,7 +398,9 @@ def _check_multiclass_options(f, checked):
             "score, MOVER and bootstrap intervals are built from the binary count "
             "table of one positive class. Use one of "
             f"{sorted(MULTICLASS_CI_METHODS)} ('logit', the default: Wald on the "
-            "logit scale for each F, Wald for the differences)."
+            "logit scale for each F, MOVER-logit for the differences; "
+            "'logit-wald': the same F intervals, Wald differences; 'wald': Wald "
+            "for both)."
         )
     return {
         "method": "delta",

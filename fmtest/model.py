@@ -993,9 +993,14 @@ class FMeasureComparison(MetricComparison):
             summary notes the pairs where the two disagree at α); or the
             classical z-test (1/Σw*, normal), whose size is about 12 % at
             M = 5.
-        ci_method : {"score", "mover-score", "mover", "wald", "logit", "bootstrap"} or None, default=None
+        ci_method : {"score", "mover-score", "mover", "wald", "logit", "bootstrap", "logit-wald"} or None, default=None
             ``None``: ``"score"`` for binary data, ``"logit"`` for
-            multi-class data (which take ``"logit"`` and ``"wald"`` only).
+            multi-class data (which take ``"logit"``, ``"logit-wald"`` and
+            ``"wald"`` only; ``"logit"`` there: the logit interval for each F
+            and MOVER-logit for differences, with the p-value of the inverted
+            interval, :mod:`fmtest.within.mover_logit`; ``"logit-wald"``: the
+            same F intervals, Wald differences and their z-test; see
+            ``docs/multiclass.rst``).
             Confidence intervals in ``fmeasures`` and ``pairwise``, and the
             test in ``pairwise["pvalue"]`` that matches them (named in
             ``config["test"]``; ``pvalue_adjusted`` adjusts it). ``"score"``: the

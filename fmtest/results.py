@@ -47,6 +47,7 @@ from fmtest.report.pair_notes import (
 )
 from fmtest.report.wording import (
     CI_METHOD_NAMES,
+    MOVER_LOGIT_NAME,
     NOTE_NO_ALGORITHM_OMNIBUS,
     NOTE_NO_FOLDS,
     NOTE_WONG_REPEATS,
@@ -67,12 +68,14 @@ from fmtest.within.inference import (
     z_test,
 )
 from fmtest.within.intervals import difference_test, fmeasure_interval
+from fmtest.within.mover_logit import difference_power, mover_logit_test
 from fmtest.within.multitest import adjust_pvalues
 from fmtest.within.paired_score import (
     paired_difference_test,
     paired_score_test,
     paired_score_unusable,
 )
+from fmtest.within.power import check_alternative
 
 if TYPE_CHECKING:
     from fmtest.report.summary import ComparisonSummary
@@ -169,6 +172,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
     """
 
     has_wong = False
+    #: The test that can weigh identical predictions against a margin, named
+    #: where the Wald test cannot (None: binary data's paired score test).
+    margin_route = None
 
     def __init__(self, model, options: FitOptions):
         self.model = model
@@ -376,7 +382,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             why = frame["reason_wong" if self.method == "wong" else "reason_delta"]
             # identical pairs tested at a margin: the Wald test has no variance
             wald = "difference_ci" not in self.config
-            identical = identical_margin_reason() if wald else ""
+            identical = identical_margin_reason(route=self.margin_route) if wald else ""
         name = self.config.get("difference_ci", "Wald")
         why = explain(why, np.ones(len(why), bool), no_interval_reason(name))
         return np.where(
@@ -1217,6 +1223,7 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
     """
 
     has_wong = False
+    margin_route = "MOVER-logit (ci_method='logit', the default)"
     #: Why the tables built on one positive class are not available.
     binary_only = (
         "it is built on one positive class (its TP, FN, FP and TN), which "
@@ -1235,6 +1242,13 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
             counts, self.average, self.beta, self.zero_division, self._labels_given
         )
         super().__init__(model, options)
+        self._movers = {}
+        if self._routes()[1] == "mover-logit":
+            self.config["difference_ci"] = MOVER_LOGIT_NAME
+            self.config["test"] = f"{MOVER_LOGIT_NAME} (inverted interval)"
+            if self.question.test_name(None) is not None:  # its own test
+                self.config["test"] = self.question.test_name(None)
+                self.config["difference_ci"] = self.config["test"]
         self.config["n_classes"] = self.design.n_classes
         self.config["labels"] = [str(x) for x in counts.reported_labels]
         self.config["multilabel"] = self.design.multilabel
@@ -1274,9 +1288,41 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
         est, var = self.delta.estimates.ravel(), self.delta.variances.ravel()
         return _interval_by_route(self._routes()[0], est, var, alpha)
 
+    def _mover_logit(self, alpha, null=0.0):
+        """(lower, upper, two-sided p at ``null``) of the MOVER-logit route, (D, P)."""
+        est, cov = self.delta.estimates, self.delta.cov
+        first, second = np.triu_indices(est.shape[-1], k=1)
+        return mover_logit_test(
+            est[..., first],
+            est[..., second],
+            cov[..., first, first],
+            cov[..., second, second],
+            cov[..., first, second],
+            alpha=alpha,
+            null=null,
+        )
+
+    def _mover_logit_at_zero(self, alpha):
+        if alpha not in self._movers:
+            self._movers[alpha] = self._mover_logit(alpha)
+        return self._movers[alpha]
+
     def _difference_interval(self, alpha):
+        if self._routes()[1] == "mover-logit":
+            low, high, _ = self._mover_logit_at_zero(alpha)
+            return low.ravel(), high.ravel()
         _, diff, var, _ = self._contrasts(self.delta)
         return _interval_by_route(self._routes()[1], diff.ravel(), var.ravel(), alpha)
+
+    def _difference_pvalue(self, wald_p):
+        if self._routes()[1] == "mover-logit":
+            return self._mover_logit_at_zero(self.alpha)[2].ravel()
+        return wald_p
+
+    def _difference_pvalue_at(self, null):
+        if self._routes()[1] == "mover-logit":
+            return self._mover_logit(self.alpha, null=null)[2]
+        return super()._difference_pvalue_at(null)
 
     # -- tables -----------------------------------------------------------
 
@@ -1394,6 +1440,105 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
         """Binary only: refused with the reason."""
         raise ValueError(self.randomization_refusal)
 
+    def _planned_power(self, n, alpha, alternative, margin):
+        """(D, K) power of the fit's difference test of each compared pair
+        (control first) with ``n`` instances per data set (normal approximation)."""
+        alternative, null = check_alternative(alternative, margin)
+        comp = self.comparisons
+        first, second = comp.first, comp.second
+        est, cov = self.delta.estimates, self.delta.cov
+        nobs = self.design.n_instances[:, None].astype(float)
+        scale = nobs / np.asarray(n, dtype=float)
+        route = "wald" if self._routes()[1] == "wald" else "mover-logit"
+        return difference_power(
+            est[:, first],
+            est[:, second],
+            cov[:, first, first] * scale,
+            cov[:, second, second] * scale,
+            cov[:, first, second] * scale,
+            alpha=alpha,
+            null=null,
+            alternative=alternative,
+            route=route,
+        )
+
+    def power(self, n, *, alpha=None, alternative="two-sided", margin=0.0):
+        """Power of each pair's test with ``n`` test instances (the models question).
+
+        The normal approximation of
+        :func:`fmtest.within.mover_logit.difference_power` for the fit's
+        difference interval (MOVER-logit with ``ci_method="logit"``, the
+        multi-class default; Wald with ``ci_method="logit-wald"`` or
+        ``"wald"``): each pair's observed
+        estimates taken as the truth, and the paired delta-method
+        (co)variances scaled by (instances now) / ``n``. The multi-class
+        counterpart of :func:`fmtest.paired_power`, which takes a binary
+        pair's 8-cell table.
+
+        Parameters
+        ----------
+        n : int or array_like
+            Test instances (all classes) of each data set; an array of shape
+            (D,) gives one per data set.
+        alpha : float, optional
+            The fit's ``alpha`` by default.
+        alternative : {"two-sided", "greater", "less"}, default="two-sided"
+            For the pairs as :attr:`pairwise` orients them (control first).
+        margin : float, default=0.0
+            Non-inferiority margin (one-sided alternatives only).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed like :attr:`pairwise`: ``diff``, ``n`` and ``power`` (NaN
+            with the ``reason`` where the interval is undefined: an F of 0
+            or 1, no variance, or an algorithm missing from the data set).
+        """
+        if self.question.planning_unit == "repeats":
+            raise ValueError(
+                "res.power(n) plans the paired test of the fitted models in test "
+                "instances; under the learning-algorithm question use "
+                'res.sample_size() (repeats), or fit with estimand="models".'
+            )
+        alpha = check_alpha(self.alpha if alpha is None else alpha)
+        n_arr = np.asarray(n, dtype=float)
+        if not (np.isfinite(n_arr).all() and (n_arr >= 2).all()) or n_arr.ndim > 1:
+            raise ValueError(
+                "`n` must be a number of test instances >= 2 (or one per data "
+                f"set); got {n!r}."
+            )
+        if n_arr.ndim == 1 and len(n_arr) != len(self.counts.datasets):
+            raise ValueError(
+                f"`n` has {len(n_arr)} values; give one, or one per data set "
+                f"({len(self.counts.datasets)})."
+            )
+        n_col = n_arr[:, None] if n_arr.ndim == 1 else n_arr
+        power = self._planned_power(n_col, alpha, alternative, margin)
+        return self._plan_frame(np.broadcast_to(n_col, power.shape), power, "power")
+
+    def _plan_frame(self, n, values, column):
+        """The planning table: ``diff``, ``n``, ``column`` and ``reason``."""
+        comp = self.comparisons
+        _, diff, _, _ = self._contrasts(self.delta)
+        index, pairs = self._pair_index()
+        reasons = pair_reasons(self.counts, pairs).ravel()
+        missing = np.isnan(values.ravel()) & (reasons == "")
+        reasons = np.where(
+            missing,
+            "no interval of the difference (an F of 0 or 1, or no variance), or "
+            "no n reaches the power (a difference of 0 or on the side of the null)",
+            reasons,
+        )
+        return pd.DataFrame(
+            {
+                "diff": comp.orient(diff).ravel(),
+                "n": n.ravel(),
+                column: np.where(reasons == "", values.ravel(), np.nan),
+                "reason": reasons,
+            },
+            index=index,
+        )
+
     def sample_size(
         self,
         power=0.8,
@@ -1404,14 +1549,17 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
         method="normal",
         random_state=None,
     ):
-        """Test instances each pair would need for the Wald test to reach ``power``.
+        """Test instances each pair would need for the fit's test to reach ``power``.
 
-        The models question: the normal approximation of
-        :func:`fmtest.within.inference.wald_sample_size`, with each pair's
-        observed difference and paired delta-method variance taken as the
-        truth and the variance scaling as 1/n in the distinct instances. The
-        learning-algorithm question plans in cross-validation repeats, as
-        for binary data (:meth:`FMeasureComparisonResults.sample_size`).
+        The models question: the smallest n at which :meth:`power` (the
+        normal approximation of the fit's difference test: MOVER-logit by
+        default; with ``ci_method="logit-wald"`` or ``"wald"`` the closed
+        form of :func:`fmtest.within.inference.wald_sample_size`) reaches
+        ``power``, with each pair's observed estimates and paired
+        delta-method (co)variances taken as the truth and the variances
+        scaling as 1/n in the distinct instances. The learning-algorithm
+        question plans in cross-validation repeats, as for binary data
+        (:meth:`FMeasureComparisonResults.sample_size`).
 
         Parameters
         ----------
@@ -1431,7 +1579,8 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
             Indexed like :attr:`pairwise`: ``diff``, ``se`` (its paired
             delta-method standard error now), ``nobs`` (distinct instances),
             ``sample_size`` (NaN where the difference is 0, on the side of
-            the null, or has no variance) and ``reason``.
+            the null, or has no interval or variance; or above 10⁹) and
+            ``reason``.
         """
         if self.question.planning_unit == "repeats":
             return super().sample_size(
@@ -1456,28 +1605,41 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
         _, diff, var, _ = self._contrasts(self.delta)
         diff, var = comp.orient(diff), comp.orient(var, False)
         nobs = np.broadcast_to(self.design.n_instances[:, None], diff.shape)
-        needed = wald_sample_size(
-            diff, var, nobs, power=power, alpha=alpha, alternative=alternative,
-            margin=margin,
-        )  # fmt: skip
-        index, pairs = self._pair_index()
-        reasons = pair_reasons(self.counts, pairs).ravel()
-        no_size = np.isnan(needed.ravel()) & (reasons == "")
-        reasons = np.where(
-            no_size,
-            "no variance, or a difference of 0 or on the side of the null",
-            reasons,
-        )
+        if self._routes()[1] == "wald":
+            needed = wald_sample_size(
+                diff, var, nobs, power=power, alpha=alpha, alternative=alternative,
+                margin=margin,
+            )  # fmt: skip
+        else:
+            needed = self._mover_sample_size(power, alpha, alternative, margin)
+        frame = self._plan_frame(nobs, needed, "sample_size")
         return pd.DataFrame(
             {
-                "diff": diff.ravel(),
+                "diff": frame["diff"],
                 "se": safe_sqrt(var.ravel()),
                 "nobs": nobs.ravel(),
-                "sample_size": np.where(reasons == "", needed.ravel(), np.nan),
-                "reason": reasons,
+                "sample_size": frame["sample_size"],
+                "reason": frame["reason"],
             },
-            index=index,
+            index=frame.index,
         )
+
+    def _mover_sample_size(self, power, alpha, alternative, margin):
+        """Smallest integer n with :meth:`_planned_power` ≥ ``power`` (bisection
+        on integers in [2, 10⁹]; NaN where 10⁹ does not reach it)."""
+        shape = (len(self.counts.datasets), len(self.comparisons.first))
+        low = np.full(shape, 1.0)  # power below the target at low (or n = 1)
+        high = np.full(shape, MAX_PLANNED_N)
+        reach = self._planned_power(high, alpha, alternative, margin) >= power
+        while ((high - low) > 1).any():
+            mid = np.floor((low + high) / 2)
+            ok = self._planned_power(mid, alpha, alternative, margin) >= power
+            low, high = np.where(ok, low, mid), np.where(ok, mid, high)
+        return np.where(reach, np.maximum(high, 2.0), np.nan)
+
+
+#: The largest test-set size a multi-class plan searches.
+MAX_PLANNED_N = 1e9
 
 
 def _interval_by_route(route, estimate, variance, alpha):

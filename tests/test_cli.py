@@ -678,11 +678,13 @@ def test_misclassification_option(capsys, subset_csv, subset_res):
 
 def test_choices_match_the_library():
     from fmtest.cli import CI_METHOD_CHOICES, METHOD_CHOICES
+    from fmtest.fit_options import MULTICLASS_CI_METHODS
     from fmtest.model import METHODS
     from fmtest.results import CI_METHODS
 
     assert set(METHOD_CHOICES) == set(METHODS)
-    assert tuple(CI_METHOD_CHOICES) == tuple(CI_METHODS)
+    assert tuple(CI_METHOD_CHOICES[: len(CI_METHODS)]) == tuple(CI_METHODS)
+    assert set(CI_METHOD_CHOICES) == set(CI_METHODS) | set(MULTICLASS_CI_METHODS)
 
 
 @pytest.mark.parametrize("option", ["--version", "--help"])

@@ -209,7 +209,9 @@ def test_estimate_interval_is_the_logit_wald_interval(fitted):
     logit, scale = np.log(f / (1 - f)), se / (f * (1 - f))
     np.testing.assert_allclose(est["ci_lower"], 1 / (1 + np.exp(-(logit - z * scale))))
     np.testing.assert_allclose(est["ci_upper"], 1 / (1 + np.exp(-(logit + z * scale))))
-    assert MULTICLASS_CI_METHODS[fitted.config["ci_method"]] == ("logit", "wald")
+    assert MULTICLASS_CI_METHODS[fitted.config["ci_method"]] == ("logit", "mover-logit")
+    kept = fitted.model.fit(estimand="models", ci_method="logit-wald").estimates
+    np.testing.assert_allclose(kept["ci_lower"], est["ci_lower"], rtol=1e-12)
     wald = fitted.model.fit(estimand="models", ci_method="wald").estimates
     np.testing.assert_allclose(wald["ci_upper"] - wald["estimate"], z * se)
 
@@ -264,8 +266,8 @@ def test_pair_variance_equals_brute_force_joint_table(data, model, average):
     assert row["diff"] == pytest.approx(theta(q, "a") - theta(q, "c"), rel=1e-12)
 
 
-def test_wald_pvalue_and_interval_agree(fitted):
-    pw = fitted.pairwise
+def test_wald_pvalue_and_interval_agree(model):
+    pw = model.fit(estimand="models", ci_method="logit-wald").pairwise
     z = pw["diff"] / pw["se_delta"]
     np.testing.assert_allclose(pw["pvalue"], 2 * stats.norm.sf(np.abs(z)), rtol=1e-10)
     np.testing.assert_allclose(pw["pvalue"], pw["pvalue_delta"])
@@ -274,7 +276,9 @@ def test_wald_pvalue_and_interval_agree(fitted):
     np.testing.assert_allclose(pw["ci_upper"], pw["diff"] + half)
     excludes = (pw["ci_lower"] > 0) | (pw["ci_upper"] < 0)
     assert ((pw["pvalue"] < 0.05) == excludes).all()
-    assert fitted.config["test"] == "z test, delta method SE"
+    wald = model.fit(estimand="models", ci_method="logit-wald")
+    assert wald.config["test"] == "z test, delta method SE"
+    assert "difference_ci" not in wald.config
 
 
 def test_control_orients_every_pair(model, fitted):
@@ -287,7 +291,10 @@ def test_control_orients_every_pair(model, fitted):
             assert row["diff"] == pytest.approx(-base["diff"], rel=1e-12)
             assert row["ci_lower"] == pytest.approx(-base["ci_upper"], rel=1e-12)
             assert row["pvalue"] == pytest.approx(base["pvalue"], rel=1e-12)
-    one = model.fit(estimand="models", control="c", alternative="less", margin=0.02)
+    one = model.fit(
+        estimand="models", control="c", alternative="less", margin=0.02,
+        ci_method="logit-wald",
+    )  # fmt: skip
     row, base = (
         one.pairwise.loc[("d1", "c", "a")],
         fitted.pairwise.loc[("d1", "a", "c")],
@@ -442,8 +449,8 @@ def test_algorithm_question_with_repeats_uses_every_repeat_fold():
 # -- planning ---------------------------------------------------------------------
 
 
-def test_sample_size_is_the_wald_normal_approximation(fitted):
-    plan = fitted.sample_size(power=0.9)
+def test_sample_size_is_the_wald_normal_approximation(model, fitted):
+    plan = model.fit(estimand="models", ci_method="logit-wald").sample_size(power=0.9)
     row = fitted.pairwise.loc[("d1", "a", "c")]
     sigma2 = 240 * row["se_delta"] ** 2
     want = (

@@ -106,6 +106,10 @@ smallest class (``min_expected = n min π``) above which every cell meets
 the rule, and :func:`choose` picks the method with the lowest such bound
 (ties: the fewer failing cells, then the mean distance to nominal).
 
+The one-sided tests and the non-inferiority test at its margin, for the
+default the study chose, are measured by ``validation/multiclass_sided.py``
+on the same populations.
+
 Run ``python validation/multiclass.py`` (full: 2160 cells of 2000
 replicates and the reruns, about 4 minutes of CPU on one core) to write
 ``docs/_static/multiclass/``; ``--quick`` runs a small grid in seconds into

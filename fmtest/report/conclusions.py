@@ -49,7 +49,7 @@ def ci_names(res):
     diff_name = res.config.get("difference_ci", diff_name)
     lead = lead_name(res)
     return (
-        f"{f_name}, {lead}" if ci_method in ("wald", "logit") else f_name,
+        f"{f_name}, {lead}" if ci_method in ("wald", "logit", "logit-wald") else f_name,
         f"{diff_name}, {lead}" if diff_name == "Wald" else diff_name,
     )
 

@@ -11,6 +11,7 @@ __all__ = [
     "BAYES_LEGEND",
     "CI_METHOD_NAMES",
     "FRIEDMAN_LEGEND",
+    "MOVER_LOGIT_NAME",
     "NOTE_MODELS_WITH_REPEATS",
     "NOTE_NO_ALGORITHM_OMNIBUS",
     "NOTE_NO_FOLDS",
@@ -80,8 +81,13 @@ CI_METHOD_NAMES = {
     "binomial": ("Wilson", "MOVER-Jeffreys"),
     "wald": ("Wald", "Wald"),
     "logit": ("logit", "Wald"),
+    "logit-wald": ("logit", "Wald"),
     "bootstrap": ("bootstrap", "bootstrap"),
 }
+
+#: The multi-class difference interval that is not :data:`CI_METHOD_NAMES`'s
+#: (``ci_method="logit"`` on multi-class data: MOVER on the logit intervals).
+MOVER_LOGIT_NAME = "MOVER-logit"
 
 NOTE_WONG_F_ONLY = (
     "Wong's linear approximation is defined for F-measures only; this comparison "
@@ -133,12 +139,12 @@ def fewer_folds_reason(n_folds):
     )
 
 
-def identical_margin_reason(test=None):
+def identical_margin_reason(test=None, route=None):
     """Why a pair with identical predictions has no test of a non-zero margin.
 
     ``test`` names the test of the learning algorithms (``config["test"]``);
-    None means the Wald test of the models question, where the paired score
-    test is the route that can.
+    None means the Wald test of the models question, where ``route`` (by
+    default the paired score test of binary data) is the route that can.
 
     Examples
     --------
@@ -146,10 +152,10 @@ def identical_margin_reason(test=None):
     "identical predictions: the difference is 0 with variance 0, so the Wald test cannot weigh it against the margin; the paired score test (ci_method='score') can"
     """
     if test is None:
+        route = route or "the paired score test (ci_method='score')"
         return (
             "identical predictions: the difference is 0 with variance 0, so the "
-            "Wald test cannot weigh it against the margin; the paired score test "
-            "(ci_method='score') can"
+            f"Wald test cannot weigh it against the margin; {route} can"
         )
     return (
         f"identical predictions: the fold differences are all 0, so the {test} "

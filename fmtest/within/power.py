@@ -118,8 +118,41 @@ def check_alternative(alternative, margin=0.0):
     return alternative, delta0 + 0.0  # + 0.0: no negative zero
 
 
+#: Where multi-class planning lives (the paired power of this module is binary).
+MULTICLASS_PLANNING = (
+    "for multi-class data, fit a pilot run (FMeasureComparison.from_arrays(...)"
+    ".fit()) and plan with res.power(n) or res.sample_size(power): the normal "
+    "approximation of its MOVER-logit test of each pair (docs/multiclass.rst, "
+    "Planning)"
+)
+
+
+def _check_binary_table(table):
+    """Refuse multi-class input to the binary planning functions, saying where to go."""
+    if any(hasattr(table, name) for name in ("pairwise", "counts", "confusion")):
+        raise TypeError(
+            "`table` must be a binary pair's 8-cell table [truth, prediction a, "
+            f"prediction b], not a {type(table).__name__}; "
+            + (
+                "a fitted result plans itself: res.sample_size(power) "
+                "(and, for multi-class fits, res.power(n))."
+                if hasattr(table, "pairwise")
+                else MULTICLASS_PLANNING + "."
+            )
+        )
+    shape = np.shape(table)
+    if len(shape) >= 3 and shape[-1] == shape[-2] == shape[-3] > 2:
+        raise ValueError(
+            f"`table` has shape {shape}: a joint table of {shape[-1]} classes "
+            "[truth, prediction a, prediction b]. paired_power and sample_size "
+            "plan the paired score test of binary F-measures from an 8-cell "
+            f"(2, 2, 2) table; {MULTICLASS_PLANNING}."
+        )
+
+
 def _proportions(table):
     """Rows of 8-cell proportions ``[z, la, lb]`` (flattened) and the batch shape."""
+    _check_binary_table(table)
     t = np.asarray(table, float)
     if t.shape[-3:] != (2, 2, 2):
         raise ValueError(
