@@ -30,6 +30,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from fmtest.options import renamed_columns
+from fmtest.tables.levels import pair_multiindex
 from fmtest.within.inference import check_alpha
 
 __all__ = [
@@ -510,10 +511,7 @@ def rank_posthoc(
         reject = toward * se > cd
     else:
         reject = np.abs(diff) > cd
-    index = pd.MultiIndex.from_tuples(
-        [(algorithms[i], algorithms[j]) for i, j in pairs],
-        names=["algorithm_1", "algorithm_2"],
-    )
+    index = pair_multiindex(first, second, algorithms)
     frame = pd.DataFrame(
         {
             "mean_rank_1": mean[first],

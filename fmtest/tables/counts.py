@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from fmtest.tables.checks import plain
-from fmtest.tables.levels import check_distinct_names
+from fmtest.tables.levels import check_distinct_names, pair_multiindex
 from fmtest.tables.longdata import (
     SINGLE_DATASET_LABEL,
     LongData,
@@ -393,16 +393,8 @@ class CountTables:
         >>> index.tolist()
         [('all', 'a', 'b'), ('all', 'a', 'c'), ('all', 'b', 'c')]
         """
-        algs = list(self.algorithms)  # indexing a pandas Index is slow
-        first, second = np.triu_indices(len(algs), k=1)
-        index = pd.MultiIndex.from_tuples(
-            [
-                (ds, algs[a], algs[b])
-                for ds in self.datasets
-                for a, b in zip(first, second, strict=True)
-            ],
-            names=["dataset", "algorithm_1", "algorithm_2"],
-        )
+        first, second = np.triu_indices(len(self.algorithms), k=1)
+        index = pair_multiindex(first, second, self.algorithms, self.datasets)
         return index, first, second
 
     def instance_tables(self):
