@@ -129,6 +129,7 @@ def make_long_data(
     algorithm_dtype="str",
     seed=SEED,
     independence=0.0,
+    spread=False,
 ):
     """Long data with ``n_rows // n_algorithms`` instances × ``n_algorithms``.
 
@@ -139,7 +140,11 @@ def make_long_data(
     to each algorithm's own noise (the score's variance is kept): 0 (the
     default, the data of earlier runs) gives correlated errors and, with
     many algorithms, mostly equal pair tables; near 1 the errors are
-    independent and almost every pair table is distinct.
+    independent and almost every pair table is distinct. Algorithm ``a``
+    predicts positive above 1.4 + 0.1·a, so beyond about 40 algorithms
+    nearly all predict no positive at all (F = 0, equal tables); ``spread``
+    spreads the thresholds evenly over [1.0, 1.8] instead, so that every
+    algorithm predicts positives whatever their number.
     """
     if not 0.0 <= independence <= 1.0:
         raise ValueError(f"independence={independence} is not in [0, 1].")
@@ -170,7 +175,11 @@ def make_long_data(
             score = 2.2 * truth + common + own
         else:
             score = 2.2 * truth + 0.8 * shared + 0.6 * rng.standard_normal(n_inst)
-        predicted = score > 1.4 + 0.1 * a
+        if spread:
+            threshold = 1.0 + 0.8 * a / max(n_algorithms - 1, 1)
+        else:
+            threshold = 1.4 + 0.1 * a
+        predicted = score > threshold
         correct[a] = predicted == truth
 
     codes = np.repeat(np.arange(n_algorithms), n_inst)
