@@ -545,7 +545,9 @@ def render_results(res, fmt="text", table="pairwise", *, misclassification=False
     fmt : {"text", "latex", "html", "csv", "json"}, default="text"
         ``text``, ``latex`` and ``html`` render ``res.summary()``; ``csv``
         writes one table with its index at full precision; ``json`` writes
-        :func:`results_to_dict` (NaN as ``null``, ±inf as ``"inf"``/``"-inf"``).
+        :func:`results_to_dict` (NaN as ``null``, ±inf as ``"inf"``/``"-inf"``)
+        through :func:`write_json`, which leaves out tables of more than
+        :data:`JSON_MAX_ROWS` rows and names them under ``"omitted"``.
     table : str, default="pairwise"
         The table written by ``fmt="csv"``: ``fmeasures`` (``estimates``),
         ``pairwise``, ``omnibus``, ``across_datasets``, ``tango``,
