@@ -128,13 +128,26 @@ def make_long_data(
     positive_rate=POSITIVE_RATE,
     algorithm_dtype="str",
     seed=SEED,
+    independence=0.0,
+    spread=False,
 ):
     """Long data with ``n_rows // n_algorithms`` instances × ``n_algorithms``.
 
     Data set sizes are uneven (weights uniform on [0.5, 1.5]); each instance
     gets a random fold, the same for every algorithm; the algorithms'
     predictions share a latent score, so they are positively correlated.
+    ``independence`` in [0, 1] moves that much of the shared score's variance
+    to each algorithm's own noise (the score's variance is kept): 0 (the
+    default, the data of earlier runs) gives correlated errors and, with
+    many algorithms, mostly equal pair tables; near 1 the errors are
+    independent and almost every pair table is distinct. Algorithm ``a``
+    predicts positive above 1.4 + 0.1·a, so beyond about 40 algorithms
+    nearly all predict no positive at all (F = 0, equal tables); ``spread``
+    spreads the thresholds evenly over [1.0, 1.8] instead, so that every
+    algorithm predicts positives whatever their number.
     """
+    if not 0.0 <= independence <= 1.0:
+        raise ValueError(f"independence={independence} is not in [0, 1].")
     rng = np.random.default_rng(seed)
     n_inst = int(n_rows) // n_algorithms
     if n_inst < n_datasets * n_folds:
@@ -156,8 +169,17 @@ def make_long_data(
     )
     correct = np.empty((n_algorithms, n_inst), dtype=np.int64)
     for a in range(n_algorithms):
-        score = 2.2 * truth + 0.8 * shared + 0.6 * rng.standard_normal(n_inst)
-        predicted = score > 1.4 + 0.1 * a
+        if independence:
+            own = np.sqrt(0.36 + 0.64 * independence) * rng.standard_normal(n_inst)
+            common = 0.8 * np.sqrt(1.0 - independence) * shared
+            score = 2.2 * truth + common + own
+        else:
+            score = 2.2 * truth + 0.8 * shared + 0.6 * rng.standard_normal(n_inst)
+        if spread:
+            threshold = 1.0 + 0.8 * a / max(n_algorithms - 1, 1)
+        else:
+            threshold = 1.4 + 0.1 * a
+        predicted = score > threshold
         correct[a] = predicted == truth
 
     codes = np.repeat(np.arange(n_algorithms), n_inst)

@@ -42,10 +42,11 @@ Both commands take the fit options (``--beta``, ``--alpha``, ``--method``,
 ``--min-count``, ``--multitest``, ``--wong-divisor``, …) and the output
 options: ``--format text|latex|html|csv|json`` (``csv`` writes the table
 chosen by ``--table``, ``json`` writes every table, the configuration and the
-notes) and ``--output FILE`` (default: standard output). For two-column
-papers, ``--format latex`` takes ``--twocolumn`` (the summary) and, with
-``--table`` (the paper table), ``--wide``, ``--compact`` and
-``--caption-above``.
+notes; a table of more than ``--json-max-rows`` rows, default 200 000, is
+left out and named under ``"omitted"``, ``--json-max-rows 0`` writes it) and
+``--output FILE`` (default: standard output). For two-column papers,
+``--format latex`` takes ``--twocolumn`` (the summary) and, with ``--table``
+(the paper table), ``--wide``, ``--compact`` and ``--caption-above``.
 
 Bad input (a missing file, a formula naming an unknown column, a
 correct/incorrect response on multi-class data, …) prints one line
@@ -58,6 +59,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import numbers
 import os
 import re
 import sys
@@ -394,34 +396,126 @@ def _json_records(frame):
         yield [template.format(*row) for row in zip(*columns, strict=True)]
 
 
-def _json_tables(res):
-    """(name, frame) of every table that :func:`results_to_dict` writes."""
-    for table in available_tables(res):
-        yield table, getattr(res, table)
-    if len(res.counts.datasets) > 1:  # ranks across data sets (Demšar 2006)
-        ranks = res.ranks
-        yield "ranks", ranks.per_dataset
-        yield "mean_ranks", ranks.mean.to_frame()
-        yield "friedman", res.friedman
-        yield "posthoc", res.posthoc()
+#: Default of :func:`write_json`'s ``max_rows``: a table with more rows is
+#: left out (named under ``"omitted"``). 200 000 rows keep every table of
+#: 200 algorithms on 10 data sets (about 100 MiB of JSON for ``pairwise``);
+#: the 5 million data-set × pair rows of 1000 algorithms would be 5 GiB.
+JSON_MAX_ROWS = 200_000
 
 
-def write_json(res, stream):
+def _known_rows(res, name):
+    """Rows of table ``name`` without computing it, where the pairs tell; else None.
+
+    Tables already computed give their length; the data-set × pair tables
+    have one row per data set and compared pair, the pair tables across data
+    sets one per compared pair.
+    """
+    if name not in ("pairwise", "paired_errors", "across_datasets", "posthoc"):
+        return None
+    cached = res.__dict__.get(name)  # a cached_property already computed
+    if cached is not None:
+        return len(cached)
+    comparisons = getattr(res, "comparisons", None)
+    if comparisons is None:
+        return None
+    pairs = len(comparisons.first)
+    if name in ("pairwise", "paired_errors"):
+        return len(res.counts.datasets) * pairs
+    if len(res.counts.datasets) > 1:  # one data set: computed, to be sure
+        return pairs
+    return None
+
+
+def _omitted_note(name, rows, max_rows):
+    return (
+        f"{rows} rows, more than max_rows={max_rows}: not written. Read "
+        f"res.{name} in Python (e.g. res.{name}.to_parquet(...)), or write "
+        "every table with write_json(res, stream, max_rows=None) or the "
+        "command line's --json-max-rows 0."
+    )
+
+
+def _json_tables_within(res, max_rows):
+    """(name, frame or None, note) of every table, None when left out."""
+    names = [name for name, _ in _JSON_GETTERS]
+    getters = dict(_JSON_GETTERS)
+    several = len(res.counts.datasets) > 1
+    for name in [*available_tables(res), *(names if several else [])]:
+        rows = None if max_rows is None else _known_rows(res, name)
+        if rows is not None and rows > max_rows:  # left out uncomputed
+            yield name, None, _omitted_note(name, rows, max_rows)
+            continue
+        frame = getters[name](res) if name in getters else getattr(res, name)
+        if max_rows is not None and len(frame) > max_rows:
+            yield name, None, _omitted_note(name, len(frame), max_rows)
+        else:
+            yield name, frame, None
+
+
+#: The tables across data sets of :func:`results_to_dict`, by name.
+_JSON_GETTERS = (
+    ("ranks", lambda res: res.ranks.per_dataset),
+    ("mean_ranks", lambda res: res.ranks.mean.to_frame()),
+    ("friedman", lambda res: res.friedman),
+    ("posthoc", lambda res: res.posthoc()),
+)
+
+
+def write_json(res, stream, *, max_rows=JSON_MAX_ROWS):
     """Write :func:`results_to_dict` as JSON to ``stream``, table by table.
 
-    The same content as ``json.dumps(results_to_dict(res))``, one record
-    per line, written in chunks of :data:`JSON_CHUNK` records: the text is
-    never held whole, and numbers go through the C encoder a column at a
-    time, so the cost stays below that of the fit and summary with
-    thousands of algorithms (``benchmarks/bench_json.py``).
+    The same content as ``json.dumps(results_to_dict(res))`` (up to
+    ``max_rows`` rows a table), one record per line, written in chunks of
+    :data:`JSON_CHUNK` records: the text is never held whole, and numbers
+    go through the C encoder a column at a time.
+
+    Parameters
+    ----------
+    res : FMeasureComparisonResults or MetricComparisonResults
+    stream : text stream
+        Anything with a ``write(str)`` method.
+    max_rows : int or None, default=JSON_MAX_ROWS (200 000)
+        A table with more rows is not written (nor computed, where its row
+        count is known beforehand); the object ``"omitted"`` then names it
+        with its row count and how to get it. With 1000 algorithms on 10
+        data sets the data-set × pair tables (``pairwise``,
+        ``paired_errors``) have 5 million rows, about 5 GiB of text, and
+        the pair tables across data sets (``across_datasets``,
+        ``posthoc``) half a million. None writes every table whole.
+
+    Examples
+    --------
+    >>> import io, json
+    >>> from fmtest import FMeasureComparison
+    >>> from fmtest.datasets import load_example
+    >>> res = FMeasureComparison.from_formula(
+    ...     "correct ~ algorithm + dataset", load_example()
+    ... ).fit()
+    >>> buffer = io.StringIO()
+    >>> write_json(res, buffer, max_rows=25)  # 4 algorithms, 5 data sets
+    >>> got = json.loads(buffer.getvalue())
+    >>> len(got["fmeasures"]), "pairwise" in got, sorted(got["omitted"])
+    (20, False, ['algorithm_tests', 'paired_errors', 'pairwise'])
     """
+    if max_rows is not None and (
+        isinstance(max_rows, bool)
+        or not isinstance(max_rows, numbers.Integral)
+        or max_rows < 0
+    ):
+        raise ValueError(
+            f"max_rows must be a non-negative integer or None, not {max_rows!r}."
+        )
     head = {"config": _plain(dict(res.config)), "notes": _plain(list(res.notes))}
     stream.write("{\n")
     for key, value in head.items():
         text = json.dumps(value, indent=2, allow_nan=False).replace("\n", "\n  ")
         stream.write(f"  {json.dumps(key)}: {text},\n")
     first = True
-    for name, frame in _json_tables(res):
+    omitted = {}
+    for name, frame, note in _json_tables_within(res, max_rows):
+        if frame is None:
+            omitted[name] = note
+            continue
         stream.write(("" if first else ",\n") + f"  {json.dumps(name)}: [")
         first = False
         started = False
@@ -431,6 +525,9 @@ def write_json(res, stream):
                 stream.write(",\n    ".join(records))
                 started = True
         stream.write("\n  ]" if started else "]")
+    if omitted:
+        text = json.dumps(omitted, indent=2).replace("\n", "\n  ")
+        stream.write(("" if first else ",\n") + f'  "omitted": {text}')
     stream.write("\n}\n")
 
 
@@ -465,7 +562,9 @@ def render_results(
     fmt : {"text", "latex", "html", "csv", "json"}, default="text"
         ``text``, ``latex`` and ``html`` render ``res.summary()``; ``csv``
         writes one table with its index at full precision; ``json`` writes
-        :func:`results_to_dict` (NaN as ``null``, ±inf as ``"inf"``/``"-inf"``).
+        :func:`results_to_dict` (NaN as ``null``, ±inf as ``"inf"``/``"-inf"``)
+        through :func:`write_json`, which leaves out tables of more than
+        :data:`JSON_MAX_ROWS` rows and names them under ``"omitted"``.
     table : str, default="pairwise"
         The table written by ``fmt="csv"``: ``fmeasures`` (``estimates``),
         ``pairwise``, ``omnibus``, ``across_datasets``, ``tango``,
@@ -563,13 +662,13 @@ def _render_paper_table(table, fmt, **layout):
     )
 
 
-def _emit_json(res, output):
+def _emit_json(res, output, max_rows=JSON_MAX_ROWS):
     if output is None:
-        write_json(res, sys.stdout)
+        write_json(res, sys.stdout, max_rows=max_rows)
         sys.stdout.flush()
     else:
         with open(output, "w", encoding="utf-8") as fh:
-            write_json(res, fh)
+            write_json(res, fh, max_rows=max_rows)
 
 
 def _emit(text, output):
@@ -986,6 +1085,18 @@ def _fit_options():
     return parser
 
 
+def _non_negative_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(
+            f"--json-max-rows takes a non-negative integer, not {text!r}"
+        )
+    return value
+
+
 def _output_options():
     parser = argparse.ArgumentParser(add_help=False)
     group = parser.add_argument_group("output options")
@@ -1044,6 +1155,15 @@ def _output_options():
         "--caption-above",
         action="store_true",
         help="with --table: the caption above the paper table (IEEE, ACM)",
+    )
+    group.add_argument(
+        "--json-max-rows",
+        type=_non_negative_int,
+        metavar="N",
+        default=JSON_MAX_ROWS,
+        help="--format json leaves out a table of more than N rows, naming it "
+        'under "omitted" (0: write every table whole; default: '
+        f"{JSON_MAX_ROWS})",
     )
     group.add_argument(
         "--output",
@@ -1327,7 +1447,7 @@ def main(argv=None):
     try:
         res = args.run(args)
         if args.format == "json":  # streamed: never the whole text in memory
-            _emit_json(res, args.output)
+            _emit_json(res, args.output, args.json_max_rows or None)
             return 0
         text = render_results(
             res,

@@ -221,6 +221,38 @@ def test_quick_planning_and_thousand_benchmarks_run(monkeypatch, capsys):
         for name in ("bench_planning", "bench_thousand", "bench_counts"):
             sys.modules.pop(name, None)
     assert set(planning) == {"sample_size", "paired_power"}
-    assert {"fit", "pairwise", "summary", "json"} <= set(thousand[20]["seconds"])
-    assert thousand[20]["json_chars"] > 0
+    assert set(thousand) == {("shared", 20), ("distinct", 20)}
+    for out in thousand.values():
+        assert {"fit", "pairwise", "summary", "json"} <= set(out["seconds"])
+        assert out["json_chars"] > 0
+    # the distinct kind exercises the solver on (nearly) all-distinct tables
+    assert thousand["distinct", 20]["distinct"] > 0.9
     assert "per pair / batched" in capsys.readouterr().out
+
+
+def test_thousand_data_kinds(monkeypatch):
+    """Issue 32.4: the shared data of the earlier runs leave most of 60
+    algorithms without a positive prediction (equal pair tables); spread
+    thresholds give every algorithm positives, and independent errors make
+    nearly every pair table distinct."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_counts
+    import bench_thousand
+
+    from fmtest import FMeasureComparison
+
+    try:
+        share, silent = {}, {}
+        for kind, options in bench_thousand.DATA.items():
+            df = bench_counts.make_long_data(60 * 2000, 60, n_datasets=2, **options)
+            predicted = df["truth"] ^ df["correct"] ^ 1
+            silent[kind] = int((predicted.groupby(df["algorithm"]).sum() == 0).sum())
+            model = FMeasureComparison.from_formula(bench_thousand.FORMULA, df)
+            share[kind] = bench_thousand.distinct_share(model.counts)
+        with pytest.raises(ValueError, match=r"independence=1\.5 is not in"):
+            bench_counts.make_long_data(1000, 2, independence=1.5)
+    finally:
+        for name in ("bench_thousand", "bench_counts"):
+            sys.modules.pop(name, None)
+    assert silent["shared"] > 10 and silent["distinct"] == 0
+    assert share["shared"] < 0.5 < 0.9 < share["distinct"]

@@ -788,3 +788,93 @@ def test_json_in_small_chunks_is_the_dict(subset_res, monkeypatch):
     expected = json.loads(json.dumps(cli.results_to_dict(subset_res)))
     assert json.loads(buffer.getvalue()) == expected
     assert len(expected["pairwise"]) > 3
+
+
+def _tables_fit(example, **options):
+    return FMeasureComparison.from_formula(FORMULA, example).fit(**options)
+
+
+@pytest.mark.parametrize("options", [{}, {"control": "rf"}])
+def test_json_row_counts_known_before_the_tables(example, options):
+    """Issue 32.4: ``write_json`` leaves a big table out without computing
+    it; the row count it predicts is the table's length."""
+    from fmtest import cli
+
+    res = _tables_fit(example, **options)
+    predicted = {
+        name: cli._known_rows(res, name)
+        for name in ("pairwise", "paired_errors", "across_datasets", "posthoc")
+    }
+    comparisons = 3 if options else 6  # 4 algorithms; 5 data sets
+    assert predicted == {
+        "pairwise": 5 * comparisons,
+        "paired_errors": 5 * comparisons,
+        "across_datasets": comparisons,
+        "posthoc": comparisons,
+    }
+    actual = {
+        "pairwise": len(res.pairwise),
+        "paired_errors": len(res.paired_errors),
+        "across_datasets": len(res.across_datasets),
+        "posthoc": len(res.posthoc()),
+    }
+    assert actual == predicted
+
+
+def test_json_max_rows_leaves_big_tables_out(example):
+    """Issue 32.4: tables of more than ``max_rows`` rows are named under
+    ``"omitted"`` with their row count; the other tables are those of
+    ``results_to_dict``, number for number; ``None`` writes everything."""
+    from fmtest import cli
+
+    res = _tables_fit(example)
+    expected = json.loads(json.dumps(cli.results_to_dict(res)))
+    sizes = {name: len(rows) for name, rows in expected.items() if name != "config"}
+    assert sizes["pairwise"] == 30 and sizes["fmeasures"] == 20
+
+    buffer = io.StringIO()
+    cli.write_json(res, buffer, max_rows=20)
+    got = json.loads(buffer.getvalue())
+    left_out = sorted(n for n, k in sizes.items() if n != "notes" and k > 20)
+    assert sorted(got["omitted"]) == left_out
+    assert "pairwise" in left_out and "fmeasures" not in left_out
+    assert got["omitted"]["pairwise"].startswith("30 rows, more than max_rows=20")
+    for name in expected:
+        if name in left_out:
+            assert name not in got
+        else:
+            assert got[name] == expected[name], name
+
+    everything = io.StringIO()
+    cli.write_json(res, everything, max_rows=None)
+    assert json.loads(everything.getvalue()) == expected
+    # the default keeps every table of a small study, with no "omitted"
+    default = io.StringIO()
+    cli.write_json(res, default)
+    assert json.loads(default.getvalue()) == expected
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, True, "10"])
+def test_json_max_rows_refuses_bad_values(example_res, bad):
+    from fmtest import cli
+
+    with pytest.raises(ValueError, match="max_rows must be a non-negative integer"):
+        cli.write_json(example_res, io.StringIO(), max_rows=bad)
+
+
+def test_cli_json_max_rows(capsys, subset_csv):
+    """``--json-max-rows N`` leaves out tables of more than N rows; ``0``
+    writes every table; a negative value is refused naming the option."""
+    argv = ["compare", subset_csv, "--formula", FORMULA, "--format", "json"]
+    status, out, _ = run(capsys, *argv, "--json-max-rows", "4")
+    assert status == 0
+    got = json.loads(out)
+    assert len(got["omnibus"]) == 2 and "pairwise" not in got  # 2 x 3 pairs
+    assert got["omitted"]["fmeasures"].startswith("6 rows, more than max_rows=4")
+    assert got["omitted"]["pairwise"].startswith("6 rows, more than max_rows=4")
+    status, out, _ = run(capsys, *argv, "--json-max-rows", "0")
+    got = json.loads(out)
+    assert status == 0 and len(got["pairwise"]) == 6 and "omitted" not in got
+    with pytest.raises(SystemExit):
+        main([str(a) for a in [*argv, "--json-max-rows", "-3"]])
+    assert "--json-max-rows takes a non-negative integer" in capsys.readouterr().err

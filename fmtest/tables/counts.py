@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from fmtest.tables.checks import plain
-from fmtest.tables.levels import check_distinct_names
+from fmtest.tables.levels import check_distinct_names, pair_multiindex
 from fmtest.tables.longdata import (
     SINGLE_DATASET_LABEL,
     LongData,
@@ -393,16 +393,8 @@ class CountTables:
         >>> index.tolist()
         [('all', 'a', 'b'), ('all', 'a', 'c'), ('all', 'b', 'c')]
         """
-        algs = list(self.algorithms)  # indexing a pandas Index is slow
-        first, second = np.triu_indices(len(algs), k=1)
-        index = pd.MultiIndex.from_tuples(
-            [
-                (ds, algs[a], algs[b])
-                for ds in self.datasets
-                for a, b in zip(first, second, strict=True)
-            ],
-            names=["dataset", "algorithm_1", "algorithm_2"],
-        )
+        first, second = np.triu_indices(len(self.algorithms), k=1)
+        index = pair_multiindex(first, second, self.algorithms, self.datasets)
         return index, first, second
 
     def instance_tables(self):
@@ -585,13 +577,16 @@ def _joint_tables(long: LongData, n_ds, n_alg, max_pattern=MAX_PATTERN_ALGORITHM
         size = np.bincount(group, minlength=n_groups + 1)[:-1].astype(float)
         both = _positive_products(wide, group, n_groups)
         pos = np.diagonal(both, axis1=-2, axis2=-1).copy()
+    # the float sums are whole numbers (exact below 2**53): to int64 before
+    # the (G, A, A, 2, 2) table, so that no float copy of it is ever made
+    both, pos, size = (np.rint(v).astype(np.int64) for v in (both, pos, size))
     pa, pb = pos[:, :, None], pos[:, None, :]
-    joint = np.empty((n_groups, n_alg, n_alg, 2, 2))
+    joint = np.empty((n_groups, n_alg, n_alg, 2, 2), dtype=np.int64)
     joint[..., 1, 1] = both
     joint[..., 1, 0] = pa - both
     joint[..., 0, 1] = pb - both
     joint[..., 0, 0] = size[:, None, None] - pa - pb + both
-    joint = np.rint(joint).astype(np.int64).reshape(n_ds, 2, n_alg, n_alg, 2, 2)
+    joint = joint.reshape(n_ds, 2, n_alg, n_alg, 2, 2)
     return np.moveaxis(joint, 1, 3)  # -> [d, a, b, z, la, lb]
 
 

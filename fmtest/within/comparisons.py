@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fmtest.tables.levels import pair_multiindex
 from fmtest.within.hypothesis import control_pairs
 
 __all__ = ["Comparisons"]
@@ -114,17 +115,12 @@ class Comparisons:
     @cached_property
     def index(self) -> pd.MultiIndex:
         """(dataset, algorithm_1, algorithm_2) of every compared pair."""
-        return pd.MultiIndex.from_tuples(
-            [(ds, a, b) for ds in self.datasets for a, b in self.pair_labels],
-            names=["dataset", "algorithm_1", "algorithm_2"],
-        )
+        return pair_multiindex(self.first, self.second, self.algorithms, self.datasets)
 
     @cached_property
     def pair_index(self) -> pd.MultiIndex:
         """(algorithm_1, algorithm_2) of the compared pairs (across data sets)."""
-        return pd.MultiIndex.from_tuples(
-            self.pair_labels, names=["algorithm_1", "algorithm_2"]
-        )
+        return pair_multiindex(self.first, self.second, self.algorithms)
 
     def orient(self, values, flip=True):
         """Values of the pairs a < b → (D, K) of the compared pairs.
