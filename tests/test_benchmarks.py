@@ -223,4 +223,4 @@ def test_quick_planning_and_thousand_benchmarks_run(monkeypatch, capsys):
     assert set(planning) == {"sample_size", "paired_power"}
     assert {"fit", "pairwise", "summary", "json"} <= set(thousand[20]["seconds"])
     assert thousand[20]["json_chars"] > 0
-    assert "per pair / batched" in capsys.readouterr().out
+    assert "former / new" in capsys.readouterr().out
