@@ -112,6 +112,9 @@ def population_fits(p8, delta0, beta):
     return nu, phi
 
 
+#: Statistics within this share of the critical value are computed again
+#: by ``paired_score_test`` (so the decisions are its decisions).
+NEAR = 1e-4
 #: Cap on the Newton steps of one warm fit (three or four converge); the rows
 #: left over go through the (π, s) steps of PairedNewton, then
 #: ``paired_score_test``.
@@ -120,6 +123,9 @@ HALVINGS = 8  # of a step that leaves the feasible set, before giving up
 #: A slack s = 1 + ν·c below this (an empty cell taking mass under the
 #: hypothesis) sends the row to PairedNewton's steps.
 STIFF_SLACK = 1e-3
+#: The least mass :func:`_stiff_fit` accepts in the empty cell (below it the
+#: limit without a pseudo-count can be 10⁻⁵ of the statistic away).
+STIFF_MASS = 1e-4
 # the four cell vectors the equations are made of, and their ten products
 _VECTORS = np.stack([TP_A, TP_B, np.zeros(7), np.zeros(7)])
 _PAIRS = [(i, j) for i in range(4) for j in range(i, 4)]
@@ -153,6 +159,9 @@ def _warm_fit(p, nu, phi, delta0, beta):
     -------
     pi : ndarray, shape (n, 7)
     converged : ndarray of bool, shape (n,)
+    nu, phi, cell : ndarray
+        The last iterate and the cell of its smallest s (for
+        :func:`_stiff_fit`).
     """
     a, b = fbeta_weights(beta)
     columns, vectors, products = _products(
@@ -222,6 +231,126 @@ def _warm_fit(p, nu, phi, delta0, beta):
         todo = todo[~stiff]
     pi = (p / s).T
     ok = done & (s > 0).all(axis=0)
+    nu = np.stack([nu_a, nu_b], axis=1)
+    return pi / pi.sum(axis=1, keepdims=True), ok, nu, phi, s.argmin(axis=0)
+
+
+@_QUIET
+def _stiff_fit(x, nu, phi, cell, delta0, beta):
+    """The constrained fit where one empty cell takes mass, in the limit of no pseudo-count.
+
+    With cell k empty, ``π_k = ε/s_k`` with ε → 0 means ``s_k = 0`` and
+    π_k free: the unknowns are (ν_a, ν_b, φ, u = π_k), the equations the
+    three of :func:`_warm_fit` (with u in the sums) and ``s_k = 0``, all
+    smooth. Each Newton step eliminates the bordered 4 × 4 system through
+    the 3 × 3 block (two closed-form solves). Without the pseudo-count of
+    10⁻⁹ the statistic moves by less than 10⁻⁶ of itself where u is at
+    least :data:`STIFF_MASS` (the others are left unconverged), so
+    :func:`rejections` takes the test sets whose statistic is within
+    :data:`NEAR` of the critical value again through ``paired_score_test``.
+
+    Parameters
+    ----------
+    x : ndarray, shape (n, 7)
+        Counts with ``x[i, cell[i]] == 0``.
+    nu, phi : ndarray
+        Start (the last iterate of :func:`_warm_fit`).
+    cell : ndarray of int, shape (n,)
+
+    Returns
+    -------
+    pi : ndarray, shape (n, 7)
+    converged : ndarray of bool, shape (n,)
+        False also where u < 0 or another s ≤ 0 (not this active cell).
+    """
+    a, b = fbeta_weights(beta)
+    d_a, d_b = TP_A + a * FP_A + b * FN_A, TP_B + a * FP_B + b * FN_B
+    columns, vectors, products = _products(d_a, d_b)
+    n = len(x)
+    p = np.ascontiguousarray((x / x.sum(axis=1, keepdims=True)).T)
+    mask = np.zeros((7, n))
+    mask[cell, np.arange(n)] = 1.0  # the stiff cell
+    p = p * (1 - mask)  # its p is 0 (the limit)
+    ta, tb = TP_A[cell], TP_B[cell]
+    da, db = d_a[cell], d_b[cell]
+    nu_a, nu_b, phi = nu[:, 0].copy(), nu[:, 1].copy(), phi.copy()
+    u = np.full(n, 0.01)
+    done = np.zeros(n, bool)
+    todo = np.arange(n)
+
+    def slack(nu_a, nu_b, phi):
+        coef = np.stack([nu_a, nu_b, -nu_a * (phi + delta0), -nu_b * phi])
+        return 1.0 + _dot(columns, coef)
+
+    s = slack(nu_a, nu_b, phi)
+    for _ in range(WARM_STEPS):
+        st, m = s[:, todo], mask[:, todo]
+        st = np.where(m > 0, 1.0, st)  # the stiff cell's terms come from u
+        w = p[:, todo] / st
+        wa, wb, big_a, big_b = _dot(vectors, w)
+        q = _dot(products, w / st)
+        tata, tatb, tada, tadb, tbtb, tbda, tbdb, dada, dadb, dbdb = q
+        va, vb, ph, uu = nu_a[todo], nu_b[todo], phi[todo], u[todo]
+        fa = ph + delta0
+        ta_, tb_, da_, db_ = ta[todo], tb[todo], da[todo], db[todo]
+        ca_k, cb_k = ta_ - fa * da_, tb_ - ph * db_
+        big_a, big_b = big_a + uu * da_, big_b + uu * db_
+        s_a = wa - fa * (big_a - uu * da_) + uu * ca_k
+        s_b = wb - ph * (big_b - uu * db_) + uu * cb_k
+        r3 = va * big_a + vb * big_b
+        s_k = 1 + va * ca_k + vb * cb_k
+        small = (np.abs(s_a) <= TOLERANCE) & (np.abs(s_b) <= TOLERANCE)
+        small &= (np.abs(r3) <= TOLERANCE) & (np.abs(s_k) <= TOLERANCE)
+        done[todo[small]] = True
+        going = ~small & np.isfinite(s_a) & np.isfinite(s_b) & np.isfinite(r3)
+        if not going.any():
+            break
+        keep = np.flatnonzero(going)
+        todo = todo[keep]
+        va, vb, ph, fa, uu = va[keep], vb[keep], ph[keep], fa[keep], uu[keep]
+        s_a, s_b, r3, s_k = s_a[keep], s_b[keep], r3[keep], s_k[keep]
+        big_a, big_b = big_a[keep], big_b[keep]
+        ca_k, cb_k, da_, db_ = ca_k[keep], cb_k[keep], da_[keep], db_[keep]
+        tata, tatb, tada, tadb, tbtb = (v[keep] for v in (tata, tatb, tada, tadb, tbtb))
+        tbda, tbdb, dada, dadb, dbdb = (v[keep] for v in (tbda, tbdb, dada, dadb, dbdb))
+        # the other cells' block, as in _warm_fit (their D without u)
+        big_a_ = tata - 2 * fa * tada + fa * fa * dada
+        big_b_ = tatb - ph * tadb - fa * tbda + fa * ph * dadb
+        big_c_ = tbtb - 2 * ph * tbdb + ph * ph * dbdb
+        e_a = va * (tada - fa * dada) + vb * (tadb - fa * dadb)
+        e_b = va * (tbda - ph * dadb) + vb * (tbdb - ph * dbdb)
+        g = va * va * dada + 2 * va * vb * dadb + vb * vb * dbdb
+        rest_a, rest_b = big_a - uu * da_, big_b - uu * db_
+        # u's terms: ∂(u c^a_k)/∂φ = −u d^a_k, ∂(u c^b_k)/∂φ = −u d^b_k,
+        # ∂(ν·D)/∂ν gains u d_k, ∂/∂u of (S_a, S_b, r3) = (c^a_k, c^b_k, ν·d_k)
+        j13 = e_a - rest_a - uu * da_
+        j23 = e_b - rest_b - uu * db_
+        j31, j32 = rest_a - e_a + uu * da_, rest_b - e_b + uu * db_
+        j = np.array([[-big_a_, -big_b_, j13], [-big_b_, -big_c_, j23], [j31, j32, g]])
+        border = np.array([ca_k, cb_k, va * da_ + vb * db_])
+        grad_k = np.array([ca_k, cb_k, -(va * da_ + vb * db_)])  # ∂s_k/∂(ν, φ)
+        y_r = _solve3(j, -np.array([s_a, s_b, r3]))
+        y_b = _solve3(j, border)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            du = ((grad_k * y_r).sum(axis=0) + s_k) / (grad_k * y_b).sum(axis=0)
+        step = y_r - y_b * du
+        t = np.ones(len(todo))
+        for _ in range(HALVINGS):  # other s > 0, u > 0, F_a and F_b in (0, 1)
+            na, nb, nph = va + t * step[0], vb + t * step[1], ph + t * step[2]
+            nu_ = uu + t * du
+            new_s = slack(na, nb, nph)
+            other = np.where(mask[:, todo] > 0, 1.0, new_s)
+            inside = _feasible(other, nph, delta0) & (nu_ > 0)
+            if inside.all():
+                break
+            t = np.where(inside, t, 0.5 * t)
+        nu_a[todo], nu_b[todo], phi[todo], u[todo] = na, nb, nph, nu_
+        s[:, todo] = new_s
+        todo = todo[inside]
+    pi = np.where(mask > 0, u, p / np.where(mask > 0, 1.0, s)).T
+    # a cell at the edge of taking mass (u → 0) is degenerate in the limit:
+    # PairedNewton's steps take it
+    ok = done & (np.where(mask > 0, 1.0, s) > 0).all(axis=0) & (u > STIFF_MASS)
     return pi / pi.sum(axis=1, keepdims=True), ok
 
 
@@ -279,8 +408,19 @@ def _statistic(x, nu, phi, delta0, beta):
     if rows.size:
         smooth = np.where(x[rows] > 0, x[rows], EMPTY_CELL)  # as the solvers do
         p = smooth / smooth.sum(axis=1, keepdims=True)
-        pi, ok = _warm_fit(p, nu[rows], phi[rows], float(delta0), beta)
+        pi, ok, nu_now, phi_now, cell = _warm_fit(
+            p, nu[rows], phi[rows], float(delta0), beta
+        )
         x2[rows[ok]] = _pearson(x[rows[ok]], pi[ok])
+        stiff = ~ok & (x[rows, cell] == 0)
+        if stiff.any():  # one empty cell taking mass
+            pi, solved = _stiff_fit(
+                x[rows[stiff]], nu_now[stiff], phi_now[stiff], cell[stiff],
+                float(delta0), beta,
+            )  # fmt: skip
+            done = np.flatnonzero(stiff)[solved]
+            x2[rows[done]] = _pearson(x[rows[done]], pi[solved])
+            ok[done] = True
         rows = rows[~ok]
     if rows.size:
         newton = PairedNewton(x[rows], beta)
@@ -334,7 +474,8 @@ def rejections(draws, rows, starts, alpha, beta, alternative, delta0):
     array([ True,  True,  True,  True,  True])
     """
     out = np.zeros(len(draws), bool)
-    critical = stats.chi2.isf(alpha, 1)
+    two_sided = alternative == "two-sided"
+    critical = stats.chi2.isf(alpha, 1) if two_sided else stats.norm.isf(alpha) ** 2
     for first in range(0, len(draws), TEST_BATCH):
         part = slice(first, first + TEST_BATCH)
         x = np.asarray(draws[part], float)[:, _SEVEN]
@@ -344,10 +485,17 @@ def rejections(draws, rows, starts, alpha, beta, alternative, delta0):
             continue
         nu, phi = starts[0][rows[part][ok]], starts[1][rows[part][ok]]
         x2 = _statistic(x[ok], nu, phi, delta0, beta)
+        # near the critical value: the statistic of paired_score_test itself
+        # (the limit fits of _stiff_fit are up to 1e-6 of it away), its p-value
+        near = np.flatnonzero(np.abs(x2 - critical) <= NEAR * critical)
+        if near.size:
+            tables = np.zeros((near.size, 8))
+            tables[:, _SEVEN] = x[ok][near]
+            x2[near] = paired_score_test(
+                tables.reshape(-1, 2, 2, 2), delta0, beta=beta
+            )[0]
         if alternative == "two-sided":
-            # p < α, the p-value computed only near the critical value
             reject = x2 > critical
-            near = np.flatnonzero(np.abs(x2 - critical) <= 1e-6 * critical)
             reject[near] = stats.chi2.sf(x2[near], 1) < alpha
         else:
             signed = np.sign(f_a[ok] - f_b[ok] - delta0) * np.sqrt(x2)
