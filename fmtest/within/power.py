@@ -297,11 +297,11 @@ def _warn_undefined(values, what, stacklevel=3):
         )
 
 
-#: Simulated test sets solved in one batch. Larger batches were slower on
-#: the shared 2-core machine (200 000 took 1.6× the time of 20 000, and
-#: 20 000 up to 1.8× the time of 4000, from cache misses), so a batch holds
-#: one table's test sets at the default ``n_resamples``.
-SIMULATION_BATCH = 4000
+#: Simulated test sets drawn in one batch (then tested in batches of
+#: :data:`fmtest.within.power_simulation.TEST_BATCH`). With the warm-started
+#: test of :mod:`fmtest.within.power_simulation`, 20 000 took 0.85× the CPU
+#: time of 4000 (one table's test sets at the default ``n_resamples``).
+SIMULATION_BATCH = 20_000
 
 
 def _simulate(p8, n, alpha, beta, alternative, delta0, n_resamples, rng):
