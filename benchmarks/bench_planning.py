@@ -23,8 +23,10 @@ process, on the same pairs and with the same seed:
 must be identical (checked). The sample sizes differ by the simulations'
 noise: the script prints, per simulated pair, new − former relative to the
 former n and in units of the new route's resolution, and the simulated
-power at the new n. Then the times, their ratio and the goal (≤ 10 s for
-200 pairs, scaled to the number of pairs). The 1-minute load average is
+power at the new n. Then the times (wall clock, and the CPU time of this
+process, which the other jobs on a shared machine inflate less), their
+ratio and the goal (≤ 10 s wall clock for 200 pairs, scaled to the number
+of pairs). The 1-minute load average is
 printed before and after.
 
 Run: ``python benchmarks/bench_planning.py [--algorithms 21]
@@ -127,19 +129,23 @@ def former_sample_size(
 # -- timing ------------------------------------------------------------------------
 
 
-def timed(func):
-    start = time.perf_counter()
+CPU = {}  # CPU seconds of the last call of each route (this process)
+
+
+def timed(func, key):
+    start, cpu = time.perf_counter(), time.process_time()
     out = func()
+    CPU[key] = time.process_time() - cpu
     return time.perf_counter() - start, out
 
 
 def both_routes(func, name, former):
     """(seconds, answer) of ``func`` with the new route, then the former one."""
-    new = timed(func)
+    new = timed(func, "new")
     saved = getattr(power, name)
     setattr(power, name, former)
     try:
-        old = timed(func)
+        old = timed(func, "former")
     finally:
         setattr(power, name, saved)
     return new, old
@@ -210,8 +216,8 @@ def _run(args):
             f"{powers.max():.4f} (target 0.8, MC SE "
             f"{np.sqrt(0.16 / args.resamples):.4f})"
         )
-    print(f"    new       {t_new:8.2f} s")
-    print(f"    former    {t_old:8.2f} s")
+    print(f"    new       {t_new:8.2f} s   ({CPU['new']:.2f} s CPU)")
+    print(f"    former    {t_old:8.2f} s   ({CPU['former']:.2f} s CPU)")
     print(f"    former / new = {t_old / t_new:.2f}")
     goal = GOAL_SECONDS * n_pairs / GOAL_PAIRS
     print(
@@ -234,8 +240,10 @@ def _run(args):
     )
     np.testing.assert_array_equal(v_new, v_old)
     print(f"  paired_power(method='simulation') at n = {args.instances}:")
-    print(f"    new       {p_new:8.2f} s")
-    print(f"    former    {p_old:8.2f} s   (identical powers)")
+    print(f"    new       {p_new:8.2f} s   ({CPU['new']:.2f} s CPU)")
+    print(
+        f"    former    {p_old:8.2f} s   ({CPU['former']:.2f} s CPU; identical powers)"
+    )
     print(f"    former / new = {p_old / p_new:.2f}")
     print(
         f"    goal <= {goal:.1f} s for {n_pairs} pairs: "
