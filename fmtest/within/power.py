@@ -352,7 +352,10 @@ def simulated_power(
     proportions and runs :func:`fmtest.within.paired_score.paired_score_test`
     on them (the one-sided tests by its signed root); a test set whose F is
     undefined counts as no rejection. The Monte Carlo standard error is
-    ``√(power (1 − power) / n_resamples)``.
+    ``√(power (1 − power) / n_resamples)``. The tests start from the fit of
+    the table's proportions (:func:`fmtest.within.power_simulation.rejections`:
+    the decisions of ``paired_score_test``, 2 to 5 µs a test set instead of
+    10 to 18 µs on a loaded 2-core machine).
 
     Parameters
     ----------
