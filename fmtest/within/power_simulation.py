@@ -36,10 +36,10 @@ Common random numbers and a short search
     (:func:`resolution`). Resolving n more finely than that would only
     resolve the noise of these particular test sets.
 
-The search typically simulates the power at three or four n per table
-(12 000 to 16 000 score tests at the default 4000 test sets), where the
-former bisection from 1 to the n of 40 discordant instances took nine to
-fourteen (``benchmarks/bench_planning.py``).
+The search simulates the power at two to six n per table (3.8 on average
+on the 56 simulated pairs of ``benchmarks/bench_planning.py``, about 15 000
+score tests at the default 4000 test sets), where the former bisection
+from 1 to the n of 40 discordant instances took nine to fourteen.
 """
 
 from __future__ import annotations
@@ -75,8 +75,7 @@ __all__ = [
     "search_sample_size",
 ]
 
-#: Simulated test sets per call of the score test (larger batches were
-#: slower on the shared 2-core machine, from cache misses).
+#: Simulated test sets per call of the score test (bounds its memory).
 TEST_BATCH = 20_000
 #: Tables searched together; their test sets at the two ends of each bracket
 #: are kept (2 × rows × n_resamples × 8 counts: 33 MB at 4000 test sets).
@@ -122,13 +121,12 @@ def population_fits(p8, delta0, beta):
 #: Statistics within this share of the critical value are computed again
 #: by ``paired_score_test`` (so the decisions are its decisions).
 NEAR = 1e-4
-#: Cap on the Newton steps of one warm fit (three or four converge); the rows
-#: left over go through the (π, s) steps of PairedNewton, then
-#: ``paired_score_test``.
+#: Cap on the Newton steps of one warm fit (three or four converge).
 WARM_STEPS = 8
 HALVINGS = 8  # of a step that leaves the feasible set, before giving up
 #: A slack s = 1 + ν·c below this (an empty cell taking mass under the
-#: hypothesis) sends the row to PairedNewton's steps.
+#: hypothesis) sends the row to :func:`_stiff_fit` (that cell empty) or to
+#: PairedNewton's steps.
 STIFF_SLACK = 1e-3
 #: The least mass :func:`_stiff_fit` accepts in the empty cell (below it the
 #: limit without a pseudo-count can be 10⁻⁵ of the statistic away).
