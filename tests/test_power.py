@@ -396,6 +396,13 @@ def test_warm_started_statistic_is_the_score_test():
         tables[:, ps._SEVEN] = x
         want = paired_score_test(tables.reshape(-1, 2, 2, 2), delta0, beta=beta)[0]
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    # the F's of the decisions, computed without the joint tables: the same values
+    counts = rng.integers(0, 4, (20_000, 7)).astype(float)  # many 0/0
+    for beta in (0.0, 1.0, 2.0):
+        for got, want in zip(
+            ps._fbeta_both(counts, beta), fbeta_pair(counts, beta), strict=True
+        ):
+            np.testing.assert_array_equal(got, want)
 
 
 def test_streams_are_multinomial_and_nested():
