@@ -227,7 +227,7 @@ def test_quick_planning_and_thousand_benchmarks_run(monkeypatch, capsys):
         assert out["json_chars"] > 0
     # the distinct kind exercises the solver on (nearly) all-distinct tables
     assert thousand["distinct", 20]["distinct"] > 0.9
-    assert "per pair / batched" in capsys.readouterr().out
+    assert "former / new" in capsys.readouterr().out
 
 
 def test_thousand_data_kinds(monkeypatch):

@@ -360,3 +360,145 @@ def test_batched_simulation_is_the_per_table_loop(monkeypatch):
             p8, n, 0.05, 1.0, alternative, delta0, 300, np.random.default_rng(4)
         )
         np.testing.assert_array_equal(got, expected)
+
+
+# -- issue 32.5: the fast simulated route -------------------------------------------
+
+TINY = np.asarray(TABLE) * [[[1, 1], [1, 1]], [[1, 1], [8, 1]]]  # few discordant
+
+
+def test_warm_started_statistic_is_the_score_test():
+    """The tiers of power_simulation._statistic (the closed-form warm fit, the
+    limit fit with an empty cell taking mass, PairedNewton's steps from the
+    table's fit, paired_score_test) give paired_score_test's X² within 10⁻⁶
+    (the limit fit drops the pseudo-count of 10⁻⁹; rejections() recomputes
+    statistics within 10⁻⁴ of the critical value) on test sets with and
+    without empty cells, β ≠ 1 and a margin."""
+    from fmtest.within import power_simulation as ps
+
+    rng = np.random.default_rng(5)
+    for p8, n, delta0, beta in (
+        (TABLE, 3000, 0.0, 1.0),
+        (TABLE, 200, -0.02, 2.0),
+        (TINY, 120, 0.0, 1.0),
+        (TINY, 60, 0.03, 0.5),
+    ):
+        p = np.ravel(p8) / np.sum(p8)
+        draws = rng.multinomial(n, p, size=3000).astype(float)
+        x = draws[:, ps._SEVEN]
+        f_a, f_b = fbeta_pair(x, beta)
+        x = x[np.isfinite(f_a) & np.isfinite(f_b)]
+        nu, phi = ps.population_fits(p[None], delta0, beta)
+        got = ps._statistic(
+            x, np.repeat(nu, len(x), axis=0), np.repeat(phi, len(x)), delta0, beta
+        )
+        tables = np.zeros((len(x), 8))
+        tables[:, ps._SEVEN] = x
+        want = paired_score_test(tables.reshape(-1, 2, 2, 2), delta0, beta=beta)[0]
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    # the F's of the decisions, computed without the joint tables: the same values
+    counts = rng.integers(0, 4, (20_000, 7)).astype(float)  # many 0/0
+    for beta in (0.0, 1.0, 2.0):
+        for got, want in zip(
+            ps._fbeta_both(counts, beta), fbeta_pair(counts, beta), strict=True
+        ):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_streams_are_multinomial_and_nested():
+    """Test sets grown from n = 0, thinned below the upper end and bridged
+    between two ends: inside their bracket, with the multinomial mean and
+    variance (5 SE on the mean, 15 % on the variance, 20 000 test sets)."""
+    from fmtest.within.power_simulation import Streams
+
+    p = np.ravel(TABLE) / np.sum(TABLE)
+    streams = Streams(p[None], 20_000, np.random.default_rng(2))
+    rows = np.array([0])
+    high = streams.draw(rows, np.array([1000]))
+    streams.keep(rows, np.array([1000.0]), high, np.array([True]))
+    low = streams.draw(rows, np.array([300]))  # thinned from 1000
+    assert (low <= high).all() and (low.sum(axis=2) == 300).all()
+    streams.keep(rows, np.array([300.0]), low, np.array([False]))
+    mid = streams.draw(rows, np.array([700]))  # between 300 and 1000
+    assert (low <= mid).all() and (mid <= high).all()
+    for n, counts in ((1000, high), (300, low), (700, mid)):
+        mean, var = n * p, n * p * (1 - p)
+        got = counts[0].mean(axis=0)
+        assert (np.abs(got - mean) <= 5 * np.sqrt(var / 20_000) + 1e-12).all()
+        big = var > 1
+        np.testing.assert_allclose(counts[0].var(axis=0)[big], var[big], rtol=0.15)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater"])
+def test_simulated_sample_size_reaches_the_power_and_n_minus_one_does_not(
+    alternative,
+):
+    """An independent simulation (the test written out above, 8000 test sets)
+    at the returned n reaches the target within 3 Monte Carlo SEs of the two
+    simulations, and at n - 1 it does not exceed it by more; the reported
+    power and its SE are those of the search's own test sets."""
+    from fmtest.within.power import _sample_size
+
+    n, power, se = _sample_size(TINY, 0.8, 0.05, 1.0, alternative, 0.0, "auto", 4000, 3)
+    share = (20 + 15 + 5 + 80) / TINY.sum()
+    assert n * share < MIN_DISCORDANT  # the simulated route
+    assert power >= 0.8 and se == pytest.approx(np.sqrt(power * (1 - power) / 4000))
+    reps = 8000
+    bound = 3 * np.sqrt(0.16 / reps + se**2)
+    at_n, _ = simulate(TINY, int(n), side=alternative, reps=reps, seed=21)
+    fewer, _ = simulate(TINY, int(n) - 1, side=alternative, reps=reps, seed=22)
+    assert at_n >= 0.8 - bound
+    assert fewer < 0.8 + bound
+
+
+def test_simulated_sample_size_agrees_with_the_approximation_where_it_is_accurate():
+    """With 160+ expected discordant instances the approximation is within 2
+    points of the test (validation/power.py), so the simulated n is the
+    normal n within 2 points of power plus 3 of the search's resolution
+    (the n that moves the power by one Monte Carlo SE, halved)."""
+    from fmtest.within.power_simulation import resolution
+
+    mean, sd, _ = power_moments(TABLE)
+    for alternative in ("two-sided", "greater"):
+        normal = sample_size(TABLE, alternative=alternative, method="normal")
+        simulated = sample_size(
+            TABLE, alternative=alternative, method="simulation", random_state=8
+        )
+        step = resolution(normal, mean / sd, 0.8, 4000)  # half of one SE in n
+        two_points = step * 0.02 / (0.5 * np.sqrt(0.16 / 4000))
+        assert abs(simulated - normal) <= two_points + 3 * step
+
+
+def test_simulated_sample_size_is_reproducible_with_a_seed():
+    tables = np.stack([TINY, TINY.transpose(0, 2, 1)])
+    runs = []
+    for seed in (4, 4, np.random.default_rng(4)):
+        with pytest.warns(RuntimeWarning, match="wrong side"):
+            runs.append(
+                sample_size(
+                    tables,
+                    method="simulation",
+                    random_state=seed,
+                    alternative="greater",
+                )
+            )
+    np.testing.assert_array_equal(runs[0], runs[1])
+    np.testing.assert_array_equal(runs[0], runs[2])  # a Generator seeded alike
+    assert np.isfinite(runs[0][0]) and np.isnan(runs[0][1])  # b is the better one
+
+
+def test_results_sample_size_reports_the_simulated_power_and_its_se(example_results):
+    plan = example_results.sample_size(power=0.8, method="auto", random_state=0)
+    normal = example_results.sample_size(power=0.8)
+    assert "power_simulated" not in normal
+    simulated = plan["power_simulated"].notna()
+    assert simulated.any() and plan.loc[simulated, "validated"].all()
+    assert (plan.loc[simulated, "power_simulated"] >= 0.8).all()
+    se = np.sqrt(plan["power_simulated"] * (1 - plan["power_simulated"]) / 4000)
+    np.testing.assert_allclose(plan.loc[simulated, "se_simulation"], se[simulated])
+    # where the approximation is validated, the table is the normal one
+    rest = ~simulated
+    pd_testing = pytest.importorskip("pandas").testing
+    pd_testing.assert_series_equal(
+        plan.loc[rest, "sample_size"], normal.loc[rest, "sample_size"]
+    )

@@ -48,6 +48,8 @@ Where F̂_a − F̂_b = ±1 that side's bound is the edge, without a search.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from fmtest.estimates.delta import pair_covariance
@@ -211,11 +213,21 @@ class PairedNewton:
         self.diff = self.f_a - self.f_b
         f_a, f_b = fbeta_pair(x, beta)
         self.estimate = f_a - f_b  # of the counts, without the pseudo-counts
-        n = len(x)
-        self._base = _State(
+
+    @functools.cached_property
+    def _base(self):
+        """The unconstrained fit (ν = 0, π = p̂, φ = F̂_b, δ0 = F̂_a − F̂_b)."""
+        n = len(self.p)
+        return _State(
             self.p.copy(), np.ones_like(self.p), np.zeros((n, 2)), self.f_b, self.diff
         )
-        self._tangent = self._path_tangent(self._base)
+
+    @functools.cached_property
+    def _tangent(self):
+        """The path's tangent at :attr:`_base`; computed when :meth:`start` first
+        needs it (a caller with starts of its own, such as the simulations of
+        :mod:`fmtest.within.power_simulation`, never does)."""
+        return self._path_tangent(self._base)
 
     def set_empty_cell(self, empty_cell):
         """Give every empty cell the pseudo-count ``empty_cell`` (sets p)."""

@@ -49,11 +49,11 @@ from fmtest.options import (
     renamed_options,
 )
 from fmtest.within.paired_newton import fbeta_pair
-from fmtest.within.paired_score import (
-    CELLS,
-    paired_cells,
-    paired_constrained_mle,
-    paired_score_test,
+from fmtest.within.paired_score import CELLS, paired_cells, paired_constrained_mle
+from fmtest.within.power_simulation import (
+    population_fits,
+    rejections,
+    search_sample_size,
 )
 
 __all__ = [
@@ -330,30 +330,11 @@ def _warn_undefined(values, what, stacklevel=3):
         )
 
 
-#: Simulated test sets solved in one batch. Larger batches were slower on
-#: the shared 2-core machine (200 000 took 1.6× the time of 20 000, and
-#: 20 000 up to 1.8× the time of 4000, from cache misses), so a batch holds
-#: one table's test sets at the default ``n_resamples``.
-SIMULATION_BATCH = 4000
-
-
-def _rejections(draws, alpha, beta, alternative, delta0):
-    """Whether the actual test rejects on each simulated table (rows of 8 counts).
-
-    (Testing equal draws once did not pay: at the sizes ``sample_size``
-    simulates, nearly every draw of 4000 is distinct.)
-    """
-    tables = draws.astype(float).reshape(-1, 2, 2, 2)
-    x2, pvalue = paired_score_test(tables, delta0, beta=beta)
-    if alternative == "two-sided":
-        reject = pvalue < alpha
-    else:
-        f_a, f_b = fbeta_pair(paired_cells(tables), beta)
-        signed = np.sign(f_a - f_b - delta0) * np.sqrt(x2)
-        if alternative == "less":
-            signed = -signed
-        reject = signed > stats.norm.isf(alpha)
-    return np.where(np.isnan(x2), False, reject)
+#: Simulated test sets drawn in one batch (then tested in batches of
+#: :data:`fmtest.within.power_simulation.TEST_BATCH`). With the warm-started
+#: test of :mod:`fmtest.within.power_simulation`, 20 000 took 0.85× the CPU
+#: time of 4000 (one table's test sets at the default ``n_resamples``).
+SIMULATION_BATCH = 20_000
 
 
 def _simulate(p8, n, alpha, beta, alternative, delta0, n_resamples, rng):
@@ -363,11 +344,14 @@ def _simulate(p8, n, alpha, beta, alternative, delta0, n_resamples, rng):
     wanted. The rows are drawn in their order, ``n_resamples`` test sets
     each, in batches of about :data:`SIMULATION_BATCH` test sets: the same
     random stream as one ``rng.multinomial(n_i, p8_i, size=n_resamples)``
-    call per row, one after another.
+    call per row, one after another. The test sets are tested by
+    :func:`fmtest.within.power_simulation.rejections` (the score test with
+    its Newton steps started from the fit of the row's proportions).
     """
     p8 = np.asarray(p8, float).reshape(-1, 8)
     n = np.asarray(n).astype(np.int64).ravel()
     out = np.empty(len(n))
+    starts = population_fits(p8, delta0, beta)
     per_batch = max(1, SIMULATION_BATCH // n_resamples)
     for start in range(0, len(n), per_batch):
         part = slice(start, start + per_batch)
@@ -375,7 +359,10 @@ def _simulate(p8, n, alpha, beta, alternative, delta0, n_resamples, rng):
         draws = rng.multinomial(
             n[part][:, None], p8[part][:, None, :], size=(k, n_resamples)
         )
-        reject = _rejections(draws.reshape(-1, 8), alpha, beta, alternative, delta0)
+        rows = np.repeat(np.arange(len(n))[part], n_resamples)
+        reject = rejections(
+            draws.reshape(-1, 8), rows, starts, alpha, beta, alternative, delta0
+        )
         out[part] = reject.reshape(k, n_resamples).mean(axis=1)
     return out
 
@@ -398,7 +385,10 @@ def simulated_power(
     proportions and runs :func:`fmtest.within.paired_score.paired_score_test`
     on them (the one-sided tests by its signed root); a test set whose F is
     undefined counts as no rejection. The Monte Carlo standard error is
-    ``√(power (1 − power) / n_resamples)``.
+    ``√(power (1 − power) / n_resamples)``. The tests start from the fit of
+    the table's proportions (:func:`fmtest.within.power_simulation.rejections`:
+    the decisions of ``paired_score_test``, 2 to 5 µs a test set instead of
+    10 to 18 µs on a loaded 2-core machine).
 
     Parameters
     ----------
@@ -590,11 +580,23 @@ def sample_size(
     The approximate power rises with n (its two-sided form is increasing in
     √n), so n is found by bisection on integers, starting from the closed
     form of the one-tailed approximation ``√n = (z + z_power·sd) / |mean|``
-    (z the test's critical value). With ``method="auto"``, when that n has
-    fewer than 40 expected discordant instances, the bisection continues on
-    the simulated power (between 1 and the n at which 40 discordant
-    instances are expected); the answer is then exact up to the simulation
-    error (about ±1 point of power).
+    (z the test's critical value).
+
+    Where the test is simulated (``method="auto"`` when that n has fewer
+    than 40 expected discordant instances, ``method="simulation"``
+    everywhere), the search starts at the approximation's n and runs on one
+    set of ``n_resamples`` simulated test sets per table that grow or
+    shrink with n (common random numbers), stepping along the probit of the
+    simulated power in √n, until the first n whose simulated power reaches
+    ``power`` is bracketed to within the simulation's own resolution: half
+    the change in n that moves the power by one Monte Carlo standard error
+    (about ±0.6 points at power 0.8 with 4000 test sets; n to about ±1 %
+    at n in the thousands, ±1 instance at small n). The answer is the
+    upper end of that bracket; its simulated power and that power's Monte
+    Carlo SE are columns of :meth:`FMeasureComparisonResults.sample_size
+    <fmtest.results.FMeasureComparisonResults.sample_size>` (and of
+    :func:`pairwise_sample_size`). It typically simulates three or four n
+    per table (:mod:`fmtest.within.power_simulation`).
 
     Examples
     --------
@@ -603,6 +605,20 @@ def sample_size(
     >>> int(n), round(float(paired_power(table, n)), 3)
     (3260, 0.8)
     """
+    out, _, _ = _sample_size(
+        table, power, alpha, beta_f, alternative, margin, method, n_resamples,
+        random_state,
+    )  # fmt: skip
+    _warn_undefined(out, "Sample size")
+    return out[()] if out.ndim == 0 else out
+
+
+def _sample_size(
+    table, power, alpha, beta_f, alternative, margin, method, n_resamples,
+    random_state,
+):  # fmt: skip
+    """:func:`sample_size`, and the simulated power at n with its Monte Carlo SE
+    (NaN where n comes from the normal approximation)."""
     method = _check_method(method, n_resamples)
     random_state = check_random_state(random_state)
     alpha, alternative, delta0, mean, sd, disc = _setup(
@@ -626,6 +642,7 @@ def sample_size(
         (np.abs(signed) > 0) if alternative == "two-sided" else (signed > 0)
     )
     out = np.full(len(mean), np.nan)
+    simulated, se = np.full(len(mean), np.nan), np.full(len(mean), np.nan)
     side = "greater" if alternative != "two-sided" else alternative
     idx = np.flatnonzero(reachable)
     if idx.size:
@@ -647,27 +664,22 @@ def sample_size(
             )
             if few.any():
                 rows = idx[few]
-                top = np.where(
-                    method == "simulation",
-                    np.minimum(2 * out[rows] + 10, MAX_N + 1.0),
-                    np.ceil(MIN_DISCORDANT / disc[rows]),
-                )
-                rng = np.random.default_rng(random_state)
+                tables = p8[index[rows]]
+                starts = population_fits(tables, delta0, beta)
 
-                def simulated(n_try, active):
-                    power_now = np.zeros(len(rows))
-                    j = np.flatnonzero(active)
-                    power_now[j] = _simulate(
-                        p8[index[rows[j]]], n_try[j], alpha, beta,
-                        alternative, delta0, n_resamples, rng,
-                    )  # fmt: skip
-                    return power_now
+                def test(draws, which):
+                    return rejections(
+                        draws, which, starts, alpha, beta, alternative, delta0
+                    )
 
-                found = _bisect(simulated, np.zeros(len(rows)), top, target[rows])
-                out[rows] = np.where(found <= MAX_N, found, np.nan)
-    _warn_undefined(out, "Sample size")
-    out = out.reshape(shape)
-    return out[()] if out.ndim == 0 else out
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    slope = m[few] / s[few]  # of the probit power in √n
+                found, simulated[rows], se[rows] = search_sample_size(
+                    tables, out[rows], slope, target[rows], n_resamples=n_resamples,
+                    rng=np.random.default_rng(random_state), limit=MAX_N, test=test,
+                )  # fmt: skip
+                out[rows] = found
+    return out.reshape(shape), simulated.reshape(shape), se.reshape(shape)
 
 
 def _bisect(power_at, lo, hi, target):
@@ -706,8 +718,9 @@ def pairwise_sample_size(
     power, alpha, beta_f, alternative, margin
         As in :func:`sample_size`.
     method : {"normal", "auto", "simulation"}, default="normal"
-        As in :func:`sample_size`; the default is the approximation alone,
-        because simulating costs about a second per pair that needs it.
+        As in :func:`sample_size`; the default is the approximation alone
+        (simulating costs 0.05 to 0.2 s per pair that needs it on a 2-core
+        machine: ``benchmarks/bench_planning.py``).
     pairs : (ndarray, ndarray), optional
         The algorithm codes (first, second) of the pairs, each written
         first − second; by default every pair a < b.
@@ -719,8 +732,13 @@ def pairwise_sample_size(
     dict of ndarray, shape (D, P)
         ``diff`` (F̂_a − F̂_b of the table), ``nobs`` (instances in the
         table), ``discordant`` (share of instances with a ≠ b),
-        ``sample_size`` and ``reason`` (why ``sample_size`` is NaN, "" when
-        it is not). Pairs in :func:`numpy.triu_indices` order.
+        ``sample_size``, ``validated`` (the answer was simulated or has at
+        least :data:`MIN_DISCORDANT` expected discordant instances) and
+        ``reason`` (why ``sample_size`` is NaN, "" when it is not); with
+        ``method`` "auto" or "simulation" also ``power_simulated`` (the
+        simulated power at ``sample_size``; NaN where the approximation gave
+        it) and ``se_simulation`` (its Monte Carlo SE). Pairs in
+        :func:`numpy.triu_indices` order.
 
     Examples
     --------
@@ -757,25 +775,22 @@ def pairwise_sample_size(
         "no n gives power above alpha"
     )
     ok = (reason == "") & (nobs > 0)
+    simulated, se = np.full(nobs.shape, np.nan), np.full(nobs.shape, np.nan)
     if ok.any():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            out[ok] = sample_size(
-                tables[ok],
-                power=power,
-                alpha=alpha,
-                beta_f=beta_f,
-                alternative=alternative,
-                margin=margin,
-                method=method,
-                random_state=random_state,
-            )
+        out[ok], simulated[ok], se[ok] = _sample_size(
+            tables[ok], power, alpha, beta_f, alternative, margin, method,
+            N_RESAMPLES, random_state,
+        )  # fmt: skip
         reason[ok & np.isnan(out)] = "more than 1e9 instances needed"
-    return {
+    validated = np.nan_to_num(out * share) >= MIN_DISCORDANT
+    table = {
         "diff": diff,
         "nobs": nobs,
         "discordant": share,
         "sample_size": out,
-        "validated": np.nan_to_num(out * share) >= MIN_DISCORDANT,
+        "validated": validated | np.isfinite(simulated),
         "reason": reason,
     }
+    if method != "normal":
+        table["power_simulated"], table["se_simulation"] = simulated, se
+    return table
