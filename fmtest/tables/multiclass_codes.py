@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fmtest.tables import checks
 from fmtest.tables.longdata import (
     count_codes,
     plain,
@@ -254,28 +255,35 @@ class _RowNames:
             return plain(column.iloc[self.row(i)])
         return plain(column[self.row(i)])
 
-    def where(self, i):
+    def unit(self, i):
+        """The instance of coded row ``i``: (instance, data set or ``None``),
+        as the ``:unit`` spec of :mod:`fmtest.tables.checks` renders it."""
         if self.data is None:
-            return f"instance {plain(i)!r}"
-        text = f"instance {self.value('instance', i)!r}"
+            return plain(i), None
+        dataset = None
         if self.roles.get("dataset") is not None:
-            text += f" of data set {self.value('dataset', i)!r}"
-        return text
+            dataset = self.value("dataset", i)
+        return self.value("instance", i), dataset
+
+    def where(self, i):
+        """:meth:`unit` in words: ``instance 3 of data set 'd1'``."""
+        return checks.SPECS["unit"](self.unit(i))
 
     def hint(self):
-        """The sentence naming a column that looks like an unused data set."""
+        """The fields of :data:`fmtest.tables.checks.DATASET_HINT` for a column
+        that looks like an unused data set, or ``None``."""
         if not self.hint_columns or self.roles.get("dataset") is not None:
-            return ""
+            return None
         for col in self.hint_columns:
             n_levels = self.data[col].nunique()
             if n_levels > 1:
-                return (
-                    f"The data have a column {col!r} with {n_levels} levels: if it "
-                    "names the data set, add it to the formula ('... ~ "
-                    f"{self.roles['algorithm']} + {col}'; `dataset={col!r}` in "
-                    "MulticlassCounts.from_long)."
-                )
-        return ""
+                return {
+                    "column": col,
+                    "count": n_levels,
+                    "algorithm": self.roles["algorithm"],
+                    "constructor": "MulticlassCounts.from_long",
+                }
+        return None
 
 
 # -- pairing ----------------------------------------------------------------------
@@ -380,10 +388,11 @@ def _pair(coded, fold, present, rows, n_repeats):
     if np.count_nonzero(owner >= 0) != m:
         twice = np.flatnonzero(owner[cell] != np.arange(m))[0]
         times = int(np.count_nonzero(cell == cell[twice]))
-        raise ValueError(
-            f"{rows.where(twice)} (column {rows.roles['instance']!r}) is predicted "
-            f"{times} times by algorithm {plain(coded.algorithms[algorithm[twice]])!r}; "
-            "each instance must appear once per algorithm."
+        raise checks.PREDICTED_TWICE.error(
+            unit=rows.unit(twice),
+            column=rows.roles["instance"],
+            count=times,
+            algorithm=coded.algorithms[algorithm[twice]],
         )
     owner = owner.reshape(n_alg, n_slots)
     filled = owner >= 0
@@ -403,12 +412,12 @@ def _pair(coded, fold, present, rows, n_repeats):
             if e and not f
         ]
         row = owner[filled[:, slot], slot][0]
-        raise ValueError(
-            f"{rows.where(row)} (column {rows.roles['instance']!r}) is predicted by "
-            f"{have} but not by {lack}; {int(lacking.sum())} instances lack some "
-            "algorithm. Every instance must be predicted by every algorithm (drop "
-            "incomplete instances), or pass `instance=None` to treat the algorithms "
-            "as independent."
+        raise checks.LACKS_ALGORITHM.error(
+            unit=rows.unit(row),
+            column=rows.roles["instance"],
+            have=have,
+            lack=lack,
+            count=int(lacking.sum()),
         )
     slot_truth = np.zeros((n_slots, *coded.truth.shape[1:]), dtype=coded.truth.dtype)
     slot_truth[slots] = coded.truth
@@ -417,11 +426,7 @@ def _pair(coded, fold, present, rows, n_repeats):
         differs = differs.any(axis=1)
     if differs.any():
         row = int(np.flatnonzero(differs)[0])
-        raise ValueError(
-            f"{rows.where(row)} has different values in column "
-            f"{_truth_name(rows)} for different algorithms; the truth of an instance "
-            "must not depend on the algorithm."
-        )
+        raise checks.TRUTH_DIFFERS.error(unit=rows.unit(row), truth=rows.roles["truth"])
     if n_repeats > 1:
         _check_repeats(slots, used, slot_truth, n_repeats, rows)
     slot_fold, mismatch = None, None
@@ -431,27 +436,19 @@ def _pair(coded, fold, present, rows, n_repeats):
         clash = np.flatnonzero(slot_fold[slots] != fold)
         if clash.size and coded.repeats is not None:
             row = int(clash[np.argmin(slots[clash])])
-            raise ValueError(
-                f"{rows.where(row)} is in different folds (column "
-                f"{rows.roles['fold']!r}) for different algorithms in repeat "
-                f"{rows.value('repeat', row)!r}; within a repeat every algorithm must "
-                "use the same folds."
+            raise checks.FOLDS_DIFFER_IN_REPEAT.error(
+                unit=rows.unit(row),
+                fold=rows.roles["fold"],
+                repeat=rows.value("repeat", row),
             )
         if clash.size:
             n_instances = len(np.unique(slots[clash]))
-            mismatch = (
-                f"{n_instances} instances are in different folds (column "
-                f"{rows.roles['fold']!r}) for different algorithms, e.g. "
-                f"{rows.where(int(clash[0]))}. Wong's method allows it and uses each "
-                "algorithm's folds as they are; if the algorithms were meant to share "
-                "one cross-validation split, check the folds."
+            mismatch = checks.FOLD_MISMATCH.message(
+                count=n_instances,
+                fold=rows.roles["fold"],
+                unit=rows.unit(int(clash[0])),
             )
     return _Paired(used, slot_truth, slot_fold, mismatch, owner=owner)
-
-
-def _truth_name(rows):
-    truth = rows.roles["truth"]
-    return repr(truth) if isinstance(truth, str) else f"{list(truth)!r}"
 
 
 def _check_repeats(slots, used, slot_truth, n_repeats, rows):
@@ -462,20 +459,19 @@ def _check_repeats(slots, used, slot_truth, n_repeats, rows):
     if partial.size:
         base = int(partial[0])
         row = int(np.flatnonzero(slots // n_repeats == base)[0])
-        raise ValueError(
-            f"Column {column!r} (the repeat column): {partial.size} instances are not "
-            f"predicted in every repeat (e.g. {rows.where(row)} appears in "
-            f"{int(per_instance[base].sum())} of {n_repeats} repeats). Every repeat "
-            "of a repeated cross-validation must hold the same instances."
+        raise checks.REPEAT_INCOMPLETE.error(
+            column=column,
+            count=partial.size,
+            unit=rows.unit(row),
+            present=int(per_instance[base].sum()),
+            repeats=n_repeats,
         )
     truth = slot_truth.reshape(-1, n_repeats, *slot_truth.shape[1:])
     differs = truth != truth[:, :1]
     differs = differs.reshape(len(truth), -1).any(axis=1) & per_instance[:, 0]
     if differs.any():
-        raise ValueError(
-            f"Column {column!r} (the repeat column): {int(differs.sum())} instances "
-            f"have different values in column {_truth_name(rows)} in different "
-            "repeats; the truth of an instance must not depend on the repeat."
+        raise checks.TRUTH_DIFFERS_BETWEEN_REPEATS.error(
+            column=column, count=int(differs.sum()), truth=rows.roles["truth"]
         )
 
 

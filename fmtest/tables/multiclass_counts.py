@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fmtest.tables import checks
 from fmtest.tables.counts import CountTables
 from fmtest.tables.longdata import (
     _encode_instances,
@@ -47,7 +48,7 @@ from fmtest.tables.multiclass_read import (
     correct_response_error,
 )
 from fmtest.tables.roles import name_kind
-from fmtest.warnings import DatasetColumnWarning, FoldMismatchWarning
+from fmtest.warnings import FoldMismatchWarning
 
 __all__ = ["MulticlassCounts"]
 
@@ -691,20 +692,15 @@ def _assemble(coded, rows):
                 )
         except ValueError as err:
             hint = rows.hint()
-            if not hint:
+            if hint is None:
                 raise
-            raise ValueError(f"{err} {hint}") from None
+            raise checks.with_dataset_hint(err, **hint) from None
         if paired.mismatch is not None:
             mismatch = paired.mismatch
             warnings.warn(mismatch, FoldMismatchWarning, stacklevel=3)
         hint = rows.hint()
-        if hint:
-            warnings.warn(
-                "No data-set column was given, so every row is read as one data "
-                f"set. {hint}",
-                DatasetColumnWarning,
-                stacklevel=3,
-            )
+        if hint is not None:  # at the line that called from_long
+            checks.DATASET_COLUMN.warn(stacklevel=3, **hint)
         instances = _instance_codes(coded, paired, n_ds, n_repeats)
     return MulticlassCounts(
         datasets=coded.datasets.rename("dataset"),

@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from fmtest.tables import checks
 from fmtest.tables.levels import _is_arrow_string, check_distinct_names
 from fmtest.tables.longdata import (
     SINGLE_DATASET_LABEL,
@@ -23,10 +24,6 @@ from fmtest.tables.multiclass_codes import _Coded, _RowNames
 from fmtest.tables.roles import DATASET_NAMES, name_kind, normalise_name
 
 __all__ = ["correct_response_error", "is_multiclass"]
-
-NO_ROWS = (
-    "The data have no rows; long data need one row per (data set, instance, algorithm)."
-)
 
 
 # -- detection ------------------------------------------------------------------
@@ -73,12 +70,8 @@ def is_multiclass(truth_values, positive=None, *, column="truth"):
             if isinstance(positive, str) and positive == "minority"
             else (repr(plain(positive)))
         )
-        raise ValueError(
-            f"`positive={plain(positive)!r}` picks the positive class of binary data, "
-            f"but column {column!r} has {n_labels} labels. Multi-class F-measures "
-            "average over the classes (`average=`); for the F-measure of one class "
-            f"against the rest pass `labels=[{one}]`, or binarize the truth and the "
-            "predictions first."
+        raise checks.MULTICLASS_POSITIVE.error(
+            positive=positive, column=column, count=n_labels, one=one
         )
     return True
 
@@ -105,12 +98,8 @@ def correct_response_error(response, truth, n_labels):
     >>> print(correct_response_error("correct", "truth", 4))
     Column 'correct' (the response) holds correct/incorrect, but column 'truth' has 4 labels: multi-class data need the predicted label (response = predicted column); correct/incorrect cannot identify the confusion. Give the column of predicted classes, e.g. 'predicted ~ algorithm + dataset'.
     """
-    return ValueError(
-        f"Column {response!r} (the response) holds correct/incorrect, but column "
-        f"{truth!r} has {n_labels} labels: multi-class data need the predicted label "
-        "(response = predicted column); correct/incorrect cannot identify the "
-        "confusion. Give the column of predicted classes, e.g. "
-        "'predicted ~ algorithm + dataset'."
+    return checks.MULTICLASS_CORRECT_RESPONSE.error(
+        column=response, truth=truth, count=n_labels
     )
 
 
@@ -126,10 +115,7 @@ def _long_roles(
     if repeat == "repeat" and "repeat" not in data.columns:
         repeat = None
     if repeat is not None and instance is None:
-        raise ValueError(
-            f"Column {repeat!r} (the repeat column) needs an instance column: the "
-            "repeats of an instance are paired through it."
-        )
+        raise checks.REPEAT_NEEDS_INSTANCE.error(column=repeat)
     if isinstance(truth, list | tuple) != isinstance(response, list | tuple):
         raise ValueError(
             "Multi-label indicator columns need a list for both `truth` and "
@@ -177,18 +163,14 @@ def _check_columns(data, roles):
     """Every column present once, rows present, no missing values."""
     for role, col in _role_columns(roles):
         if col not in data.columns:
-            raise ValueError(
-                f"Column {col!r} (the {role} column) is not in the data; "
-                f"the data have columns {list(map(str, data.columns))}."
+            raise checks.COLUMN_MISSING.error(
+                column=col, role=role, columns=list(data.columns)
             )
         repeats = int(np.count_nonzero(data.columns == col))
         if repeats > 1:
-            raise ValueError(
-                f"Column {col!r} (the {role} column) appears {repeats} times in the "
-                "data; column names must be unique."
-            )
+            raise checks.COLUMN_REPEATED.error(column=col, role=role, count=repeats)
     if len(data) == 0:
-        raise ValueError(NO_ROWS)
+        raise checks.NO_ROWS.error()
     for role, col in _role_columns(roles):
         dtype = data[col].dtype
         if isinstance(dtype, np.dtype) and dtype.kind in "iub":
@@ -196,9 +178,8 @@ def _check_columns(data, roles):
         missing = data[col].isna().to_numpy()
         if missing.any():
             first = data.index[np.flatnonzero(missing)[0]]
-            raise ValueError(
-                f"Column {col!r} (the {role} column) has {int(missing.sum())} missing "
-                f"values (first at index {plain(first)!r}); drop or fill them first."
+            raise checks.MISSING_VALUES.error(
+                column=col, role=role, count=int(missing.sum()), where=("index", first)
             )
 
 
@@ -208,10 +189,7 @@ def _common_codes(data, roles):
     alg_codes, algorithms = _factorize(data[algorithm])
     check_distinct_names(algorithms, algorithm)
     if len(algorithms) < 2:
-        raise ValueError(
-            f"Column {algorithm!r} has only one level ({plain(algorithms[0])!r}); "
-            "at least two algorithms are needed for a comparison."
-        )
+        raise checks.ONE_ALGORITHM.error(column=algorithm, level=algorithms[0])
     if "dataset" in roles:
         ds_codes, datasets = _factorize(data[roles["dataset"]])
         check_distinct_names(datasets, roles["dataset"])
@@ -354,10 +332,8 @@ def _one_kind(levels, what):
         kinds.setdefault(_label_kind(level), level)
     if len(kinds) > 1:
         (kind_a, a), (kind_b, b) = list(kinds.items())[:2]
-        raise ValueError(
-            f"{what} mix class labels of different types, e.g. {plain(a)!r} "
-            f"({kind_a}) and {plain(b)!r} ({kind_b}); make them one type (e.g. "
-            "all strings), as scikit-learn requires."
+        raise checks.CLASS_LABELS_MIXED.error(
+            what=what, first=a, first_kind=kind_a, second=b, second_kind=kind_b
         )
 
 
@@ -375,9 +351,8 @@ def _class_levels(truth_levels, pred_levels, truth_name, predicted_name, labels)
     _one_kind(list(given[:1]) + list(found[:1]), f"`labels=` and {both.lower()}")
     if found.get_indexer(given).max() < 0:
         shown = sorted(map(str, found))[:5]
-        raise ValueError(
-            f"None of the classes in `labels=` occurs in column {truth_name!r} or "
-            f"{predicted_name!r}, whose classes are e.g. {shown}."
+        raise checks.LABELS_NOT_FOUND.error(
+            truth=truth_name, response=predicted_name, classes=shown
         )
     rest = found.difference(given, sort=False)
     rest = rest[np.argsort(np.asarray(found.get_indexer(rest)), kind="stable")]
@@ -389,17 +364,14 @@ def _class_levels(truth_levels, pred_levels, truth_name, predicted_name, labels)
 def _labels_index(labels):
     """``labels=`` as an Index: a non-empty list without repeated labels."""
     if isinstance(labels, str) or not np.iterable(labels):
-        raise ValueError(f"`labels=` must be a list of class labels; got {labels!r}.")
+        raise checks.LABELS_NOT_A_LIST.error(labels=labels)
     given = pd.Index(list(labels))
     if len(given) == 0:
-        raise ValueError("`labels=` is empty; list the classes to report.")
+        raise checks.LABELS_EMPTY.error()
     _one_kind(given, "`labels=`")
     repeated = given[given.duplicated()]
     if len(repeated):
-        raise ValueError(
-            f"`labels=` lists {plain(repeated[0])!r} more than once; list each class "
-            "once."
-        )
+        raise checks.LABELS_REPEATED.error(label=repeated[0])
     return given
 
 
@@ -427,14 +399,14 @@ def _check_counterpart(data, roles, truth, predicted, classes):
             differ = implied != predicted
         differ &= known
         if differ.any():
-            first = plain(data.index[np.flatnonzero(differ)[0]])
-            raise ValueError(
-                f"Columns {roles['response']!r} (the response, read as 'predicted') "
-                f"and {col!r} (read as {kind!r}) imply different predictions on "
-                f"{int(differ.sum())} rows (first at index {first!r}); a 'correct' "
-                f"column must be 1 exactly where the 'predicted' column equals "
-                f"{roles['truth']!r}. Check the `response=` keyword, fix the data, "
-                "or drop the column that is wrong."
+            raise checks.RESPONSES_DISAGREE.error(
+                response=roles["response"],
+                kind="predicted",
+                column=col,
+                column_kind=kind,
+                count=int(differ.sum()),
+                where=("index", data.index[np.flatnonzero(differ)[0]]),
+                truth=roles["truth"],
             )
 
 
