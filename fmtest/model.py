@@ -330,8 +330,11 @@ class MetricComparison:
                     score=score,
                     repeat=repeat,
                 )
-            except scale.TruthNotBinary as err:  # K >= 3 labels: multi-class
-                is_multiclass(np.arange(err.count), user_positive, column=truth)
+            except ValueError as err:  # K >= 3 truth labels: multi-class
+                n_labels = getattr(err, "n_truth_labels", None)
+                if n_labels is None:
+                    raise
+                is_multiclass(np.arange(n_labels), user_positive, column=truth)
                 return cls._from_multiclass_long(
                     formula, spec, data, kind, **multiclass
                 )

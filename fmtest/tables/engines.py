@@ -77,7 +77,7 @@ from fmtest.tables.longdata import (
 from fmtest.tables.repeat_patterns import RepeatPatterns
 from fmtest.tables.roles import DATASET_NAMES, name_kind, normalise_name
 
-__all__ = ["TruthNotBinary", "column_names", "count_tables", "narwhals_available"]
+__all__ = ["column_names", "count_tables", "narwhals_available"]
 
 # Top-level modules of data frames that narwhals reads (to word an ImportError).
 ENGINE_MODULES = frozenset(
@@ -102,21 +102,6 @@ INSTALL_HINT = (
 # Distinct labels fetched to word a "must be binary" error: the smallest ones,
 # which the messages show (see the ``:examples`` spec of fmtest.tables.checks).
 LABEL_SAMPLE = 5
-
-
-class TruthNotBinary(ValueError):
-    """The error of :data:`~fmtest.tables.checks.TRUTH_NOT_BINARY` from an engine.
-
-    It carries ``count``, the number of truth labels: with three or more,
-    :meth:`FMeasureComparison.from_formula
-    <fmtest.model.FMeasureComparison.from_formula>` reads the frame as
-    multi-class (:mod:`fmtest.tables.engines_multiclass`) instead, without a
-    query of its own on binary data.
-    """
-
-    def __init__(self, message, count):
-        super().__init__(message)
-        self.count = count
 
 
 def _narwhals():
@@ -665,10 +650,13 @@ class _Reduction:
         truth_labels = self.labels(profile, "truth")
         if truth_labels is None:
             count = profile[self.tmp("n_truth")]
-            message = checks.TRUTH_NOT_BINARY.message(
+            error = checks.TRUTH_NOT_BINARY.error(
                 column=truth, count=count, labels=self.distinct(truth)
             )
-            raise TruthNotBinary(message, count)
+            # FMeasureComparison.from_formula reads K >= 3 labels as multi-class
+            # (fmtest.tables.engines_multiclass), without a query of its own
+            error.n_truth_labels = count
+            raise error
         if not _is_minority(positive):
             self.check_positive(positive, truth_labels)
         try:

@@ -322,7 +322,7 @@ class _MulticlassReduction:
                         .filter(cond)
                         .get_column(index)[0]
                     )
-                    where = ("index", engines._python(first))
+                    where = ("row", engines._python(first))
                 raise checks.RESPONSES_DISAGREE.error(
                     response=roles["response"],
                     kind="predicted",
