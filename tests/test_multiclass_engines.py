@@ -45,14 +45,15 @@ def long_data(kind="str", n=40, repeats=None, seed=0, string_ids=False):
     frames = []
     for ds in ("d1", "d2", "d3"):
         truth = rng.integers(0, 4, n)
-        for rep in repeats or [None]:
-            fold = rng.permutation(np.arange(n) % 3) + 1
-            if ds == "d1":
-                truth = np.where((fold == 2) & (truth == 3), 0, truth)
+        reps = repeats or [None]
+        folds = [rng.permutation(np.arange(n) % 3) + 1 for _ in reps]
+        if ds == "d1":  # (with repeats: in the first repeat)
+            truth = np.where((folds[0] == 2) & (truth == 3), 0, truth)
+        for rep, fold in zip(reps, folds, strict=True):
             for alg in ("knn", "svm", "tree"):
                 pred = np.where(rng.random(n) < 0.65, truth, rng.integers(0, 4, n))
                 if ds == "d1":
-                    pred = np.where((fold == 2) & (pred == 3), 1, pred)
+                    pred = np.where((folds[0] == 2) & (pred == 3), 1, pred)
                 ids = 3 * np.arange(n) + 7
                 frame = pd.DataFrame(
                     {
