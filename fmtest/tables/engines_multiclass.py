@@ -349,7 +349,12 @@ class _MulticlassReduction:
             if r in self.roles
         ]
         size = red.tmp("n")
-        cells = rows.group_by(*keys).agg(nw.len().alias(size)).collect()
+        cells = (
+            rows.group_by(*keys)
+            .agg(nw.len().alias(size))
+            .with_columns(nw.col(size).cast(nw.Int64))
+            .collect()
+        )
         column = {k: cells.get_column(k).to_numpy().astype(np.int64) for k in keys}
         n_rows = len(cells)
         zero = np.zeros(n_rows, dtype=np.int64)
@@ -391,18 +396,24 @@ class _MulticlassReduction:
         n_alg = len(coded["algorithms"])
         keys = [roles[r] for r in ("dataset", "instance", "repeat") if r in roles]
         alg = nw.col(red.tmp("code_algorithm"))
-        coded_roles = [r for r in ("truth", "response", "fold") if r in roles]
+        # one code per row: (fold · K + truth) · K + predicted
+        n_cls = len(coded["labels"])
+        packed = nw.col(red.tmp("code_truth")) * n_cls + nw.col(
+            red.tmp("code_response")
+        )
+        if "fold" in roles:
+            packed = packed + nw.col(red.tmp("code_fold")) * (n_cls * n_cls)
+        rows = rows.with_columns(packed.alias(red.tmp("packed")))
         # elementary aggregations only (PyArrow): the products are columns first
         columns = []
         for a in range(n_alg):
             is_a = (alg == a).cast(nw.Int64)
-            columns.append(is_a.alias(red.tmp(f"c{a}")))
             columns += [
-                (is_a * nw.col(red.tmp(f"code_{r}"))).alias(red.tmp(f"{r}{a}"))
-                for r in coded_roles
+                is_a.alias(red.tmp(f"c{a}")),
+                (is_a * nw.col(red.tmp("packed"))).alias(red.tmp(f"k{a}")),
             ]
         sums = [red.tmp(f"c{a}") for a in range(n_alg)] + [
-            red.tmp(f"{r}{a}") for a in range(n_alg) for r in coded_roles
+            red.tmp(f"k{a}") for a in range(n_alg)
         ]
         aggregations = [nw.col(c).sum() for c in sums] + [
             nw.col(red.tmp(f"code_{r}")).min().alias(red.tmp(f"unit_{r}"))
@@ -410,7 +421,16 @@ class _MulticlassReduction:
             if r in roles
         ]
         rows = rows.with_columns(*columns)
-        units = rows.group_by(*keys).agg(*aggregations).collect()
+        # int64 before collecting: DuckDB sums to int128 (decimals in Arrow)
+        integers = sums + [
+            red.tmp(f"unit_{r}") for r in ("dataset", "repeat") if r in roles
+        ]
+        units = (
+            rows.group_by(*keys)
+            .agg(*aggregations)
+            .with_columns(*(nw.col(c).cast(nw.Int64) for c in integers))
+            .collect()
+        )
 
         def get(name):
             return units.get_column(red.tmp(name)).to_numpy().astype(np.int64)
@@ -432,22 +452,18 @@ class _MulticlassReduction:
         )
         ran = count[:, order] == 1
         alg_of = np.broadcast_to(np.arange(n_alg)[:, None], ran.shape)
-        per = {
-            r: np.stack([get(f"{r}{a}") for a in range(n_alg)]).reshape(n_alg, n_units)[
-                :, order
-            ][ran]
-            for r in coded_roles
-        }
+        packed = np.stack([get(f"k{a}") for a in range(n_alg)])
+        packed = packed.reshape(n_alg, n_units)[:, order][ran]
         unit = np.broadcast_to(order, ran.shape)[ran]
         return self.assemble(
             coded,
             dataset=dataset[unit],
             algorithm=alg_of[ran],
-            fold=per.get("fold"),
+            fold=packed // (n_cls * n_cls) if "fold" in roles else None,
             repeat=None if repeat is None else repeat[unit],
             instance=instance[unit],
-            truth=per["truth"],
-            predicted=per["response"],
+            truth=packed // n_cls % n_cls,
+            predicted=packed % n_cls,
         )
 
     def from_row_codes(self, rows, coded):
