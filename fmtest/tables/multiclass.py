@@ -21,7 +21,15 @@ The reduction itself is :func:`confusion_from_codes` (and
 :func:`multilabel_confusion_from_codes`): one ``bincount`` over already
 factorized integer codes, so that an external engine can produce the codes,
 or the counts, and build :class:`MulticlassCounts` directly. The input checks
-and their words follow the binary route (:mod:`fmtest.tables.longdata`).
+and their words are those of the binary route: both take them from
+:data:`fmtest.tables.checks.CHECKS`.
+
+This module gathers the public names; the code lives in
+:mod:`fmtest.tables.multiclass_counts` (the tables),
+:mod:`fmtest.tables.multiclass_codes` (the integer reduction and the
+pairing), :mod:`fmtest.tables.multiclass_read` (long data) and
+:mod:`fmtest.tables.multiclass_arrays` (arrays and counts). Frames of the
+scale-out engines are reduced by :mod:`fmtest.tables.engines_multiclass`.
 """
 
 from fmtest.tables.multiclass_codes import (
