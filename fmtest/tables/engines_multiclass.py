@@ -122,7 +122,7 @@ def multiclass_counts(
     nw, native = engines._from_native(frame)
     reduction = engines._Reduction(nw, native)
     if label is not None or isinstance(truth, list | tuple):
-        raise checks.MULTILABEL_ENGINE.error(engine=type(frame).__name__)
+        raise checks.MULTILABEL_ENGINE.error(engine=_module(frame))
     if response_kind not in (None, "predicted", "correct"):
         raise checks.RESPONSE_KIND.error(
             kinds="{'correct', 'predicted'}", value=response_kind
@@ -132,7 +132,9 @@ def multiclass_counts(
         _Columns(names), response, truth, algorithm, dataset, instance, fold,
         repeat, label,
     )  # fmt: skip
-    return _MulticlassReduction(reduction, roles, names).run(labels, response_kind)
+    work = _MulticlassReduction(reduction, roles, names)
+    work.module = _module(frame)
+    return work.run(labels, response_kind)
 
 
 class _Columns:
@@ -142,9 +144,13 @@ class _Columns:
         self.columns = pd.Index(names)
 
 
+def _module(frame):
+    """The engine's name as the binary route says it (``duckdb``, ``polars``, …)."""
+    return type(frame).__module__.partition(".")[0]
+
+
 def _native_or_schema_names(frame, reduction):
-    module = type(frame).__module__.partition(".")[0]
-    names = engines._native_names(frame, module)
+    names = engines._native_names(frame, _module(frame))
     return reduction.names if names is None else names
 
 
@@ -182,7 +188,7 @@ class _MulticlassReduction:
         for col in dict.fromkeys(names):
             if names.count(col) > 1:
                 raise checks.ENGINE_COLUMN_REPEATED.error(
-                    column=col, count=names.count(col), engine="narwhals"
+                    column=col, count=names.count(col), engine=self.module
                 )
         red.roles = dict(self.roles)
         red.nested = {r for r, col in self.roles.items() if red.schema[col].is_nested()}
