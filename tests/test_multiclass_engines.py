@@ -220,3 +220,22 @@ def test_row_order(engine):
                 pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-12)
             else:
                 pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def test_command_line_reads_multiclass_parquet_through_duckdb(tmp_path, capsys):
+    """``fmtest compare`` on Parquet (DuckDB) prints what it prints for the CSV."""
+    pytest.importorskip("duckdb")
+    pytest.importorskip("narwhals")
+    from fmtest.cli import main
+
+    df = long_data("str")
+    df.to_parquet(tmp_path / "mc.parquet", index=False)
+    df.to_csv(tmp_path / "mc.csv", index=False)
+    outputs = []
+    for name in ("mc.parquet", "mc.csv"):
+        status = main(
+            ["compare", str(tmp_path / name), "--formula", FORMULA, "--format", "json"]
+        )
+        assert status == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] and '"per_class"' in outputs[0]
