@@ -15,14 +15,15 @@ rows. The engine runs:
    (``replace_strict`` of narwhals), and then either
    - unpaired data (no instance column): one group-by per (data set,
      algorithm, fold, truth, predicted) code gives the K × K counts; or
-   - paired data: one group-by per (data set, instance[, repeat]) gives each
-     algorithm's rows and its truth, predicted and fold codes, one row per
-     instance with 3·A + 2 small integers: O(n) per data set, whatever K.
-     These are the integer codes the paired variance needs
+   - paired data: each row gets one packed code, (fold · K + truth) · K +
+     predicted, and one group-by per (data set, instance[, repeat]) gives
+     each algorithm's number of rows and its packed code: one row per
+     instance with 2·A + 2 integers, O(n) per data set whatever K. These are
+     the integer codes the paired variance needs
      (:class:`~fmtest.tables.multiclass.InstanceCodes`); the K × K tables and
      the pairing checks come from them in numpy, by the code that the
-     pandas route runs (:meth:`MulticlassCounts.from_codes
-     <fmtest.tables.multiclass.MulticlassCounts.from_codes>`' reduction).
+     pandas route runs (the reduction behind :meth:`MulticlassCounts.from_codes
+     <fmtest.tables.multiclass.MulticlassCounts.from_codes>`).
 
 An instance predicted twice by one algorithm cannot be told apart from its
 summed codes; then the rows' codes are collected once more so that the
