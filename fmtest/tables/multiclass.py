@@ -48,3 +48,8 @@ __all__ = [
     "is_multiclass",
     "multilabel_confusion_from_codes",
 ]
+
+# The public home of the classes (docs, reprs, pickles): this module.
+for _cls in (InstanceCodes, MulticlassCounts):
+    _cls.__module__ = __name__
+del _cls
