@@ -17,6 +17,15 @@ string labels costs a hash pass per column in either route, which the 0/1
 columns do not pay; both ratios are printed, and the verdict is given for
 the route with the same column types.
 
+With ``--engine duckdb`` (the default when duckdb and narwhals are
+installed) the same rows are also reduced inside DuckDB
+(``fmtest.tables.engines_multiclass.multiclass_counts`` on a relation over
+the pandas frame: the labels coded and the instances paired in the engine),
+timed in the same turns, and the ratio DuckDB / pandas multi-class is
+printed; the DuckDB tables are checked equal to the pandas ones first.
+``--engine polars`` does the same with a Polars LazyFrame, ``--engine none``
+skips the row.
+
 Before timing, the script checks the multi-class tables against an
 independent count: ``pandas.crosstab`` of truth and prediction for one
 (data set, algorithm), and the binary tables' TP/FN/FP/TN against the K x K
@@ -41,6 +50,7 @@ How to run
     python benchmarks/bench_multiclass_reduce.py       # K=100, 1e6 instances, 10 algorithms
     python benchmarks/bench_multiclass_reduce.py --labels str
     python benchmarks/bench_multiclass_reduce.py --quick   # 2e4 instances, 1 run
+    python benchmarks/bench_multiclass_reduce.py --engine polars
 
 The default run needs about 3 GiB of memory.
 """
@@ -142,6 +152,36 @@ def string_binary_route(df):
     return binary_route(df, positive="first")
 
 
+def engine_frame(df, engine):
+    """``df`` as the engine's frame (None when the engine is not installed)."""
+    try:
+        import narwhals  # noqa: F401
+
+        if engine == "duckdb":
+            import duckdb
+
+            return duckdb.from_df(df)
+        import polars as pl
+
+        return pl.from_pandas(df).lazy()
+    except ImportError:
+        return None
+
+
+def engine_route(frame):
+    from fmtest.tables.engines_multiclass import multiclass_counts
+
+    return multiclass_counts(frame, response="predicted", **ROLES)
+
+
+def check_engine(multi, got):
+    """The engine's tables are the pandas route's."""
+    assert np.array_equal(got.confusion, multi.confusion), "engine counts differ"
+    for a, b in zip(got.instances, multi.instances, strict=True):
+        for name in ("truth", "predicted", "cluster", "fold"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name
+
+
 def check(df, binary_df, multi, binary):
     """The routes agree with each other and with an independent count."""
     one = df[(df["dataset"] == 0) & (df["algorithm"] == multi.algorithms[0])]
@@ -183,6 +223,9 @@ def main(argv=None):
     parser.add_argument("--labels", choices=["int", "str"], default="int")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--engine", choices=["duckdb", "polars", "none"], default="duckdb"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.instances, args.repeat = 2e4, 1
@@ -199,17 +242,23 @@ def main(argv=None):
         string_df = binarize(df, first, as_strings=True)
         check(df, string_df, multi, string_binary_route(string_df))
         routes["CountTables.from_long (2 strings)"] = (string_binary_route, string_df)
+    engine = None if args.engine == "none" else engine_frame(df, args.engine)
+    if engine is not None:
+        check_engine(multi, engine_route(engine))
     print(
         f"{len(df):,} rows: {int(args.instances):,} instances x {args.algorithms} "
         f"algorithms, K = {args.classes} ({args.labels} labels), {N_DATASETS} data "
         f"sets, {N_FOLDS} folds; best of {args.repeat}, taking turns; "
         f"load {os.getloadavg()[0]:.1f}"
     )
-    times = dict(
-        zip(routes, best_times(list(routes.values()), args.repeat), strict=True)
-    )
+    timed = dict(routes)
+    engine_name = f"multiclass_counts ({args.engine})"
+    if engine is not None:
+        timed[engine_name] = (engine_route, engine)
+    times = dict(zip(timed, best_times(list(timed.values()), args.repeat), strict=True))
     for name, spent in times.items():
         print(f"  {name:<36s} {spent:8.3f} s")
+    t_engine = times.pop(engine_name, None)
     t_multi = times["MulticlassCounts.from_long"]
     judged = list(times)[-1]  # the binary route with the input's column types
     for name in list(times)[1:]:
@@ -221,6 +270,9 @@ def main(argv=None):
             )
         label = "multi-class / binary " + name[name.index("(") :]
         print(f"  {label:<36s} {ratio:8.2f}  {verdict}")
+    if t_engine is not None:
+        label = f"{args.engine} / pandas (multi-class)"
+        print(f"  {label:<36s} {t_engine / t_multi:8.2f}")
     print(f"  {'load average after':<36s} {os.getloadavg()[0]:8.1f}")
     ratio = t_multi / times[judged]
     return {"multiclass": t_multi, "binary": times[judged], "ratio": ratio}

@@ -60,16 +60,20 @@ def _multiclass_input(data, truth, positive, labels, label):
     or multi-label (``label=``); ``positive`` is the user's own keyword,
     refused with K ≥ 3 labels (:func:`~fmtest.tables.multiclass.is_multiclass`)."""
     if label is not None or labels is not None:
-        if positive is not None:
-            raise ValueError(
-                f"`positive={positive!r}` picks the positive class of binary data; "
-                "with `labels=` (or `label=`) the data are read as multi-class, "
-                "whose F-measures average over the classes (`average=` of fit)."
-            )
+        _refuse_positive_with_labels(positive)
         return True
     if not isinstance(truth, str) or truth not in data.columns:
         return False  # the binary route names the missing column
     return is_multiclass(data[truth], positive, column=truth)
+
+
+def _refuse_positive_with_labels(positive):
+    if positive is not None:
+        raise ValueError(
+            f"`positive={positive!r}` picks the positive class of binary data; "
+            "with `labels=` (or `label=`) the data are read as multi-class, "
+            "whose F-measures average over the classes (`average=` of fit)."
+        )
 
 
 def _warn_mistakes(tables, kind, response, truth, majority_check, positive):
@@ -317,25 +321,43 @@ class MetricComparison:
                 fold=fold, score=score, algorithm=algorithm, dataset=dataset,
                 repeat=repeat, labels=labels, label=label,
             )  # fmt: skip
+        multiclass = dict(
+            truth=truth, instance=instance, fold=fold, score=score,
+            algorithm=algorithm, dataset=dataset, repeat=repeat, labels=labels,
+            label=label,
+        )  # fmt: skip
+        if not in_memory and (label is not None or labels is not None):
+            _refuse_positive_with_labels(positive)
+            return cls._from_multiclass_long(formula, spec, data, kind, **multiclass)
+        user_positive = positive
         majority_check = positive is None
         positive = 1 if positive is None else positive
         if not in_memory:
             compare, block = assign_terms(
                 formula, spec.terms, algorithm=algorithm, dataset=dataset
             )
-            tables = scale.count_tables(
-                data,
-                response=spec.response,
-                truth=truth,
-                algorithm=compare,
-                dataset=block,
-                instance=instance,
-                fold=fold,
-                positive=positive,
-                response_kind=kind,
-                score=score,
-                repeat=repeat,
-            )
+            try:
+                tables = scale.count_tables(
+                    data,
+                    response=spec.response,
+                    truth=truth,
+                    algorithm=compare,
+                    dataset=block,
+                    instance=instance,
+                    fold=fold,
+                    positive=positive,
+                    response_kind=kind,
+                    score=score,
+                    repeat=repeat,
+                )
+            except ValueError as err:  # K >= 3 truth labels: multi-class
+                n_labels = getattr(err, "n_truth_labels", None)
+                if n_labels is None:
+                    raise
+                is_multiclass(np.arange(n_labels), user_positive, column=truth)
+                return cls._from_multiclass_long(
+                    formula, spec, data, kind, **multiclass
+                )
             model = cls(tables, notes=[] if tables.paired else [NOTE_NO_PAIRING])
             model.formula, model.data = formula, data
             _warn_mistakes(tables, kind, spec.response, truth, majority_check, positive)
@@ -442,23 +464,32 @@ class MetricComparison:
         cls, formula, spec, data, kind, *, truth, instance, fold, score, algorithm,
         dataset, repeat, labels, label,
     ):  # fmt: skip
-        """:meth:`from_formula` on multi-class or multi-label long data."""
+        """:meth:`from_formula` on multi-class or multi-label long data: a
+        pandas DataFrame read by :meth:`MulticlassCounts.from_long
+        <fmtest.tables.multiclass.MulticlassCounts.from_long>`, another frame
+        reduced by its engine
+        (:func:`fmtest.tables.engines_multiclass.multiclass_counts`)."""
         if score is not None:
             raise ValueError(
                 f"`score={score!r}` gives the confident ROC segment of a positive "
                 "class, which multi-class data do not have; drop `score=`."
             )
+        in_memory = isinstance(data, pd.DataFrame)
         compare, block = assign_terms(
             formula,
             spec.terms,
             algorithm=algorithm,
             dataset=dataset,
-            data=data if label is None else None,
+            data=data if label is None and in_memory else None,
             truth=truth,
             instance=instance,
             repeat=repeat,
         )
-        counts = MulticlassCounts.from_long(
+        if in_memory:
+            reduce = MulticlassCounts.from_long
+        else:  # reduced in its engine (needs narwhals)
+            from fmtest.tables.engines_multiclass import multiclass_counts as reduce
+        counts = reduce(
             data,
             response=spec.response,
             truth=truth,

@@ -38,6 +38,8 @@ pytestmark = [
 ]
 KEYWORDS = {"response": "correct", "dataset": "dataset"}
 FORMULA = "correct ~ algorithm + dataset"
+MC_KEYWORDS = {"response": "predicted", "dataset": "dataset"}
+MC_FORMULA = "predicted ~ algorithm + dataset"
 
 
 # -- data ------------------------------------------------------------------------
@@ -78,6 +80,42 @@ def many():
 
 def repeated():
     return base(repeats=(1, 2, 3))
+
+
+CLASSES = np.array(["cat", "dog", "fox"])
+
+
+def mc_base(repeats=None):
+    """Multi-class long data: the rows of :func:`base`, three string classes
+    and a ``correct`` column that agrees with ``predicted``."""
+    d = base(repeats=repeats).drop(columns="score")
+    rng = np.random.default_rng(5)
+    codes = d.groupby(["dataset", "instance"])["truth"].transform("first").to_numpy()
+    truth = (codes + d["instance"].to_numpy()) % 3
+    predicted = np.where(rng.random(len(d)) < 0.6, truth, rng.integers(0, 3, len(d)))
+    return d.assign(
+        truth=CLASSES[truth],
+        predicted=CLASSES[predicted],
+        correct=(truth == predicted).astype(int),
+    )
+
+
+def mc_repeated():
+    return mc_base(repeats=(1, 2, 3))
+
+
+def mc_multilabel():
+    """Multi-label long data: a row per (data set, instance, label, algorithm)."""
+    d = base().drop(columns="score")
+    rng = np.random.default_rng(6)
+    d = pd.concat([d.assign(label=lab) for lab in ("x", "y")], ignore_index=True)
+    return d.assign(predicted=rng.integers(0, 2, len(d))).drop(columns="correct")
+
+
+def mc_relabel(d, rows, column):
+    """Give ``column`` the next class on ``rows``."""
+    nxt = dict(zip(CLASSES, np.roll(CLASSES, -1), strict=True))
+    return d.assign(**{column: np.where(rows, d[column].map(nxt), d[column])})
 
 
 def hit(d, instance=2, algorithm="b", dataset="d1", repeat=None):
@@ -127,10 +165,14 @@ CASES = {
     "response-kind": {
         "response-kind-guess": (base, {"response_kind": "guess"}, "tables"),
     },
+    "multilabel-engine": {
+        "mc-label-column": (mc_multilabel, {"label": "label"}, "multiclass"),
+    },
     "repeat-needs-instance": {
         "repeat-without-instance": (repeated, {"instance": None}, "tables"),
     },
     "column-missing": {
+        "mc-no-label-column": (mc_base, {"truth": "label"}, "multiclass"),
         "no-label-column": (base, {"truth": "label"}, "tables"),
         "no-repeat-column": (base, {"repeat": "run"}, "tables"),
         "no-score-column": (lambda: base().drop(columns="score"), {}, "score"),
@@ -141,8 +183,16 @@ CASES = {
     "engine-column-repeated": {
         "other-column-twice": (lambda: repeat_column(base(), "score"), {}, "tables"),
     },
-    "no-rows": {"empty": (lambda: base().iloc[:0], {}, "tables")},
+    "no-rows": {
+        "empty": (lambda: base().iloc[:0], {}, "tables"),
+        "mc-empty": (lambda: mc_base().iloc[:0], {}, "multiclass"),
+    },
     "missing-values": {
+        "mc-missing-truth": (
+            lambda: mc_base().assign(truth=lambda d: d["truth"].where(d.index != 7)),
+            {},
+            "multiclass",
+        ),
         "missing-truth": (
             lambda: base().assign(truth=lambda d: d["truth"].where(d.index != 7)),
             {},
@@ -174,6 +224,29 @@ CASES = {
             "tables",
         ),
         "dataset-lists": (lambda: lists(base(), "dataset"), {}, "tables"),
+    },
+    "multiclass-positive": {
+        "mc-positive-cat": (mc_base, {"positive": "cat"}, "mcformula"),
+    },
+    "multiclass-correct-response": {
+        "mc-correct-response": (mc_base, {"response": "correct"}, "multiclass"),
+    },
+    "class-labels-mixed": {
+        "mc-predicted-numbers": (
+            lambda: mc_base().assign(predicted=lambda d: d["correct"]),
+            {},
+            "multiclass",
+        ),
+    },
+    "labels-not-a-list": {
+        "mc-labels-text": (mc_base, {"labels": "cat"}, "multiclass"),
+    },
+    "labels-empty": {"mc-labels-empty": (mc_base, {"labels": []}, "multiclass")},
+    "labels-repeated": {
+        "mc-labels-twice": (mc_base, {"labels": ["cat", "cat"]}, "multiclass"),
+    },
+    "labels-not-found": {
+        "mc-labels-unknown": (mc_base, {"labels": ["emu"]}, "multiclass"),
     },
     "truth-not-binary": {
         "three-labels": (
@@ -229,6 +302,15 @@ CASES = {
         ),
     },
     "responses-disagree": {
+        "mc-correct-flipped": (
+            lambda: mc_base().assign(
+                correct=lambda d: np.where(
+                    d.index % 13 == 5, 1 - d["correct"], d["correct"]
+                )
+            ),
+            {},
+            "multiclass",
+        ),
         "predicted-flipped": (
             lambda: base().assign(
                 predicted=lambda d: np.where(
@@ -258,6 +340,7 @@ CASES = {
         ),
     },
     "one-algorithm": {
+        "mc-only-a": (lambda: mc_base().assign(algorithm="a"), {}, "multiclass"),
         "only-a": (lambda: base().assign(algorithm="a"), {}, "tables"),
         "only-a-before-instance-lists": (
             lambda: lists(base().assign(algorithm="a"), "instance"),
@@ -266,6 +349,12 @@ CASES = {
         ),
     },
     "predicted-twice": {
+        "mc-row-twice": (
+            lambda: pd.concat([mc_base(), mc_base().iloc[[5]]]),
+            {},
+            "multiclass",
+        ),
+        "mc-colliding-ids-without-dataset": (mc_base, {"dataset": None}, "multiclass"),
         "row-twice": (lambda: pd.concat([base(), base().iloc[[5]]]), {}, "tables"),
         "row-twice-many-algorithms": (
             lambda: pd.concat([many(), many().iloc[[5]]]),
@@ -280,10 +369,18 @@ CASES = {
         "colliding-ids-without-dataset": (base, {"dataset": None}, "tables"),
     },
     "lacks-algorithm": {
+        "mc-row-dropped": (lambda: mc_base()[~hit(mc_base())], {}, "multiclass"),
         "row-dropped": (lambda: base()[~hit(base())], {}, "tables"),
         "row-dropped-many-algorithms": (lambda: many()[~hit(many())], {}, "tables"),
     },
     "truth-differs": {
+        "mc-truth-relabelled-for-b": (
+            lambda: mc_relabel(mc_base(), hit(mc_base()), "truth").drop(
+                columns="correct"
+            ),
+            {},
+            "multiclass",
+        ),
         "truth-flipped-for-b": (lambda: flip_truth(base(), hit(base())), {}, "tables"),
         "truth-flipped-many-algorithms": (
             lambda: flip_truth(many(), hit(many())),
@@ -292,6 +389,13 @@ CASES = {
         ),
     },
     "fold-mismatch": {
+        "mc-fold-moved-for-b": (
+            lambda: mc_base().assign(
+                fold=lambda d: np.where(hit(d), d["fold"] % 3 + 1, d["fold"])
+            ),
+            {},
+            "multiclass",
+        ),
         "fold-moved-for-b": (
             lambda: base().assign(
                 fold=lambda d: np.where(hit(d), d["fold"] % 3 + 1, d["fold"])
@@ -301,6 +405,13 @@ CASES = {
         ),
     },
     "dataset-column": {
+        "mc-dataset-not-given": (
+            lambda: mc_base().assign(
+                instance=lambda d: d["instance"] * 2 + (d["dataset"] == "d2")
+            ),
+            {"dataset": None},
+            "multiclass",
+        ),
         "dataset-not-given": (
             lambda: base().assign(
                 instance=lambda d: d["instance"] * 2 + (d["dataset"] == "d2")
@@ -310,6 +421,11 @@ CASES = {
         ),
     },
     "repeat-incomplete": {
+        "mc-missing-from-repeat-2": (
+            lambda: mc_repeated()[~hit(mc_repeated(), algorithm=None, repeat=2)],
+            {},
+            "multiclass",
+        ),
         "missing-from-repeat-2": (
             lambda: repeated()[~hit(repeated(), algorithm=None, repeat=2)],
             {},
@@ -317,6 +433,13 @@ CASES = {
         ),
     },
     "truth-differs-between-repeats": {
+        "mc-truth-relabelled-in-repeat-2": (
+            lambda: mc_relabel(
+                mc_repeated(), hit(mc_repeated(), algorithm=None, repeat=2), "truth"
+            ).drop(columns="correct"),
+            {},
+            "multiclass",
+        ),
         "truth-flipped-in-repeat-2": (
             lambda: flip_truth(repeated(), hit(repeated(), algorithm=None, repeat=2)),
             {},
@@ -324,6 +447,13 @@ CASES = {
         ),
     },
     "folds-differ-in-repeat": {
+        "mc-fold-moved-in-repeat-2": (
+            lambda: mc_repeated().assign(
+                fold=lambda d: np.where(hit(d, repeat=2), d["fold"] % 3 + 1, d["fold"])
+            ),
+            {},
+            "multiclass",
+        ),
         "fold-moved-in-repeat-2": (
             lambda: repeated().assign(
                 fold=lambda d: np.where(hit(d, repeat=2), d["fold"] % 3 + 1, d["fold"])
@@ -378,12 +508,20 @@ def to_engine(engine, df):
 def outcome(frame, keywords, entry):
     """(error type, message) or None, and the fmtest warnings, of one call."""
     from fmtest.tables.engines import count_tables
+    from fmtest.tables.engines_multiclass import multiclass_counts
 
-    keywords = {**KEYWORDS, **keywords}
+    base_keywords = MC_KEYWORDS if entry in ("multiclass", "mcformula") else KEYWORDS
+    keywords = {**base_keywords, **keywords}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            if entry == "formula":
+            if entry == "multiclass":
+                multiclass_counts(frame, **keywords)
+            elif entry == "mcformula":
+                FMeasureComparison.from_formula(
+                    MC_FORMULA, frame, positive=keywords["positive"]
+                )
+            elif entry == "formula":
                 FMeasureComparison.from_formula(keywords["formula"], frame)
             elif entry == "score":
                 count_tables(frame, score="score", **keywords)
@@ -504,7 +642,7 @@ def test_each_bad_input_meets_its_check(check, case):
     else:
         assert error[0] is found.category
         message = error[1]
-    if case == "colliding-ids-without-dataset":  # a pairing error, and the hint
+    if case.endswith("colliding-ids-without-dataset"):  # a pairing error, and the hint
         hint = template_regex(checks.DATASET_HINT)
         assert re.fullmatch(f"{template_regex(found.template)} {hint}", message)
     else:

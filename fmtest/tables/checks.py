@@ -234,6 +234,17 @@ REPEAT_NEEDS_INSTANCE = Check(
     "Column {column!r} (the repeat column) needs an instance column: the "
     "repeats of an instance are paired through it.",
 )
+MULTILABEL_ENGINE = Check(
+    "multilabel-engine",
+    "multi-label data (``label=`` or lists of indicator columns) come as a "
+    "pandas DataFrame: the engines reduce binary and multi-class data only",
+    ("truth", "response"),
+    "Multi-label data (`label=` or lists of indicator columns) are reduced by "
+    "the pandas route only; a {engine} frame is not. Collect the rows into a "
+    "pandas DataFrame first (e.g. `frame.to_pandas()`), or reduce each label "
+    "as binary data.",
+    routes=("engines",),
+)
 COLUMN_MISSING = Check(
     "column-missing",
     "every role names a column of the data",
@@ -288,6 +299,59 @@ NOT_SCALAR = Check(
 READ_ORDER = ("truth", "response", "algorithm", "dataset", "fold", "repeat", "instance")
 
 # -- the labels ---------------------------------------------------------------------
+
+MULTICLASS_POSITIVE = Check(
+    "multiclass-positive",
+    "`positive=` is given only for binary data (at most two truth labels)",
+    ("truth",),
+    "`positive={positive!r}` picks the positive class of binary data, but column "
+    "{column!r} has {count} labels. Multi-class F-measures average over the "
+    "classes (`average=`); for the F-measure of one class against the rest pass "
+    "`labels=[{one}]`, or binarize the truth and the predictions first.",
+)
+MULTICLASS_CORRECT_RESPONSE = Check(
+    "multiclass-correct-response",
+    "multi-class data come with the predicted labels, not correct/incorrect",
+    ("response", "truth"),
+    "Column {column!r} (the response) holds correct/incorrect, but column "
+    "{truth!r} has {count} labels: multi-class data need the predicted label "
+    "(response = predicted column); correct/incorrect cannot identify the "
+    "confusion. Give the column of predicted classes, e.g. "
+    "'predicted ~ algorithm + dataset'.",
+)
+CLASS_LABELS_MIXED = Check(
+    "class-labels-mixed",
+    "multi-class labels (truth, predictions, `labels=`) are of one type",
+    ("truth", "response"),
+    "{what} mix class labels of different types, e.g. {first!r} ({first_kind}) "
+    "and {second!r} ({second_kind}); make them one type (e.g. all strings), as "
+    "scikit-learn requires.",
+)
+LABELS_NOT_A_LIST = Check(
+    "labels-not-a-list",
+    "`labels=` is a list of class labels",
+    (),
+    "`labels=` must be a list of class labels; got {labels!r}.",
+)
+LABELS_EMPTY = Check(
+    "labels-empty",
+    "`labels=` lists at least one class",
+    (),
+    "`labels=` is empty; list the classes to report.",
+)
+LABELS_REPEATED = Check(
+    "labels-repeated",
+    "`labels=` lists each class once",
+    (),
+    "`labels=` lists {label!r} more than once; list each class once.",
+)
+LABELS_NOT_FOUND = Check(
+    "labels-not-found",
+    "some class of `labels=` occurs in the truth or the predictions",
+    ("truth", "response"),
+    "None of the classes in `labels=` occurs in column {truth!r} or "
+    "{response!r}, whose classes are e.g. {classes}.",
+)
 
 TRUTH_NOT_BINARY = Check(
     "truth-not-binary",
@@ -400,7 +464,7 @@ FOLD_MISMATCH = Check(
 DATASET_HINT = (
     "The data have a column {column!r} with {count} levels: if it names the data "
     "set, add it to the formula ('... ~ {algorithm} + {column}'; "
-    "`dataset={column!r}` in CountTables.from_long)."
+    "`dataset={column!r}` in {constructor})."
 )
 DATASET_COLUMN = Check(
     "dataset-column",
@@ -452,6 +516,7 @@ SCORE_NOT_NUMERIC = Check(
 CHECKS = (
     FORMULA_UNKNOWN_COLUMN,
     RESPONSE_KIND,
+    MULTILABEL_ENGINE,
     REPEAT_NEEDS_INSTANCE,
     COLUMN_MISSING,
     COLUMN_REPEATED,
@@ -459,6 +524,13 @@ CHECKS = (
     NO_ROWS,
     MISSING_VALUES,
     NOT_SCALAR,
+    MULTICLASS_POSITIVE,
+    MULTICLASS_CORRECT_RESPONSE,
+    CLASS_LABELS_MIXED,
+    LABELS_NOT_A_LIST,
+    LABELS_EMPTY,
+    LABELS_REPEATED,
+    LABELS_NOT_FOUND,
     TRUTH_NOT_BINARY,
     MINORITY_TIE,
     POSITIVE_UNKNOWN,
@@ -488,7 +560,9 @@ def with_dataset_hint(error, **fields):
     error : ValueError
         The pairing error.
     **fields
-        ``column``, ``count`` and ``algorithm`` of :data:`DATASET_HINT`.
+        ``column``, ``count``, ``algorithm`` and ``constructor`` (the
+        reader that takes ``dataset=``: ``"CountTables.from_long"``,
+        ``"MulticlassCounts.from_long"``) of :data:`DATASET_HINT`.
 
     Returns
     -------

@@ -649,11 +649,14 @@ class _Reduction:
         self.refuse_nested("truth")
         truth_labels = self.labels(profile, "truth")
         if truth_labels is None:
-            raise checks.TRUTH_NOT_BINARY.error(
-                column=truth,
-                count=profile[self.tmp("n_truth")],
-                labels=self.distinct(truth),
+            count = profile[self.tmp("n_truth")]
+            error = checks.TRUTH_NOT_BINARY.error(
+                column=truth, count=count, labels=self.distinct(truth)
             )
+            # FMeasureComparison.from_formula reads K >= 3 labels as multi-class
+            # (fmtest.tables.engines_multiclass), without a query of its own
+            error.n_truth_labels = count
+            raise error
         if not _is_minority(positive):
             self.check_positive(positive, truth_labels)
         try:
@@ -1219,7 +1222,12 @@ class _Reduction:
                 continue
             n_levels = self.n_distinct(col)
             if n_levels > 1:
-                return {"column": col, "count": n_levels, "algorithm": self.algorithm}
+                return {
+                    "column": col,
+                    "count": n_levels,
+                    "algorithm": self.algorithm,
+                    "constructor": "CountTables.from_long",
+                }
         return None
 
     def warn_fold_mismatch(self, rows, algorithms, n_differ):

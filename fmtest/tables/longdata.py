@@ -821,7 +821,12 @@ def _dataset_hint(data, roles):
             continue
         n_levels = data[col].nunique()
         if n_levels > 1:
-            return {"column": col, "count": n_levels, "algorithm": roles["algorithm"]}
+            return {
+                "column": col,
+                "count": n_levels,
+                "algorithm": roles["algorithm"],
+                "constructor": "CountTables.from_long",
+            }
     return None
 
 
