@@ -16,7 +16,6 @@ import pandas as pd
 
 from fmtest.across.estimand import (
     MulticlassFoldValues,
-    algorithm_estimates,
     algorithm_pairwise,
     effective_tables,
     metric_difference_range,
@@ -269,6 +268,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
                 alg["se"],
                 self.delta.reasons,
                 self.counts.present,
+                se_corrected=alg.get("se_corrected"),
             ).ravel()
         # one constructor call: column-by-column inserts cost ~0.1 ms each
         return _renamed(pd.DataFrame(columns, index=self._index()), ESTIMATES_RENAMED)
@@ -735,15 +735,10 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         return self.question.estimate_interval(self, alpha)
 
     def _algorithm_estimates(self, alpha):
-        """Each algorithm's metric with the corrected fold variance (t interval);
-        see :func:`fmtest.across.estimand.algorithm_estimates`."""
-        return algorithm_estimates(
-            self.counts,
-            self.metric,
-            self.delta.estimates,
-            alpha=alpha,
-            values=self.fold_values,
-        )
+        """Each algorithm's metric with its question's interval (the corrected
+        fold variance plus the instance variance, t with J − 1 df); see
+        :meth:`fmtest.across.question.AlgorithmsQuestion.estimates`."""
+        return self.question.estimates(self, alpha)
 
     def _estimate_interval(self, alpha):
         """(lower, upper) per (data set, algorithm), flattened: each metric's default.

@@ -277,12 +277,32 @@ def test_five_by_two_pools_the_pooled_difference_not_the_first_fold():
 
 
 def test_algorithm_intervals_of_each_f():
+    """Issue 30 item 3: a single learner's variance is the corrected fold
+    variance plus the test-instance (delta) variance, t with J − 1 df."""
     df = repeated_cv(repeats=4)
     res = fit(df)
     f_pooled = f1_by(df, ["algorithm"])
     fold = f1_by(df, ["repeat", "fold", "algorithm"]).unstack()
-    se = np.sqrt(fold.var(ddof=1).to_numpy() * (1 / 20 + 1 / 4))
-    assert res.fmeasures["se"].to_numpy() == pytest.approx(se, rel=1e-10)
+    corrected = fold.var(ddof=1).to_numpy() * (1 / 20 + 1 / 4)
+    # the instance part by brute force: each instance's linear term
+    n, n_rep = 300, 4
+    share = df.pivot_table(
+        index="instance", columns="algorithm", values="predicted", aggfunc="mean"
+    ).to_numpy()
+    truth = df.groupby("instance")["truth"].first().to_numpy()
+    cells = res.counts.totals[0] / n_rep
+    tp, fn, fp = cells[:, 1, 1], cells[:, 1, 0], cells[:, 0, 1]
+    den = 2 * tp + fn + fp
+    f = 2 * tp / den
+    # dF/d(cell) of F1 = 2TP/(2TP+FN+FP): TP 2(1-F)/den, FN and FP -F/den, TN 0
+    grad = {(1, 1): 2 * (1 - f) / den, (1, 0): -f / den, (0, 1): -f / den}
+    terms = np.zeros((n, 3))
+    for (z, lab), g in grad.items():
+        hit = share if lab == 1 else 1 - share
+        terms += np.where(truth[:, None] == z, g * hit, 0.0)
+    instance = terms.var(axis=0) * n
+    se = np.sqrt(corrected + instance)
+    assert res.fmeasures["se"].to_numpy() == pytest.approx(se, rel=1e-8)
     half = stats.t.isf(0.025, 19) * se
     low = np.clip(f_pooled.to_numpy() - half, 0, 1)
     assert res.fmeasures["ci_lower"].to_numpy() == pytest.approx(low, rel=1e-10)
