@@ -186,13 +186,23 @@ def test_an_empty_rope_has_probability_zero_and_bad_ropes_are_refused():
 
 def test_five_by_two_designs_report_the_pooled_difference():
     """Issue 30, item 4: on 5 × 2 designs the difference is the pooled
-    F̂_a − F̂_b with the corrected t around it (as on every design), and
-    Dietterich's 5×2cv t is beside it with its numerator named; before, the
-    difference and its interval were his d₁₁ (the first fold's)."""
+    F̂_a − F̂_b (as on every design), and Dietterich's 5×2cv t is beside it
+    with its numerator named; before, the difference and its interval were
+    his d₁₁ (the first fold's). Item 6: the lead there is the instance +
+    between-repeat z, V = se_instance² + s² of the per-repeat differences."""
     df = repeated_cv(repeats=5)
     df["fold"] = df["fold"] % 2
     res = fit(df)
-    assert res.config["test"] == "corrected repeated k-fold t"
+    assert res.config["test"] == "instance + between-repeat z"
+    rep = f1_by(df, ["repeat", "algorithm"]).unstack()
+    s2 = (rep["alg0"] - rep["alg2"]).var(ddof=1)
+    lead = res.algorithm_tests.loc[("all", "alg0", "alg2")]
+    se = np.sqrt(lead["se_instance"] ** 2 + s2)
+    assert lead["se"] == pytest.approx(se, rel=1e-10)
+    assert lead["pvalue"] == pytest.approx(
+        2 * stats.norm.sf(abs(lead["diff"]) / se), rel=1e-9
+    )
+    assert np.isinf(lead["df"])
     fold = f1_by(df, ["repeat", "fold", "algorithm"]).unstack()
     sa = fold["alg0"].to_numpy().reshape(5, 2)
     sb = fold["alg2"].to_numpy().reshape(5, 2)
@@ -227,10 +237,10 @@ def five_by_two_counts():
 def test_five_by_two_pools_the_pooled_difference_not_the_first_fold():
     """Issue 30, item 4 (regression): every table, the conclusions and the
     pooling across data sets use the pooled F̂_a − F̂_b, computed here by
-    hand, with the corrected t around it; Dietterich's numerator d₁₁, of the
-    opposite sign here, is named ``diff_5x2cv_numerator``. Before, ``diff``
-    was d₁₁ (positive) and the pooled a − b across data sets had the wrong
-    sign."""
+    hand, with the instance + between-repeat z around it (item 6);
+    Dietterich's numerator d₁₁, of the opposite sign here, is named
+    ``diff_5x2cv_numerator``. Before, ``diff`` was d₁₁ (positive) and the
+    pooled a − b across data sets had the wrong sign."""
     counts = five_by_two_counts()
     res = FMeasureComparison.from_counts(
         counts, dataset="dataset", fold="fold", repeat="repeat"
@@ -244,19 +254,23 @@ def test_five_by_two_pools_the_pooled_difference_not_the_first_fold():
         g = g.assign(f=2 * g["tp"] / (2 * g["tp"] + g["fn"] + g["fp"]))
         fold = g.pivot_table(index=["repeat", "fold"], columns="algorithm", values="f")
         d = (fold["a"] - fold["b"]).to_numpy()  # 10 fold differences
-        se = np.sqrt(d.var(ddof=1) * (1 / 10 + 1.0))  # n_test/n_train = 1
+        by_rep = g.groupby(["repeat", "algorithm"])[["tp", "fn", "fp"]].sum()
+        f_rep = 2 * by_rep["tp"] / (2 * by_rep["tp"] + by_rep["fn"] + by_rep["fp"])
+        f_rep = f_rep.unstack()
+        s2 = (f_rep["a"] - f_rep["b"]).var(ddof=1)  # between the five repeats
         row = res.algorithm_tests.loc[(ds, "a", "b")]
+        se = np.sqrt(row["se_instance"] ** 2 + s2)
         assert pooled < 0 < d[0]  # the case: d₁₁ has the other sign
         assert row["diff"] == pytest.approx(pooled, rel=1e-12)
         assert res.pairwise.loc[(ds, "a", "b"), "diff"] == row["diff"]
         assert row["se"] == pytest.approx(se, rel=1e-12)
-        assert row["df"] == 9
-        half = stats.t.isf(0.025, 9) * se
+        assert np.isinf(row["df"])
+        half = stats.norm.isf(0.025) * se
         assert (row["ci_lower"], row["ci_upper"]) == pytest.approx(
             (pooled - half, pooled + half), rel=1e-10
         )
         assert row["pvalue"] == pytest.approx(
-            2 * stats.t.sf(abs(pooled) / se, 9), rel=1e-10
+            2 * stats.norm.sf(abs(pooled) / se), rel=1e-10
         )
         dietterich = paired_ttest_5x2cv(
             fold["a"].to_numpy().reshape(5, 2), fold["b"].to_numpy().reshape(5, 2)
@@ -265,7 +279,7 @@ def test_five_by_two_pools_the_pooled_difference_not_the_first_fold():
         assert row["pvalue_5x2cv_t"] == pytest.approx(dietterich.pvalue, rel=1e-10)
         diffs.append(pooled)
         variances.append(se**2)
-    # across data sets: the pooled differences with the corrected variances
+    # across data sets: the pooled differences with the lead's variances
     across = res.across_datasets.loc[("a", "b")]
     assert across["diff_mean"] == pytest.approx(np.mean(diffs), rel=1e-12)
     by_hand = combine_differences(diffs, variances).random
