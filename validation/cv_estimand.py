@@ -395,6 +395,11 @@ def summarise(rows):
         entry["reject_5x2cv_f"] = float(g["reject_5x2cv_f"].mean())
         if "reject_5x2cv_t" in g:
             entry["reject_5x2cv_t"] = float(g["reject_5x2cv_t"].mean())
+        if design != "5x2":  # the 5x2cv tests exist on 5 x 2 designs only
+            entry["reject_5x2cv_f"] = entry["reject_5x2cv_t"] = np.nan
+        if "n_repeats" in g and g["n_repeats"].max() < 2:  # no repeats: no spread
+            for c in PAIR_CANDIDATES[1:]:
+                entry[f"coverage_{c}"] = entry[f"reject_{c}"] = np.nan
         entry["oracle_power"] = oracle
         entry["power_ratio"] = entry["reject"] / oracle if oracle > 0 else np.nan
         entry["mcse_coverage"] = mcse(entry["coverage"], reps)
@@ -405,10 +410,11 @@ def summarise(rows):
 
 def csv_table(frame, keys, columns):
     """The rows of ``frame`` as csv-table text: ``keys`` as they are, ``columns``
-    to three decimals."""
+    to three decimals ("" where not applicable)."""
     lines = [", ".join(f'"{h}"' for h in (*keys, *columns))]
     for _, r in frame.iterrows():
-        cells = [str(r[c]) for c in keys] + [f"{r[c]:.3f}" for c in columns]
+        cells = [str(r[c]) for c in keys]
+        cells += [f"{r[c]:.3f}" if np.isfinite(r[c]) else "" for c in columns]
         lines.append(", ".join(f'"{c}"' for c in cells))
     return "\n".join(lines)
 
@@ -440,7 +446,30 @@ def rst_tables(summary):
     def table(frame, columns):
         return csv_table(frame, ["population", "n", "pair", "design"], columns)
 
+    few = summary[summary["design"].isin(["5-fold", "5x2"])].copy()
+    few["identical"] = few["pair"].str.endswith("(identical)")
+    few = few.sort_values(
+        ["design", "identical", "oracle_power"], ascending=[True, False, False]
+    )
+    candidates = [
+        c
+        for c in (
+            "oracle_power",
+            "reject",
+            "reject_corrected_pooled",
+            "reject_retraining",
+            "reject_between",
+            "reject_between_t",
+            "reject_5x2cv_t",
+            "coverage",
+            "coverage_corrected_pooled",
+            "coverage_retraining",
+            "coverage_between",
+        )
+        if c in few
+    ]
     parts = {
+        "candidates": table(few, candidates),
         "size": table(
             null, ["reject", "mcse_reject", "reject_retraining", "reject_models"]
         ),
