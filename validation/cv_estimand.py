@@ -327,8 +327,11 @@ def single_candidates(singles):
 
 
 def summarise_single(singles):
-    """Per (population, n, learner, design): coverage of every candidate, the
-    mean SE over the true SD of the estimate's error, worst cells first."""
+    """Per (population, n, learner, design): coverage of every candidate (a
+    replicate without an interval counts as not covering), the share of
+    replicates with a default interval (``defined``) and the default's
+    coverage among them, the mean SE over the true SD of the estimate's
+    error; worst cells first."""
     s = single_candidates(singles)
     out = []
     keys = ["population", "n", "learner", "design"]
@@ -351,6 +354,11 @@ def summarise_single(singles):
         for name in SINGLE_CANDIDATES:
             entry[f"coverage_{name}"] = float(g[f"cover_{name}"].mean())
             entry[f"width_{name}"] = float(g[f"width_{name}"].mean())
+        defined = g["ci_lower"].notna()
+        entry["defined"] = float(defined.mean())
+        entry["coverage_default_defined"] = float(
+            g.loc[defined, "cover_default"].mean()
+        )
         entry["mcse_coverage"] = mcse(min(entry["coverage_default"], 0.95), reps)
         out.append(entry)
     return pd.DataFrame(out).sort_values("coverage_default")
@@ -424,6 +432,8 @@ def single_tables(single):
     columns = [
         "coverage_default",
         "mcse_coverage",
+        "defined",
+        "coverage_default_defined",
         "se_ratio",
         "coverage_corrected",
         "se_ratio_corrected",
