@@ -451,3 +451,29 @@ def test_repeat_metric_is_the_f_of_each_repeat():
     assert fbeta(res.counts.totals[0, 0]) == pytest.approx(
         f1_by(df, ["algorithm"]).iloc[0]
     )
+
+
+def test_a_single_k_fold_run_says_what_ten_repeats_would_buy():
+    """Issue 30 item 6: on one k-fold run the corrected t stays the lead and
+    the summary's note gives the SE and the mean power ten repeats would
+    buy; both numbers recomputed here (the corrected variance's factor
+    1/J + 1/(k − 1) at J = 5 and 50, power by scipy's non-central t)."""
+    df = repeated_cv(repeats=1)
+    res = fit(df)
+    assert res.config["test"] == "corrected repeated k-fold t"
+    tests = res.algorithm_tests
+    se = tests["se"].to_numpy()
+    scale = np.sqrt((1 / 50 + 1 / 4) / (1 / 5 + 1 / 4))
+    crit4, crit49 = stats.t.isf(0.025, 4), stats.t.isf(0.025, 49)
+
+    def power(diff, s, df, crit):
+        nct = stats.nct(df, np.abs(diff) / s)
+        return nct.sf(crit) + nct.cdf(-crit)
+
+    diff = tests["diff"].to_numpy()
+    now = np.mean(power(diff, se, 4, crit4))
+    then = np.mean(power(diff, se * scale, 49, crit49))
+    assert then > now
+    note = next(n for n in res.notes if n.startswith("One k-fold run"))
+    assert f"from {np.median(se):.3g} to {np.median(se * scale):.3g}" in note
+    assert f"from {now:.0%} to {then:.0%}" in note
