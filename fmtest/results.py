@@ -228,8 +228,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         pandas.DataFrame
             Index (``dataset``, ``algorithm``). Columns: ``estimate``,
             ``se_delta``, ``se`` (under the algorithm estimand: the
-            corrected standard error of the fold values, the standard error
-            of ``ci_lower``/``ci_upper``), ``ci_lower``,
+            corrected variance of the fold values plus the test-instance
+            variance ``se_delta²``, the standard error of
+            ``ci_lower``/``ci_upper``), ``ci_lower``,
             ``ci_upper`` (the metric's default interval, inside its range:
             see :mod:`fmtest.estimates.metric_intervals`; for F-measures as
             chosen by ``ci_method``; under the algorithm estimand the
@@ -1279,8 +1280,8 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
             predictions; ``macro_f1_of_averages`` the F of scikit-learn's
             macro precision and macro recall), ``se_delta`` (the delta-method
             standard error, Takahashi et al. 2022), ``se`` (under the
-            learning-algorithm question: the corrected standard error of the
-            fold values), ``ci_lower``, ``ci_upper`` (by ``ci_method``: by
+            learning-algorithm question: the corrected variance of the fold
+            values plus ``se_delta²``), ``ci_lower``, ``ci_upper`` (by ``ci_method``: by
             default Wald on the logit scale, inside [0, 1]; under the
             learning-algorithm question the corrected t interval),
             ``ci_lower_logit``, ``ci_upper_logit``, ``n_classes`` (the
