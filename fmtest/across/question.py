@@ -8,10 +8,12 @@ Cross-validated predictions can answer two questions (``docs/estimand.rst``):
   test, the exact randomization test, planning in test instances.
 * **the learning algorithms** (:class:`AlgorithmsQuestion`): is learning
   algorithm A better than B at this training size, retraining included? The
-  corrected repeated k-fold t around the pooled difference on every design
-  (Dietterich's 5×2cv t beside it on 5 × 2 designs), planning in
-  cross-validation repeats or, where repeats cannot reach the power, in
-  instances; no omnibus or randomization test.
+  corrected repeated k-fold t around the pooled difference (on 5 × 2
+  designs the instance + between-repeat z, with Dietterich's 5×2cv t
+  beside it), each algorithm's interval from the corrected fold variance
+  plus the test-instance variance, planning in cross-validation repeats
+  or, where repeats cannot reach the power, in instances; no omnibus or
+  randomization test.
 
 A question is a small strategy object in the spirit of linearmodels'
 covariance estimators: one interface, one implementation per question. The
