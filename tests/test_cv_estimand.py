@@ -477,3 +477,22 @@ def test_a_single_k_fold_run_says_what_ten_repeats_would_buy():
     note = next(n for n in res.notes if n.startswith("One k-fold run"))
     assert f"from {np.median(se):.3g} to {np.median(se * scale):.3g}" in note
     assert f"from {now:.0%} to {then:.0%}" in note
+
+
+def test_an_undefined_instance_part_is_named_in_reason_algorithm():
+    """Issue 30 item 3: where the instance (delta) part of a single
+    learner's variance is undefined, ``se`` is NaN and the reason names it
+    (not "every fold has the same value")."""
+    from fmtest.report.pair_notes import algorithm_estimate_reasons
+
+    reasons = algorithm_estimate_reasons(
+        np.array([0.5, 0.6]),
+        np.array([5, 5]),
+        np.array([np.nan, np.nan]),
+        np.array(["the delta-method variance degenerates to 0 (boundary)", ""]),
+        np.array([True, True]),
+        se_corrected=np.array([0.05, np.nan]),
+    )
+    assert reasons[0].startswith("the instance (delta-method) variance is undefined")
+    assert "boundary" in reasons[0]
+    assert "same value" in reasons[1]
