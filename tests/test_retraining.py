@@ -172,5 +172,7 @@ def test_estimand_study_single_learner_and_candidates(tmp_path):
         ["--sims", str(sims), "--quick", "--out", str(out)]
     )
     assert (out / "cv_estimand_single_coverage.csv").exists()
+    assert (out / "cv_estimand_candidates.csv").exists()
+    assert len(summary) == 3 * len(cv_estimand.PAIRS)
     assert single["coverage_default"].between(0, 1).all()
     assert len(single) == 3 * len(cv_estimand.LEARNERS)
