@@ -367,7 +367,7 @@ def _between_lead(diff, var_instance, repeat_diff, alpha, bounds):
     on n/2 instances; it is not divided by the number of repeats (their
     training sets overlap by half), which keeps the test at its level in
     every cell of ``docs/estimand.rst``'s study, where Nadeau & Bengio's
-    factor ``1/J + 1`` (the corrected t) made the SE 2–4 times the true SD.
+    factor ``1/J + 1`` (the corrected t) made the SE 2–2.7 times the true SD.
     NaN where fewer than two repeats have a difference or the variance is 0
     or undefined.
     """
@@ -431,7 +431,7 @@ def algorithm_pairwise(
     pooled metrics. On five repeats of 2-fold CV the lead is the instance +
     between-repeat z around the same difference (:func:`_between_lead`:
     the delta-method variance plus the spread of the five per-repeat
-    differences; the corrected t had a fifth to a tenth of its power there,
+    differences; the corrected t had about a fifth of its power there,
     ``docs/estimand.rst``), and Dietterich's 5×2cv paired t-test and
     Alpaydin's combined F are given beside it; Dietterich's numerator, the first fold's difference, is
     named ``diff_5x2cv_numerator`` and is never the reported difference
