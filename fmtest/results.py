@@ -16,7 +16,6 @@ import pandas as pd
 
 from fmtest.across.estimand import (
     MulticlassFoldValues,
-    algorithm_estimates,
     algorithm_pairwise,
     effective_tables,
     metric_difference_range,
@@ -235,8 +234,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         pandas.DataFrame
             Index (``dataset``, ``algorithm``). Columns: ``estimate``,
             ``se_delta``, ``se`` (under the algorithm estimand: the
-            corrected standard error of the fold values, the standard error
-            of ``ci_lower``/``ci_upper``), ``ci_lower``,
+            corrected variance of the fold values plus the test-instance
+            variance ``se_delta²``, the standard error of
+            ``ci_lower``/``ci_upper``), ``ci_lower``,
             ``ci_upper`` (the metric's default interval, inside its range:
             see :mod:`fmtest.estimates.metric_intervals`; for F-measures as
             chosen by ``ci_method``; under the algorithm estimand the
@@ -275,6 +275,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
                 alg["se"],
                 self.delta.reasons,
                 self.counts.present,
+                se_corrected=alg.get("se_corrected"),
             ).ravel()
         # one constructor call: column-by-column inserts cost ~0.1 ms each
         return _renamed(pd.DataFrame(columns, index=self._index()), ESTIMATES_RENAMED)
@@ -741,15 +742,10 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         return self.question.estimate_interval(self, alpha)
 
     def _algorithm_estimates(self, alpha):
-        """Each algorithm's metric with the corrected fold variance (t interval);
-        see :func:`fmtest.across.estimand.algorithm_estimates`."""
-        return algorithm_estimates(
-            self.counts,
-            self.metric,
-            self.delta.estimates,
-            alpha=alpha,
-            values=self.fold_values,
-        )
+        """Each algorithm's metric with its question's interval (the corrected
+        fold variance plus the instance variance, t with J − 1 df); see
+        :meth:`fmtest.across.question.AlgorithmsQuestion.estimates`."""
+        return self.question.estimates(self, alpha)
 
     def _estimate_interval(self, alpha):
         """(lower, upper) per (data set, algorithm), flattened: each metric's default.
@@ -1339,8 +1335,8 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
             predictions; ``macro_f1_of_averages`` the F of scikit-learn's
             macro precision and macro recall), ``se_delta`` (the delta-method
             standard error, Takahashi et al. 2022), ``se`` (under the
-            learning-algorithm question: the corrected standard error of the
-            fold values), ``ci_lower``, ``ci_upper`` (by ``ci_method``: by
+            learning-algorithm question: the corrected variance of the fold
+            values plus ``se_delta²``), ``ci_lower``, ``ci_upper`` (by ``ci_method``: by
             default Wald on the logit scale, inside [0, 1]; under the
             learning-algorithm question the corrected t interval),
             ``ci_lower_logit``, ``ci_upper_logit``, ``n_classes`` (the

@@ -186,13 +186,23 @@ def test_an_empty_rope_has_probability_zero_and_bad_ropes_are_refused():
 
 def test_five_by_two_designs_report_the_pooled_difference():
     """Issue 30, item 4: on 5 × 2 designs the difference is the pooled
-    F̂_a − F̂_b with the corrected t around it (as on every design), and
-    Dietterich's 5×2cv t is beside it with its numerator named; before, the
-    difference and its interval were his d₁₁ (the first fold's)."""
+    F̂_a − F̂_b (as on every design), and Dietterich's 5×2cv t is beside it
+    with its numerator named; before, the difference and its interval were
+    his d₁₁ (the first fold's). Item 6: the lead there is the instance +
+    between-repeat z, V = se_instance² + s² of the per-repeat differences."""
     df = repeated_cv(repeats=5)
     df["fold"] = df["fold"] % 2
     res = fit(df)
-    assert res.config["test"] == "corrected repeated k-fold t"
+    assert res.config["test"] == "instance + between-repeat z"
+    rep = f1_by(df, ["repeat", "algorithm"]).unstack()
+    s2 = (rep["alg0"] - rep["alg2"]).var(ddof=1)
+    lead = res.algorithm_tests.loc[("all", "alg0", "alg2")]
+    se = np.sqrt(lead["se_instance"] ** 2 + s2)
+    assert lead["se"] == pytest.approx(se, rel=1e-10)
+    assert lead["pvalue"] == pytest.approx(
+        2 * stats.norm.sf(abs(lead["diff"]) / se), rel=1e-9
+    )
+    assert np.isinf(lead["df"])
     fold = f1_by(df, ["repeat", "fold", "algorithm"]).unstack()
     sa = fold["alg0"].to_numpy().reshape(5, 2)
     sb = fold["alg2"].to_numpy().reshape(5, 2)
@@ -227,10 +237,10 @@ def five_by_two_counts():
 def test_five_by_two_pools_the_pooled_difference_not_the_first_fold():
     """Issue 30, item 4 (regression): every table, the conclusions and the
     pooling across data sets use the pooled F̂_a − F̂_b, computed here by
-    hand, with the corrected t around it; Dietterich's numerator d₁₁, of the
-    opposite sign here, is named ``diff_5x2cv_numerator``. Before, ``diff``
-    was d₁₁ (positive) and the pooled a − b across data sets had the wrong
-    sign."""
+    hand, with the instance + between-repeat z around it (item 6);
+    Dietterich's numerator d₁₁, of the opposite sign here, is named
+    ``diff_5x2cv_numerator``. Before, ``diff`` was d₁₁ (positive) and the
+    pooled a − b across data sets had the wrong sign."""
     counts = five_by_two_counts()
     res = FMeasureComparison.from_counts(
         counts, dataset="dataset", fold="fold", repeat="repeat"
@@ -244,19 +254,23 @@ def test_five_by_two_pools_the_pooled_difference_not_the_first_fold():
         g = g.assign(f=2 * g["tp"] / (2 * g["tp"] + g["fn"] + g["fp"]))
         fold = g.pivot_table(index=["repeat", "fold"], columns="algorithm", values="f")
         d = (fold["a"] - fold["b"]).to_numpy()  # 10 fold differences
-        se = np.sqrt(d.var(ddof=1) * (1 / 10 + 1.0))  # n_test/n_train = 1
+        by_rep = g.groupby(["repeat", "algorithm"])[["tp", "fn", "fp"]].sum()
+        f_rep = 2 * by_rep["tp"] / (2 * by_rep["tp"] + by_rep["fn"] + by_rep["fp"])
+        f_rep = f_rep.unstack()
+        s2 = (f_rep["a"] - f_rep["b"]).var(ddof=1)  # between the five repeats
         row = res.algorithm_tests.loc[(ds, "a", "b")]
+        se = np.sqrt(row["se_instance"] ** 2 + s2)
         assert pooled < 0 < d[0]  # the case: d₁₁ has the other sign
         assert row["diff"] == pytest.approx(pooled, rel=1e-12)
         assert res.pairwise.loc[(ds, "a", "b"), "diff"] == row["diff"]
         assert row["se"] == pytest.approx(se, rel=1e-12)
-        assert row["df"] == 9
-        half = stats.t.isf(0.025, 9) * se
+        assert np.isinf(row["df"])
+        half = stats.norm.isf(0.025) * se
         assert (row["ci_lower"], row["ci_upper"]) == pytest.approx(
             (pooled - half, pooled + half), rel=1e-10
         )
         assert row["pvalue"] == pytest.approx(
-            2 * stats.t.sf(abs(pooled) / se, 9), rel=1e-10
+            2 * stats.norm.sf(abs(pooled) / se), rel=1e-10
         )
         dietterich = paired_ttest_5x2cv(
             fold["a"].to_numpy().reshape(5, 2), fold["b"].to_numpy().reshape(5, 2)
@@ -265,7 +279,7 @@ def test_five_by_two_pools_the_pooled_difference_not_the_first_fold():
         assert row["pvalue_5x2cv_t"] == pytest.approx(dietterich.pvalue, rel=1e-10)
         diffs.append(pooled)
         variances.append(se**2)
-    # across data sets: the pooled differences with the corrected variances
+    # across data sets: the pooled differences with the lead's variances
     across = res.across_datasets.loc[("a", "b")]
     assert across["diff_mean"] == pytest.approx(np.mean(diffs), rel=1e-12)
     by_hand = combine_differences(diffs, variances).random
@@ -277,12 +291,32 @@ def test_five_by_two_pools_the_pooled_difference_not_the_first_fold():
 
 
 def test_algorithm_intervals_of_each_f():
+    """Issue 30 item 3: a single learner's variance is the corrected fold
+    variance plus the test-instance (delta) variance, t with J − 1 df."""
     df = repeated_cv(repeats=4)
     res = fit(df)
     f_pooled = f1_by(df, ["algorithm"])
     fold = f1_by(df, ["repeat", "fold", "algorithm"]).unstack()
-    se = np.sqrt(fold.var(ddof=1).to_numpy() * (1 / 20 + 1 / 4))
-    assert res.fmeasures["se"].to_numpy() == pytest.approx(se, rel=1e-10)
+    corrected = fold.var(ddof=1).to_numpy() * (1 / 20 + 1 / 4)
+    # the instance part by brute force: each instance's linear term
+    n, n_rep = 300, 4
+    share = df.pivot_table(
+        index="instance", columns="algorithm", values="predicted", aggfunc="mean"
+    ).to_numpy()
+    truth = df.groupby("instance")["truth"].first().to_numpy()
+    cells = res.counts.totals[0] / n_rep
+    tp, fn, fp = cells[:, 1, 1], cells[:, 1, 0], cells[:, 0, 1]
+    den = 2 * tp + fn + fp
+    f = 2 * tp / den
+    # dF/d(cell) of F1 = 2TP/(2TP+FN+FP): TP 2(1-F)/den, FN and FP -F/den, TN 0
+    grad = {(1, 1): 2 * (1 - f) / den, (1, 0): -f / den, (0, 1): -f / den}
+    terms = np.zeros((n, 3))
+    for (z, lab), g in grad.items():
+        hit = share if lab == 1 else 1 - share
+        terms += np.where(truth[:, None] == z, g * hit, 0.0)
+    instance = terms.var(axis=0) * n
+    se = np.sqrt(corrected + instance)
+    assert res.fmeasures["se"].to_numpy() == pytest.approx(se, rel=1e-8)
     half = stats.t.isf(0.025, 19) * se
     low = np.clip(f_pooled.to_numpy() - half, 0, 1)
     assert res.fmeasures["ci_lower"].to_numpy() == pytest.approx(low, rel=1e-10)
@@ -417,3 +451,48 @@ def test_repeat_metric_is_the_f_of_each_repeat():
     assert fbeta(res.counts.totals[0, 0]) == pytest.approx(
         f1_by(df, ["algorithm"]).iloc[0]
     )
+
+
+def test_a_single_k_fold_run_says_what_ten_repeats_would_buy():
+    """Issue 30 item 6: on one k-fold run the corrected t stays the lead and
+    the summary's note gives the SE and the mean power ten repeats would
+    buy; both numbers recomputed here (the corrected variance's factor
+    1/J + 1/(k − 1) at J = 5 and 50, power by scipy's non-central t)."""
+    df = repeated_cv(repeats=1)
+    res = fit(df)
+    assert res.config["test"] == "corrected repeated k-fold t"
+    tests = res.algorithm_tests
+    se = tests["se"].to_numpy()
+    scale = np.sqrt((1 / 50 + 1 / 4) / (1 / 5 + 1 / 4))
+    crit4, crit49 = stats.t.isf(0.025, 4), stats.t.isf(0.025, 49)
+
+    def power(diff, s, df, crit):
+        nct = stats.nct(df, np.abs(diff) / s)
+        return nct.sf(crit) + nct.cdf(-crit)
+
+    diff = tests["diff"].to_numpy()
+    now = np.mean(power(diff, se, 4, crit4))
+    then = np.mean(power(diff, se * scale, 49, crit49))
+    assert then > now
+    note = next(n for n in res.notes if n.startswith("One k-fold run"))
+    assert f"from {np.median(se):.3g} to {np.median(se * scale):.3g}" in note
+    assert f"from {now:.0%} to {then:.0%}" in note
+
+
+def test_an_undefined_instance_part_is_named_in_reason_algorithm():
+    """Issue 30 item 3: where the instance (delta) part of a single
+    learner's variance is undefined, ``se`` is NaN and the reason names it
+    (not "every fold has the same value")."""
+    from fmtest.report.pair_notes import algorithm_estimate_reasons
+
+    reasons = algorithm_estimate_reasons(
+        np.array([0.5, 0.6]),
+        np.array([5, 5]),
+        np.array([np.nan, np.nan]),
+        np.array(["the delta-method variance degenerates to 0 (boundary)", ""]),
+        np.array([True, True]),
+        se_corrected=np.array([0.05, np.nan]),
+    )
+    assert reasons[0].startswith("the instance (delta-method) variance is undefined")
+    assert "boundary" in reasons[0]
+    assert "same value" in reasons[1]

@@ -13,7 +13,7 @@ def test_the_hand_numbers_are_fmtests_numbers():
     rng = np.random.default_rng(5)
     X, y = five_by_two.population("synthetic", None, rng)
     rows, gap = five_by_two.run_cell(X, y, 300, 2, 5, rng, checks=2)
-    assert gap < 1e-12  # algorithm_tests: pooled diff, corrected t, d11, 5x2cv p
+    assert gap < 1e-12  # algorithm_tests: pooled diff, corrected SE, d11, 5x2cv p
     assert len(rows) == 2 * len(five_by_two.PAIRS)
     # the corrected t and Dietterich's SE are centred on the pooled difference
     for method in ("corrected", "dietterich"):

@@ -405,7 +405,7 @@ def test_algorithm_question_is_the_corrected_t_of_sklearn_fold_values(data, mode
         assert res.pairwise.loc[(d, "a", "b"), "pvalue"] == row["pvalue"]
         half = stats.t.isf(0.025, len(folds) - 1) * se
         assert res.pairwise.loc[(d, "a", "b"), "ci_lower"] == pytest.approx(diff - half)
-    # each algorithm's corrected interval of its fold values
+    # each algorithm's interval: its fold values' corrected variance + instance part
     rows = data[(data["dataset"] == "d1") & (data["algorithm"] == "a")]
     values = np.array(
         [
@@ -413,7 +413,10 @@ def test_algorithm_question_is_the_corrected_t_of_sklearn_fold_values(data, mode
             for _, g in rows.groupby("fold")
         ]
     )
-    se = np.sqrt(values.var(ddof=1) * (1 / 4 + 1 / 3))
+    corrected = values.var(ddof=1) * (1 / 4 + 1 / 3)
+    # plus the test-instance (delta-method) variance of the pooled value (issue 30)
+    instance = res.estimates.loc[("d1", "a"), "se_delta"] ** 2
+    se = np.sqrt(corrected + instance)
     assert res.estimates.loc[("d1", "a"), "se"] == pytest.approx(se, rel=1e-10)
 
 

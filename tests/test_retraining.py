@@ -125,3 +125,54 @@ def test_estimand_study_quick_run_through_the_public_api(tmp_path):
     assert len(summary) == 3 * len(cv_estimand.PAIRS)
     assert summary["reps"].eq(2).all()
     assert summary["coverage"].between(0, 1).all()
+
+
+def test_estimand_study_single_learner_and_candidates(tmp_path):
+    """Issue 30 items 3 and 6: the study's per-learner rows hold the default
+    interval of ``res.estimates``; the candidates are computed from the
+    fold F's by hand (here checked against fmtest's own columns), and
+    ``--quick`` writes its tables to the folder given, not to the docs."""
+    from validation import cv_estimand, cv_simulate
+
+    sims = tmp_path / "sims"
+    cv_simulate.main(
+        ["--data", str(tmp_path), "--out", str(sims), "--replicates", "2",
+         "--truth-draws", "3", "--n", "300", "--populations", "synthetic"]
+    )  # fmt: skip
+    path = sims / "synthetic_300.npz"
+    singles = []
+    rows = cv_estimand.evaluate_file(str(path), singles=singles)
+    assert len(singles) == 2 * 3 * len(cv_estimand.LEARNERS)
+    z = np.load(path)
+    y = z["y"][1].astype(int)
+    res, _ = cv_estimand.fit_one(y, z["folds"][1], z["preds"][1])
+    est = res.estimates.loc[("all", "logit")]
+    mine = next(
+        s
+        for s in singles
+        if s["rep"] == 1 and s["design"] == "10x5" and s["learner"] == "logit"
+    )
+    assert mine["ci_lower"] == est["ci_lower"] and mine["se"] == est["se"]
+    cand = cv_estimand.single_candidates(singles)
+    row = cand[(cand["rep"] == 1) & (cand["design"] == "10x5")]
+    row = row[row["learner"] == "logit"].iloc[0]
+    # the default is the corrected fold variance plus the instance variance
+    assert row["se_plus_instance"] == pytest.approx(est["se"], rel=1e-9)
+    assert row["se_corrected"] ** 2 == pytest.approx(
+        est["se"] ** 2 - est["se_delta"] ** 2, rel=1e-9
+    )
+    # the 5 x 2 lead is the instance + between-repeat z ("between")
+    pairs = cv_estimand.pair_candidates(rows)
+    five = pairs[pairs["design"] == "5x2"]
+    assert (five["test"] == "instance + between-repeat z").all()
+    assert (five["reject"] == five["reject_between"]).all()
+    assert (five["cover"] == five["cover_between"]).all()
+    out = tmp_path / "tables"
+    summary, single = cv_estimand.main(
+        ["--sims", str(sims), "--quick", "--out", str(out)]
+    )
+    assert (out / "cv_estimand_single_coverage.csv").exists()
+    assert (out / "cv_estimand_candidates.csv").exists()
+    assert len(summary) == 3 * len(cv_estimand.PAIRS)
+    assert single["coverage_default"].between(0, 1).all()
+    assert len(single) == 3 * len(cv_estimand.LEARNERS)

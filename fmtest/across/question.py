@@ -8,10 +8,12 @@ Cross-validated predictions can answer two questions (``docs/estimand.rst``):
   test, the exact randomization test, planning in test instances.
 * **the learning algorithms** (:class:`AlgorithmsQuestion`): is learning
   algorithm A better than B at this training size, retraining included? The
-  corrected repeated k-fold t around the pooled difference on every design
-  (Dietterich's 5×2cv t beside it on 5 × 2 designs), planning in
-  cross-validation repeats or, where repeats cannot reach the power, in
-  instances; no omnibus or randomization test.
+  corrected repeated k-fold t around the pooled difference (on 5 × 2
+  designs the instance + between-repeat z, with Dietterich's 5×2cv t
+  beside it), each algorithm's interval from the corrected fold variance
+  plus the test-instance variance, planning in cross-validation repeats
+  or, where repeats cannot reach the power, in instances; no omnibus or
+  randomization test.
 
 A question is a small strategy object in the spirit of linearmodels'
 covariance estimators: one interface, one implementation per question. The
@@ -30,8 +32,10 @@ from __future__ import annotations
 import numpy as np
 
 from fmtest.across.estimand import (
+    BETWEEN_TEST,
     CORRECTED_TEST,
     ESTIMAND_WORDS,
+    algorithm_estimates,
     algorithm_pairwise,
 )
 from fmtest.estimates.fmeasure import divide
@@ -226,24 +230,37 @@ class AlgorithmsQuestion(Question):
     words = ESTIMAND_WORDS["algorithms"]
     planning_unit = "repeats"
     variance = "algorithm"
-    caption_words = "learning algorithms (corrected repeated k-fold t over the folds)"
     has_omnibus = False
     extra_tables = ("algorithm_tests",)
 
+    @property
+    def caption_words(self):
+        if self.design.five_by_two:
+            return "learning algorithms (instance + between-repeat z over the repeats)"
+        return "learning algorithms (corrected repeated k-fold t over the folds)"
+
     def test_name(self, default):
-        return CORRECTED_TEST
+        return BETWEEN_TEST if self.design.five_by_two else CORRECTED_TEST
 
     def se_column(self, lead):
         return "se"
 
     def interval_names(self):
+        if self.design.five_by_two:
+            return "corrected t", "between-repeat z"
         return "corrected t", "corrected t"
 
     def pooled_variance_name(self, lead):
-        return "corrected t"
+        return "between-repeat z" if self.design.five_by_two else "corrected t"
+
+    def se_header(self):
+        """The summary header's words for the standard errors."""
+        if self.design.five_by_two:
+            return "instance + between-repeat"
+        return "corrected fold (+ instance)"
 
     def se_words_key(self, lead):
-        return "algorithms"
+        return "algorithms_5x2" if self.design.five_by_two else "algorithms"
 
     def pair_legend(self):
         if not self.design.five_by_two:
@@ -254,6 +271,20 @@ class AlgorithmsQuestion(Question):
             "Alpaydin's F are beside the lead in res.algorithm_tests "
             "(pvalue_5x2cv_t, pvalue_5x2cv_f)"
         ]
+
+    def estimates(self, res, alpha):
+        """Each algorithm's value under this question: the corrected fold
+        variance plus the test-instance variance, t with J − 1 df
+        (:func:`~fmtest.across.estimand.algorithm_estimates`)."""
+        var_instance = np.diagonal(res.delta.cov, axis1=-2, axis2=-1)
+        return algorithm_estimates(
+            res.counts,
+            res.metric,
+            res.delta.estimates,
+            alpha=alpha,
+            values=res.fold_values,
+            var_instance=var_instance,
+        )
 
     def estimate_columns(self, res):
         return {"se": res._algorithm_estimates(res.alpha)["se"].ravel()}

@@ -172,7 +172,9 @@ def explain(reason, missing, why):
     return np.where(fill, why, reason).astype(object)
 
 
-def algorithm_estimate_reasons(estimates, n_folds, se, delta_reasons, present):
+def algorithm_estimate_reasons(
+    estimates, n_folds, se, delta_reasons, present, se_corrected=None
+):
     """Why each algorithm's corrected t interval (``reason_algorithm``) is NaN.
 
     Parameters
@@ -183,12 +185,17 @@ def algorithm_estimate_reasons(estimates, n_folds, se, delta_reasons, present):
     delta_reasons : ndarray of object, shape (D, A)
         Why the metric is undefined, where it is.
     present : ndarray of bool, shape (D, A)
+    se_corrected : ndarray, shape (D, A), optional
+        The corrected fold part of ``se`` alone; where it exists and ``se``
+        does not, the instance (delta-method) part is undefined and its
+        reason is given.
 
     Returns
     -------
     ndarray of object, shape (D, A)
         Not run; the metric undefined; fewer than two folds with a value;
-        every fold alike; "" where the interval exists.
+        every fold alike; the instance variance undefined; "" where the
+        interval exists.
 
     Examples
     --------
@@ -205,11 +212,17 @@ def algorithm_estimate_reasons(estimates, n_folds, se, delta_reasons, present):
     few = np.array(
         [fewer_folds_reason(n) for n in n_folds.ravel()], dtype=object
     ).reshape(n_folds.shape)
+    se = np.asarray(se, dtype=float)
+    fold_part = se if se_corrected is None else np.asarray(se_corrected, float)
+    instance = "the instance (delta-method) variance is undefined: " + np.asarray(
+        delta_reasons, dtype=object
+    )
     return np.select(
         [
             ~np.asarray(present, dtype=bool),
             np.isnan(estimates),
             n_folds < 2,
+            np.isnan(fold_part),
             np.isnan(se),
         ],
         [
@@ -217,6 +230,7 @@ def algorithm_estimate_reasons(estimates, n_folds, se, delta_reasons, present):
             np.asarray(delta_reasons, dtype=object),
             few,
             REASON_EQUAL_FOLDS,
+            instance,
         ],
         default="",
     ).astype(object)

@@ -555,7 +555,7 @@ def _header_section(res, mode, wong, width):
     if res.design.multiclass:
         se = "delta method (multinomial)"
     if res.question.interval_names() is not None:  # the question's own test
-        se = "corrected fold variance"
+        se = res.question.se_header()
     if wong and res.wong is not None:
         se += ", Wong shown" if res.method == "delta" else ", delta shown"
     n_pairs = len(res.pairwise)
@@ -653,7 +653,8 @@ def _first_section(res, names, level, wong, full):
         "se_delta": "delta-method (JVESR) standard error",
         "se_wong": "Wong's linear-approximation standard error",
         "se": "standard error of the learning algorithm's value "
-        "(Nadeau & Bengio's corrected variance of the fold values)",
+        "(Nadeau & Bengio's corrected variance of the fold values plus the "
+        "test-instance delta-method variance)",
     }
     legend = [f"{name}: {what}"]
     if res.design.multiclass:  # which average, in words; its variance's source
@@ -707,6 +708,8 @@ def _pairwise_section(res, names, shown, level, wong, full):
         "wong": "Wong, independence assumed",
         "algorithms": "Nadeau & Bengio's corrected variance of the fold "
         "differences, for the learning algorithms",
+        "algorithms_5x2": "the test instances' delta-method variance plus the "
+        "variance of the five repeats' differences, for the learning algorithms",
     }
     se_key = "delta" if full else res.question.se_words_key(lead)
     diff_text = res.question.diff_words()
