@@ -20,7 +20,9 @@ Data: each replicate draws n instances without replacement from
 positives, a non-linear border), or from the phoneme data (29 % positives)
 with ``--data FOLDER``. Designs: one 5-fold run, 10 × 5-fold and 5 × 2-fold
 (stratified). Per cell: the rejection rate at α = 0.05 and its Monte Carlo
-SE √(p(1 − p)/reps); cells sorted worst first (largest size).
+SE √(p(1 − p)/reps) (a replicate without a p-value counts as not
+rejecting; ``undefined`` counts them), and the SD of the pooled difference
+over the replicates; cells sorted worst first (largest size).
 
 Run: ``python validation/cv_seeds.py [--reps 150] [--n 3000 1000]
 [--data ../shared/data] [--quick]``; writes ``docs/_static/estimand/cv_seeds.csv``
@@ -108,12 +110,16 @@ def replicate(X, y, n, rng):
 
 
 def summarise(raw):
-    """Size per cell with its Monte Carlo SE, worst cells first."""
-    raw = raw.assign(reject=raw["pvalue"] < ALPHA, defined=raw["pvalue"].notna())
+    """Size per cell with its Monte Carlo SE, worst cells first.
+
+    A replicate without a p-value (``undefined``) counts as not rejecting.
+    """
+    raw = raw.assign(reject=raw["pvalue"] < ALPHA, undefined=raw["pvalue"].isna())
     cells = raw.groupby(["data", "n", "design", "seeds"], sort=False)
     out = cells.agg(
-        reps=("defined", "sum"),
+        reps=("reject", "size"),
         size=("reject", "mean"),
+        undefined=("undefined", "sum"),
         sd_diff=("diff", "std"),
     ).reset_index()
     out["mc_se"] = np.sqrt(out["size"] * (1 - out["size"]) / out["reps"])
