@@ -65,6 +65,14 @@ def seed_params(estimator):
     list of str
         The names, in ``get_params(deep=True)``, that are ``random_state`` or
         end in ``__random_state`` (a pipeline step's), sorted.
+
+    Examples
+    --------
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> seed_params(make_pipeline(StandardScaler(), DecisionTreeClassifier()))
+    ['decisiontreeclassifier__random_state']
     """
     params = estimator.get_params(deep=True)
     return sorted(
@@ -100,6 +108,18 @@ class FitSeeds:
         The entropy the seeds derive from (None with ``mode="fixed"``).
     params : dict
         Estimator name → its ``random_state`` parameters (:func:`seed_params`).
+
+    Examples
+    --------
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> seeds = FitSeeds("per_fit", 0, {"tree": DecisionTreeClassifier()})
+    >>> first = seeds.of("d0", "tree", repeat=0, fold=1)
+    >>> list(first), first == seeds.of("d0", "tree", repeat=0, fold=1)
+    (['random_state'], True)
+    >>> first == seeds.of("d0", "tree", repeat=0, fold=2)  # another fold
+    False
+    >>> FitSeeds("fixed", 0, {"tree": DecisionTreeClassifier()}).of("d0", "tree", 0, 1)
+    {}
     """
 
     def __init__(self, mode, random_state, estimators):
