@@ -201,3 +201,22 @@ def test_bad_seeds_and_random_states_are_named(options, error, match):
     X, y = STUDY["d0"]
     with pytest.raises(error, match=match):
         cross_validate({"a": SeedRecorder(), "b": SeedRecorder()}, X, y, **options)
+
+
+def test_a_parquet_file_records_the_seeding(tmp_path):
+    pytest.importorskip("pyarrow")
+    from fmtest.tables.crossval_parquet import read_seeds
+
+    learners = {"rec": SeedRecorder(random_state=4), "other": SeedRecorder()}
+    path = cross_validate(
+        learners, STUDY, to_parquet=tmp_path / "s.parquet", seeds="fixed", **OPTIONS
+    )
+    assert read_seeds(path) == {
+        "mode": "fixed",
+        "entropy": None,
+        "seeded": {"rec": ["random_state"]},
+    }
+    in_memory = cross_validate(learners, STUDY, **OPTIONS)
+    path = cross_validate(learners, STUDY, to_parquet=tmp_path / "p.parquet", **OPTIONS)
+    assert read_seeds(path) == in_memory.attrs["seeds"]
+    pd.testing.assert_frame_equal(pd.read_parquet(path), in_memory, check_dtype=False)

@@ -376,7 +376,8 @@ def cross_validate(
         flight, not the study. The file appears under its name only when
         complete. Read it with ``pandas.read_parquet`` or, without loading
         it, through DuckDB (:doc:`/scale`); :func:`failed_fits` reads the
-        failed fits from it.
+        failed fits from it, and
+        :func:`fmtest.tables.crossval_parquet.read_seeds` the seeding.
     seeds : {"per_fit", "fixed"}, default="per_fit"
         ``"per_fit"``: every (data set, estimator, repeat, fold) fit gets its
         own seed, derived from ``random_state`` and the data set's and

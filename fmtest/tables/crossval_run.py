@@ -435,7 +435,8 @@ def run_study(study):
         )
     keep = score_kept(whys)
     if sink is not None:
-        return sink.close(failures, keep), failures, counts
+        seeds = study.seeds.record() if study.seeds is not None else None
+        return sink.close(failures, keep, seeds), failures, counts
     frames = [
         f if keep else f.drop(columns="score") for f in assembly.frames if f is not None
     ]
