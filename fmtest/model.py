@@ -114,6 +114,18 @@ def _hypothesis_parameters(fit):
     return fit
 
 
+def _with_seeds_note(model):
+    """``model`` with the note on its fits' seeds, for ``cross_validate`` data."""
+    attrs = getattr(model.data, "attrs", None)
+    if isinstance(attrs, dict) and "seeds" in attrs:
+        from fmtest.tables.fit_seeds import seeds_note
+
+        note = seeds_note(attrs["seeds"])
+        if note is not None:
+            model.notes = (*model.notes, note)
+    return model
+
+
 class MetricComparison:
     """Compare several algorithms by any smooth metric on one or more data sets.
 
@@ -316,10 +328,12 @@ class MetricComparison:
         )
         kind = response_kind(spec.response, response)
         if in_memory and _multiclass_input(data, truth, positive, labels, label):
-            return cls._from_multiclass_long(
-                formula, spec, data, kind, truth=truth, instance=instance,
-                fold=fold, score=score, algorithm=algorithm, dataset=dataset,
-                repeat=repeat, labels=labels, label=label,
+            return _with_seeds_note(
+                cls._from_multiclass_long(
+                    formula, spec, data, kind, truth=truth, instance=instance,
+                    fold=fold, score=score, algorithm=algorithm, dataset=dataset,
+                    repeat=repeat, labels=labels, label=label,
+                )
             )  # fmt: skip
         multiclass = dict(
             truth=truth, instance=instance, fold=fold, score=score,
@@ -400,7 +414,7 @@ class MetricComparison:
         _warn_mistakes(
             model.counts, kind, spec.response, truth, majority_check, long.positive
         )
-        return model
+        return _with_seeds_note(model)
 
     @classmethod
     def _from_indicator_columns(
@@ -673,6 +687,7 @@ class MetricComparison:
         progress: bool | None = None,
         cache: Any = None,
         on_error: str = "raise",
+        seeds: str = "per_fit",
     ) -> _Model:
         """Cross-validate scikit-learn estimators and build the model on their predictions.
 
@@ -697,6 +712,13 @@ class MetricComparison:
             given).
         y, cv, repeats, groups, n_jobs, random_state, progress
             As in :func:`fmtest.tables.crossval.cross_validate`.
+        seeds : {"per_fit", "fixed"}, default="per_fit"
+            ``"per_fit"``: each fit gets its own seed, derived from
+            ``random_state`` (the algorithms are compared over their
+            randomness); ``"fixed"``: each estimator keeps its own
+            ``random_state`` in every fit, and the summary notes that the
+            comparison is of these seeded learners (see
+            :func:`~fmtest.tables.crossval.cross_validate`).
         positive : object, default=1
             The positive (minority) label of ``y``; not used when ``y`` has
             three or more classes (multi-class: ``fit(average=...)``).
@@ -763,6 +785,7 @@ class MetricComparison:
             progress=progress,
             cache=cache,
             on_error=on_error,
+            seeds=seeds,
         )
         failed = failed_fits(data)
         if len(failed):

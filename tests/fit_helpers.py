@@ -9,6 +9,7 @@ import time
 from collections import Counter
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
@@ -70,3 +71,28 @@ def learners(slow=False):
 
 #: The options of the study every cache test runs.
 OPTIONS = {"cv": 3, "repeats": 2, "random_state": 0, "progress": False}
+
+
+class SeedRecorder(ClassifierMixin, BaseEstimator):
+    """A classifier that shows the seed it was fitted with.
+
+    Its positive-class score is ``random_state / 2**32`` (exact in float64),
+    or 0.5 when ``random_state`` is None; its labels are drawn from a
+    generator seeded with it, so that they depend on the seed too.
+    """
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        self.seen_ = self.random_state
+        return self
+
+    def predict(self, X):
+        rng = np.random.default_rng(self.seen_)
+        return self.classes_[rng.integers(0, len(self.classes_), size=len(X))]
+
+    def predict_proba(self, X):
+        p = 0.5 if self.seen_ is None else self.seen_ / 2**32
+        return np.tile([1 - p, p], (len(X), 1))

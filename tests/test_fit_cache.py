@@ -124,11 +124,18 @@ def test_changing_one_estimators_parameters_refits_that_estimator_only(tmp_path)
     data = cross_validate(changed, STUDY, cache=tmp_path, n_jobs=1, **OPTIONS)
     assert FITS == {2: per_learner, 3: per_learner}  # the tree again, not the logit
     assert data.attrs["fits"]["loaded"] == per_learner
-    # renamed estimators and a reordered dict are the same fits
+    # per-fit seeds follow the estimators' names: renamed, they are new fits
     renamed = {"deep": tree(3), "lr": LogisticRegression()}
     again = cross_validate(renamed, STUDY, cache=tmp_path, n_jobs=1, **OPTIONS)
+    assert again.attrs["fits"]["loaded"] == 0
+    assert FITS == {2: per_learner, 3: 2 * per_learner}
+    # with fixed seeds, renamed estimators and a reordered dict are the same fits
+    fixed = {**OPTIONS, "seeds": "fixed"}
+    cross_validate(changed, STUDY, cache=tmp_path, n_jobs=1, **fixed)
+    assert FITS == {2: per_learner, 3: 3 * per_learner}
+    again = cross_validate(renamed, STUDY, cache=tmp_path, n_jobs=1, **fixed)
     assert again.attrs["fits"]["loaded"] == TOTAL
-    assert FITS == {2: per_learner, 3: per_learner}
+    assert FITS == {2: per_learner, 3: 3 * per_learner}
     # a different split (another seed) is a new fit
     other = cross_validate(
         changed, STUDY, cache=tmp_path, n_jobs=1, **{**OPTIONS, "random_state": 1}

@@ -20,6 +20,7 @@ so is tqdm for the progress bar.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from fmtest.warnings import CacheWarning
 
 __all__ = ["cross_validate", "drop_failed", "failed_fits"]
 
@@ -183,6 +186,24 @@ def _dataset_seeds(random_state, m):
     )
 
 
+def _check_random_state(random_state):
+    """None, a non-negative int or a numpy RandomState, else a clear error."""
+    if random_state is None or isinstance(random_state, np.random.RandomState):
+        return
+    if not isinstance(random_state, (int, np.integer)) or isinstance(
+        random_state, bool
+    ):
+        raise TypeError(
+            "`random_state` must be None, an int or a numpy RandomState; got "
+            f"{type(random_state).__name__}."
+        )
+    if not 0 <= random_state < 2**32:
+        raise ValueError(
+            "`random_state` must be an integer in [0, 2**32) (it seeds "
+            f"scikit-learn's splitter); got {random_state}."
+        )
+
+
 def _datasets(X, y, groups, dataset):
     """``[(name, X, y, groups)]`` from one data set or a mapping of them."""
     if not isinstance(X, Mapping):
@@ -256,6 +277,7 @@ def cross_validate(
     cache: str | os.PathLike | None = None,
     on_error: str = "raise",
     to_parquet: str | os.PathLike | None = None,
+    seeds: str = "per_fit",
 ) -> pd.DataFrame | Path:
     """Cross-validate several estimators on the same splits into long data.
 
@@ -300,11 +322,14 @@ def cross_validate(
         task order, so the output does not depend on ``n_jobs`` or the
         backend.
     random_state : int or RandomState, optional
-        Seeds the default splitter. With several data sets each data set's
-        splitter gets its own seed, spawned from ``random_state`` by
-        :class:`numpy.random.SeedSequence` in the order of the mapping (a
-        data set's splits do not depend on the ones after it). Seed the
-        estimators themselves (their ``random_state``) for identical fits.
+        Seeds the default splitter and, with ``seeds="per_fit"``, the fits.
+        With several data sets each data set's splitter gets its own seed,
+        spawned from ``random_state`` by :class:`numpy.random.SeedSequence`
+        in the order of the mapping (a data set's splits do not depend on
+        the ones after it). An int makes the whole study repeat exactly;
+        ``None`` draws fresh splits and fresh fit seeds on every run (the
+        entropy drawn is in ``attrs["seeds"]``), so a rerun with ``cache=``
+        refits what it reseeds.
     dataset : str, optional
         With one data set: a constant ``dataset`` column with this value.
     positive : scalar, default=1
@@ -351,7 +376,20 @@ def cross_validate(
         flight, not the study. The file appears under its name only when
         complete. Read it with ``pandas.read_parquet`` or, without loading
         it, through DuckDB (:doc:`/scale`); :func:`failed_fits` reads the
-        failed fits from it.
+        failed fits from it, and
+        :func:`fmtest.tables.crossval_parquet.read_seeds` the seeding.
+    seeds : {"per_fit", "fixed"}, default="per_fit"
+        ``"per_fit"``: every (data set, estimator, repeat, fold) fit gets its
+        own seed, derived from ``random_state`` and the data set's and
+        estimator's names, the repeat and the fold, set in every
+        ``random_state`` parameter of the estimator (a pipeline's steps
+        included; :mod:`fmtest.tables.fit_seeds`), so the comparison is of
+        the learning algorithms, whose randomness varies from fit to fit as
+        it would on new data. ``"fixed"``: every fit keeps the estimator's
+        own ``random_state``, as given; an estimator with a fixed seed then
+        shares one draw of its randomness across all folds and repeats, and
+        the comparison is of these seeded learners (two copies of one tree
+        with different seeds can then test "different").
 
     Returns
     -------
@@ -364,8 +402,12 @@ def cross_validate(
         data set (in the mapping's order), repeat, algorithm, instance.
         ``attrs["failed_fits"]`` holds the failed fits as records (empty
         unless ``on_error="skip"``), ``attrs["fits"]`` the numbers of fits
-        ``loaded`` from the cache, ``fitted`` and ``failed``. With
-        ``to_parquet``, the path of the file.
+        ``loaded`` from the cache, ``fitted`` and ``failed``,
+        ``attrs["seeds"]`` the seeding: ``mode`` (``seeds``), ``entropy``
+        (per fit: what the seeds derive from) and the estimators
+        ``reseeded`` per fit, or (fixed) ``seeded`` with their own seed, each
+        with its ``random_state`` parameters. With ``to_parquet``, the path
+        of the file.
 
     Raises
     ------
@@ -374,7 +416,8 @@ def cross_validate(
         splitter, or a mapping of data sets is malformed.
     ValueError
         If ``y`` is not binary, ``positive`` is not a label of ``y``, X and y
-        differ in length, or the splitter does not test each instance exactly
+        differ in length, ``seeds`` or ``random_state`` is not one of the
+        accepted values, or the splitter does not test each instance exactly
         once per repeat (with several data sets, the message names the data
         set); or, with ``on_error="raise"``, an estimator's predictions have
         the wrong shape.
@@ -410,16 +453,33 @@ def cross_validate(
     """
     _sklearn()
     from fmtest.tables.crossval_run import Study, run_study
+    from fmtest.tables.fit_seeds import FitSeeds, check_seeds
 
     _check_estimators(estimators)
     if on_error not in ("raise", "skip"):
         raise ValueError(f"`on_error` must be 'raise' or 'skip'; got {on_error!r}.")
+    check_seeds(seeds)
+    _check_random_state(random_state)
     sets, several = _datasets(X, y, groups, dataset)
-    seeds = _dataset_seeds(random_state, len(sets)) if several else [random_state]
+    split_seeds = _dataset_seeds(random_state, len(sets)) if several else [random_state]
     designs = [
         _design(name, Xd, yd, gd, cv, repeats, seed, positive, several)
-        for (name, Xd, yd, gd), seed in zip(sets, seeds, strict=True)
+        for (name, Xd, yd, gd), seed in zip(sets, split_seeds, strict=True)
     ]
+    # after the splits: a RandomState gives the splits their draws first
+    fit_seeds = FitSeeds(seeds, random_state, estimators)
+    if (
+        cache is not None
+        and random_state is None
+        and fit_seeds.record().get("reseeded")
+    ):
+        warnings.warn(
+            "cache= with random_state=None and seeds='per_fit': every run draws "
+            "fresh seeds for the fits, so a rerun finds none of them in the cache "
+            "and refits them. Pass an int random_state to resume.",
+            CacheWarning,
+            stacklevel=2,
+        )
     study = Study(
         designs,
         dict(estimators),
@@ -430,12 +490,14 @@ def cross_validate(
         cache=cache,
         on_error=on_error,
         to_parquet=to_parquet,
+        seeds=fit_seeds,
     )
     result, failures, counts = run_study(study)
     if to_parquet is not None:
         return result
     result.attrs["failed_fits"] = failures
     result.attrs["fits"] = counts
+    result.attrs["seeds"] = fit_seeds.record()
     return result
 
 

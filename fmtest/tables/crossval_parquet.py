@@ -8,7 +8,9 @@ written (NaN where a fit has no score), and if it must go, the file is
 rewritten without it one row group at a time. The failed fits of
 ``on_error="skip"`` go into the file's key-value metadata
 (:data:`FAILED_FITS_KEY`, JSON records), where
-:func:`fmtest.tables.crossval.failed_fits` reads them.
+:func:`fmtest.tables.crossval.failed_fits` reads them, and so does the
+seeding (:data:`SEEDS_KEY`: what ``attrs["seeds"]`` holds in memory, read
+by :func:`read_seeds`).
 """
 
 from __future__ import annotations
@@ -17,10 +19,18 @@ import json
 import os
 from pathlib import Path
 
-__all__ = ["FAILED_FITS_KEY", "ParquetSink", "read_failed_fits"]
+__all__ = [
+    "FAILED_FITS_KEY",
+    "SEEDS_KEY",
+    "ParquetSink",
+    "read_failed_fits",
+    "read_seeds",
+]
 
 #: Key of the failed fits (JSON records) in the file's metadata.
 FAILED_FITS_KEY = b"fmtest.failed_fits"
+#: Key of the fits' seeding (a JSON object, ``attrs["seeds"]``) in the metadata.
+SEEDS_KEY = b"fmtest.seeds"
 
 
 def _pyarrow():
@@ -82,7 +92,7 @@ class ParquetSink:
             )
         self.writer.write_table(table, row_group_size=max(len(frame), 1))
 
-    def close(self, failures, keep_score):
+    def close(self, failures, keep_score, seeds=None):
         """Finish the file: the failed fits in its metadata; drop ``score`` if told.
 
         Parameters
@@ -91,6 +101,9 @@ class ParquetSink:
             The failed fits' records.
         keep_score : bool
             False: rewrite the file without the ``score`` column.
+        seeds : dict, optional
+            The fits' seeding (``attrs["seeds"]``), stored under
+            :data:`SEEDS_KEY`.
 
         Returns
         -------
@@ -100,6 +113,8 @@ class ParquetSink:
             raise ValueError("to_parquet: no fit succeeded, so there are no rows.")
         records = [{k: _plain(v) for k, v in row.items()} for row in failures]
         meta = {FAILED_FITS_KEY: json.dumps(records).encode()}
+        if seeds is not None:
+            meta[SEEDS_KEY] = json.dumps(seeds).encode()
         if keep_score:
             self.writer.add_key_value_metadata(meta)
             self.writer.close()
@@ -140,3 +155,10 @@ def read_failed_fits(path):
     _, pq = _pyarrow()
     meta = pq.read_metadata(path).metadata or {}
     return json.loads(meta.get(FAILED_FITS_KEY, b"[]"))
+
+
+def read_seeds(path):
+    """The fits' seeding stored in a ``to_parquet`` file (a dict), or None."""
+    _, pq = _pyarrow()
+    meta = pq.read_metadata(path).metadata or {}
+    return json.loads(meta[SEEDS_KEY]) if SEEDS_KEY in meta else None

@@ -45,10 +45,20 @@ class Study:
     cache: Any = None
     on_error: str = "raise"
     to_parquet: Any = None
+    seeds: Any = None  # a FitSeeds; None: no seed is set
     names: list = field(init=False)
 
     def __post_init__(self):
         self.names = list(self.estimators)
+
+    def fit_seeds(self, tasks):
+        """The ``{parameter: seed}`` of every task (empty: nothing to set)."""
+        if self.seeds is None:
+            return [{} for _ in tasks]
+        return [
+            self.seeds.of(self.designs[d].name, name, *self.designs[d].labels[s])
+            for d, s, name in tasks
+        ]
 
 
 @dataclass
@@ -81,8 +91,9 @@ def _output(entry):
     )
 
 
-def _entry(out, token, design, repeat, fold, name):
+def _entry(out, token, design, repeat, fold, name, seeds):
     return {
+        "seeds": dict(seeds),
         "pred": out.pred,
         "score": out.score,
         "why": out.why,
@@ -96,7 +107,7 @@ def _entry(out, token, design, repeat, fold, name):
     }
 
 
-def _keys(study, tasks):
+def _keys(study, tasks, seeds):
     """The cache key of every task (None where the estimator has no key)."""
     from fmtest.tables.fit_cache import (
         UnkeyableEstimator,
@@ -126,14 +137,19 @@ def _keys(study, tasks):
     digests = [dataset_digest(d.X, d.y, d.groups) for d in study.designs]
     splits = [[split_digest(*split) for split in d.splits] for d in study.designs]
     keys = []
-    for d, s, name in tasks:
+    for (d, s, name), fit_seeds in zip(tasks, seeds, strict=True):
         design = study.designs[d]
         token = tokens[name]
         keys.append(
             None
             if token is None
             else fit_key(
-                digests[d], token, *design.labels[s], splits[d][s], study.positive
+                digests[d],
+                token,
+                *design.labels[s],
+                splits[d][s],
+                study.positive,
+                fit_seeds,
             )
         )
     return keys, tokens
@@ -283,7 +299,7 @@ def _failure_record(design, repeat, fold, name, failure):
     }
 
 
-def _fit_and_assemble(study, tasks, keys, tokens, cache, sink):
+def _fit_and_assemble(study, tasks, keys, tokens, cache, sink, seeds):
     """Load the cached fits, run the others, assemble; see :func:`run_study`.
 
     Returns the assembly, the numbers of fits loaded and run, and the
@@ -320,6 +336,7 @@ def _fit_and_assemble(study, tasks, keys, tokens, cache, sink):
                 test,
                 None if design.multiclass else study.positive,
                 where(design, *design.labels[s], name),
+                seeds[i],
             )
         )
     failures = []
@@ -345,7 +362,9 @@ def _fit_and_assemble(study, tasks, keys, tokens, cache, sink):
                 )
             else:
                 if keys[i] is not None:
-                    entry = _entry(out, tokens[name], design, repeat, fold, name)
+                    entry = _entry(
+                        out, tokens[name], design, repeat, fold, name, seeds[i]
+                    )
                     cache.store(keys[i], entry)
                 assembly.add(i, d, out, out.why)
             bar.update(1)
@@ -377,13 +396,14 @@ def run_study(study):
         for s in range(len(design.splits))
         for name in study.names
     ]
+    seeds = study.fit_seeds(tasks)
     cache = None
     keys, tokens = [None] * len(tasks), {}
     if study.cache is not None:
         from fmtest.tables.fit_cache import FitCache
 
         cache = FitCache(study.cache)
-        keys, tokens = _keys(study, tasks)
+        keys, tokens = _keys(study, tasks, seeds)
     sink = None
     if study.to_parquet is not None:
         from fmtest.tables.crossval_parquet import ParquetSink
@@ -391,7 +411,7 @@ def run_study(study):
         sink = ParquetSink(study.to_parquet)
     try:
         assembly, loaded, n_fits, failures = _fit_and_assemble(
-            study, tasks, keys, tokens, cache, sink
+            study, tasks, keys, tokens, cache, sink, seeds
         )
     except BaseException:
         if sink is not None:
@@ -415,7 +435,8 @@ def run_study(study):
         )
     keep = score_kept(whys)
     if sink is not None:
-        return sink.close(failures, keep), failures, counts
+        seeds = study.seeds.record() if study.seeds is not None else None
+        return sink.close(failures, keep, seeds), failures, counts
     frames = [
         f if keep else f.drop(columns="score") for f in assembly.frames if f is not None
     ]

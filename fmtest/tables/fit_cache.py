@@ -9,10 +9,15 @@ a SHA-256 key of everything that determines its output:
 * the estimator: its class and every parameter, recursively
   (:func:`estimator_token`);
 * the split: the repeat, the fold and the train and test row positions;
-* the positive label.
+* the positive label;
+* the fit's own seeds, when ``seeds="per_fit"`` set them
+  (:mod:`fmtest.tables.fit_seeds`).
 
-Names are not part of the key: renaming an estimator or a data set reuses
-its fits, and two estimators with the same class and parameters share them.
+Names are not part of the key, but with ``seeds="per_fit"`` they pick the
+fit's seeds: renaming an estimator or a data set then refits the estimators
+that take a ``random_state``. Without seeds to set (``seeds="fixed"``, or an
+estimator without ``random_state``) renaming reuses the fits, and two
+estimators with the same class and parameters share them.
 
 A file is written to a temporary name in the folder, flushed to disk
 (``os.fsync``) and renamed over its final name (``os.replace``, atomic), so
@@ -231,7 +236,7 @@ def split_digest(train, test):
     )
 
 
-def fit_key(data, token, repeat, fold, split, positive):
+def fit_key(data, token, repeat, fold, split, positive, seeds=None):
     """The SHA-256 key of one fit.
 
     Parameters
@@ -246,19 +251,25 @@ def fit_key(data, token, repeat, fold, split, positive):
         :func:`split_digest` of the split.
     positive : scalar
         The positive label.
+    seeds : dict, optional
+        The fit's own seeds, ``{parameter: int}``, set on the estimator
+        before the fit; none (the key of earlier versions) when empty.
     """
     if isinstance(positive, np.generic):
         positive = positive.item()
-    text = "\n".join(
-        [
-            f"fmtest fit cache {CACHE_FORMAT}",
-            data,
-            token,
-            f"repeat {int(repeat)} fold {int(fold)}",
-            split,
-            f"positive {type(positive).__name__}:{positive!r}",
-        ]
-    )
+    lines = [
+        f"fmtest fit cache {CACHE_FORMAT}",
+        data,
+        token,
+        f"repeat {int(repeat)} fold {int(fold)}",
+        split,
+        f"positive {type(positive).__name__}:{positive!r}",
+    ]
+    if seeds:
+        lines.append(
+            "seeds " + ",".join(f"{k}={int(v)}" for k, v in sorted(seeds.items()))
+        )
+    text = "\n".join(lines)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -118,8 +118,8 @@ def _portable(err):
 NO_SCORE_MULTICLASS = "multi-class y: no positive class to score"
 
 
-def fit_one(index, estimator, X, y, train, test, positive, where):
-    """Clone, fit, predict and score one estimator on one split.
+def fit_one(index, estimator, X, y, train, test, positive, where, seeds=None):
+    """Clone, (re)seed, fit, predict and score one estimator on one split.
 
     Parameters
     ----------
@@ -136,6 +136,9 @@ def fit_one(index, estimator, X, y, train, test, positive, where):
         (no positive class: no score, and ``why`` is :data:`NO_SCORE_MULTICLASS`).
     where : str
         The fit in words (``"estimator 'a' in repeat 0, fold 1"``), for messages.
+    seeds : dict, optional
+        ``{parameter: seed}`` set on the clone before it is fitted (the fit's
+        own seeds, :meth:`fmtest.tables.fit_seeds.FitSeeds.of`).
 
     Returns
     -------
@@ -148,6 +151,8 @@ def fit_one(index, estimator, X, y, train, test, positive, where):
 
     try:
         est = clone(estimator)
+        if seeds:
+            est.set_params(**seeds)
         X_test = _safe_indexing(X, test)
         start = time.perf_counter()
         est.fit(_safe_indexing(X, train), y[train])
