@@ -371,6 +371,8 @@ LATEX_SPECIALS.update(
         "š": r"\v{s}",
         "Š": r"\v{S}",
         "Ĵ": r"\^{J}",
+        "ĝ": r"\^{g}",
+        "ŝ": r"\^{s}",
         "ḡ": r"\ensuremath{\bar{g}}",
     }
 )
@@ -383,7 +385,7 @@ LATEX_SPECIALS.update(
 LATEX_SPECIALS.update(
     {
         sub: f"\\ensuremath{{_{{{c}}}}}"
-        for sub, c in zip("₀₁₂₃₄₅₆₇₈₉₋ᵢⱼₛ", "0123456789-ijs", strict=True)
+        for sub, c in zip("₀₁₂₃₄₅₆₇₈₉₊₋ᵢⱼₛ", "0123456789+-ijs", strict=True)
     }
 )
 #: Combining accents (after their letter) and the maths accent that sets them.
