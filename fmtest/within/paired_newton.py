@@ -406,20 +406,6 @@ class PairedNewton:
             three converged.
         """
         pi, ok = self.fit(np.zeros(len(self.p)))
-        lower, upper, converged = self.bounds(z)
-        return pi, lower, upper, ok & converged
-
-    def bounds(self, z):
-        """Both bounds at ``z``, every row (:meth:`interval` without the fit at 0).
-
-        Returns
-        -------
-        lower, upper, converged : ndarray
-            The bounds (each started from the delta-method bound, or halfway
-            to the edge where that lies beyond it; ±1 where F̂_a − F̂_b = ±1)
-            and the rows where both converged.
-        """
-        ok = np.ones(len(self.p), bool)
         starts = bound_starts(self.x, self.beta, z, self.diff, edge=1 - 1e-6)
         bounds = []
         for side, start in zip((-1.0, 1.0), starts, strict=True):
@@ -429,7 +415,7 @@ class PairedNewton:
             at_edge = self.estimate == side
             bounds.append(np.where(at_edge, side, bound))
             ok &= converged | at_edge
-        return bounds[0], bounds[1], ok
+        return pi, bounds[0], bounds[1], ok
 
     def bound(self, side, z, start):
         """The δ0 on ``side`` (−1 or +1) of F̂_a − F̂_b where X² = z², and which converged.

@@ -86,7 +86,6 @@ from fmtest.within.paired_newton import (
     fbeta_pair,
     shrink_to_feasible,
 )
-from fmtest.within.paired_warm import warm_fit
 
 __all__ = [
     "CHUNK_TABLES",
@@ -523,9 +522,7 @@ def _interval_rows(x, beta, z):
     """
     newton = PairedNewton(x, beta)
     diff = newton.estimate.copy()  # of the counts (the solver's has pseudo-counts)
-    pi, ok = _fit_at_zero(newton, beta)
-    lower, upper, converged = newton.bounds(z)
-    ok &= converged
+    pi, lower, upper, ok = newton.interval(z)
     pvalue = np.where(diff == 0, 1.0, stats.chi2.sf(_pearson(x, pi), 1))
     slow = np.flatnonzero(~ok)
     if slow.size:
@@ -533,27 +530,6 @@ def _interval_rows(x, beta, z):
         for target, values in zip((diff, lower, upper, pvalue), rest, strict=True):
             target[slow] = values
     return diff, lower, upper, pvalue
-
-
-def _fit_at_zero(newton, beta):
-    """π̃ under F_a = F_b for every row of ``newton``, and which rows converged.
-
-    The closed-form (ν, φ) steps of :func:`~fmtest.within.paired_warm.warm_fit`
-    from the first-order start of :meth:`PairedNewton.start` (about half the
-    time of the (π, s) steps); the rows they leave (an empty cell taking
-    mass) take :meth:`PairedNewton.fit`'s steps from the same start. Both
-    meet the same tolerance: p-values agree to 10⁻⁹ relative
-    (``benchmarks/bench_paired_solver.py``).
-    """
-    zero = np.zeros(len(newton.p))
-    st = newton.start(zero)
-    pi, ok, *_ = warm_fit(newton.p, st.nu, st.phi, 0.0, beta)
-    rest = np.flatnonzero(~ok)
-    if rest.size:
-        ok[rest] = newton.solve(st, rows=rest)[rest]
-        q = st.q[rest]
-        pi[rest] = q / q.sum(axis=1, keepdims=True)
-    return pi, ok
 
 
 def _profile_interval_rows(x, beta, z):
