@@ -157,6 +157,16 @@ def _solve_rows(matrix, vector):
         return out
 
 
+def _across(ufunc, values):
+    """``ufunc`` (minimum, maximum, logical_and) reduced over the columns of
+    ``values``, one call per column: the same values as ``.min(axis=1)`` and
+    the like, several times faster on so few columns."""
+    out = ufunc(values[:, 0], values[:, 1])
+    for col in range(2, values.shape[1]):
+        ufunc(out, values[:, col], out=out)
+    return out
+
+
 def _pick(values, rows):
     """``values[rows]``, or ``values`` itself where ``rows`` is None (all rows)."""
     return values if rows is None else values[rows]
@@ -286,7 +296,7 @@ class PairedNewton:
         ratio = q / s
         dq = np.empty_like(q)
         dz = np.empty_like(rhs_z)
-        schur = ratio.max(axis=1) <= SCHUR_LIMIT
+        schur = _across(np.maximum, ratio) <= SCHUR_LIMIT
         if schur.all():  # the usual case: no copies
             scaled = rhs_q / s
             matrix = e - (c * ratio[:, None, :]) @ g
@@ -343,11 +353,11 @@ class PairedNewton:
             part = None if whole else todo
             res_q, res_z, own_s, g, c, e = self._system(part, st, target)
             p, s_now = _pick(self.p, part), _pick(st.s, part)
-            small = (np.abs(res_q) <= TOLERANCE * p).all(axis=1)
-            small &= (np.abs(res_z) <= TOLERANCE).all(axis=1)
-            small &= (np.abs(own_s) <= TOLERANCE * s_now + 1e-14).all(axis=1)
+            small = _across(np.logical_and, np.abs(res_q) <= TOLERANCE * p)
+            small &= _across(np.logical_and, np.abs(res_z) <= TOLERANCE)
+            small &= _across(np.logical_and, np.abs(own_s) <= TOLERANCE * s_now + 1e-14)
             done[todo[small]] = True
-            going = ~small & np.isfinite(res_z).all(axis=1)
+            going = ~small & _across(np.logical_and, np.isfinite(res_z))
             if not going.any():
                 break
             if going.all():  # no copies of the Jacobian blocks (the first steps)
@@ -367,7 +377,7 @@ class PairedNewton:
                 reach = np.where(
                     falling, -now / np.where(falling, change, -1.0), np.inf
                 )
-                t = np.minimum(t, 0.99 * reach.min(axis=1))
+                t = np.minimum(t, 0.99 * _across(np.minimum, reach))
             if target is not None:  # δ0 stays inside (−1, 1)
                 d_delta = dz[:, 3]
                 room = np.where(d_delta > 0, 1 - st.delta[active], 1 + st.delta[active])
