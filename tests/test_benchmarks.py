@@ -174,6 +174,38 @@ def test_quick_paired_score_benchmark_runs(monkeypatch, capsys):
     assert "Newton route (default)" in capsys.readouterr().out
 
 
+def test_quick_paired_solver_benchmark_runs(monkeypatch, capsys):
+    """Issue 32.4: the quick run times the paired score solver as of the
+    commit before the change against now (read with ``git show``) on the
+    same distinct tables; now must equal before bit for bit. No timing is
+    asserted."""
+    import subprocess
+
+    root = BENCHMARKS.parent
+    probe = subprocess.run(
+        ["git", "cat-file", "-e", "efab5ae7e8b3a59a154568c980c9bcd8a78ab51f"],
+        cwd=root, capture_output=True,
+    )  # fmt: skip
+    if probe.returncode:
+        pytest.skip("needs the git history (the solver before issue 32.4)")
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_paired_solver
+
+    try:
+        out = bench_paired_solver.main(["--quick"])
+    finally:
+        for name in (
+            "bench_paired_solver",
+            "bench_thousand",
+            "_baseline",
+            "bench_counts",
+        ):
+            sys.modules.pop(name, None)
+    assert out["same"]
+    assert out["tables"] > 1000
+    assert "now equals before bit for bit: True" in capsys.readouterr().out
+
+
 def test_quick_multiclass_benchmark_runs(monkeypatch, capsys):
     """The quick run checks that the multi-class per-class F of class 0 equals
     the binary F of the class-0 reduction (it raises otherwise) and prints
