@@ -362,6 +362,13 @@ def metric_value_and_gradient(metric, cells):
     """
     dual = metric.dual(cells)
     value, grad = dual.value, dual.grad
+    # On a bound of its range (MCC = 1 on a perfect table) the metric is at an
+    # extreme, so it cannot change along the cells that hold the counts: the
+    # delta variance is 0 and gets its reason. The computed gradient is only
+    # rounding there (an SE of 1e-17 before).
+    on_bound = (value == metric.bounds[0]) | (value == metric.bounds[1])
+    on_bound &= np.isfinite(grad).all(axis=(-2, -1))  # a kink keeps its NaN
+    grad = np.where(on_bound[..., None, None], 0.0, grad)
     undefined = np.isnan(value)
     kink = ~undefined & np.isnan(grad).any(axis=(-2, -1))
     reason = np.select(
