@@ -30,22 +30,32 @@ FORMULA = "correct ~ algorithm + dataset"
 GOAL_SECONDS = 10.0
 
 
+def timed(seconds, name, func):
+    """``func()``, its wall time stored in ``seconds[name]``."""
+    start = time.perf_counter()
+    out = func()
+    seconds[name] = time.perf_counter() - start
+    return out
+
+
+def fit_steps(df, seconds):
+    """``from_formula``, ``fit`` and the tables the summary reads, each timed
+    into ``seconds``; returns the results (shared with ``bench_thousand.py``)."""
+    model = timed(
+        seconds, "from_formula", lambda: FMeasureComparison.from_formula(FORMULA, df)
+    )
+    res = timed(seconds, "fit", model.fit)
+    for table in ("fmeasures", "pairwise", "omnibus", "across_datasets"):
+        timed(seconds, table, lambda t=table: getattr(res, t))
+    return res
+
+
 def run(df):
     """Seconds per step from the long frame to the printed summary, and the text."""
     seconds = {}
-
-    def timed(name, func):
-        start = time.perf_counter()
-        out = func()
-        seconds[name] = time.perf_counter() - start
-        return out
-
-    model = timed("from_formula", lambda: FMeasureComparison.from_formula(FORMULA, df))
-    res = timed("fit", model.fit)
-    for table in ("fmeasures", "pairwise", "omnibus", "across_datasets"):
-        timed(table, lambda t=table: getattr(res, t))
-    timed("notes", lambda: res.notes)
-    text = timed("summary", lambda: res.summary().as_text())
+    res = fit_steps(df, seconds)
+    timed(seconds, "notes", lambda: res.notes)
+    text = timed(seconds, "summary", lambda: res.summary().as_text())
     return seconds, text
 
 

@@ -45,7 +45,6 @@ import os
 import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -53,11 +52,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_counts import make_long_data
+from bench_many_algorithms import FORMULA as FORMULA  # re-exported for the tests
+from bench_many_algorithms import fit_steps, timed
 
-from fmtest import FMeasureComparison
 from fmtest.cli import JSON_MAX_ROWS, write_json
 
-FORMULA = "correct ~ algorithm + dataset"
 GOAL_SECONDS, GOAL_GB = 60.0, 3.0
 #: make_long_data options of each kind of data (see the module docstring)
 DATA = {"shared": {}, "distinct": {"independence": 0.5, "spread": True}}
@@ -91,26 +90,16 @@ def one(algorithms, instances, datasets, folds, data="shared", max_rows=JSON_MAX
     if not folds:
         df = df.drop(columns="fold")
     seconds = {}
-
-    def timed(name, func):
-        start = time.perf_counter()
-        out = func()
-        seconds[name] = time.perf_counter() - start
-        return out
-
-    model = timed("from_formula", lambda: FMeasureComparison.from_formula(FORMULA, df))
-    res = timed("fit", model.fit)
-    for table in ("fmeasures", "pairwise", "omnibus", "across_datasets"):
-        timed(table, lambda t=table: getattr(res, t))
-    timed("summary", lambda: res.summary().as_text())
+    res = fit_steps(df, seconds)
+    timed(seconds, "summary", lambda: res.summary().as_text())
     stream = _Count()
-    timed("json", lambda: write_json(res, stream, max_rows=max_rows))
+    timed(seconds, "json", lambda: write_json(res, stream, max_rows=max_rows))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return {
         "seconds": seconds,
         "peak": peak,
         "json_chars": stream.chars,
-        "distinct": distinct_share(model.counts),
+        "distinct": distinct_share(res.model.counts),
     }
 
 

@@ -42,8 +42,8 @@ from scipy import stats
 
 from fmtest import FMeasureComparison
 from validation._common import QUICK_OUT, REPO_ROOT
+from validation.cv_simulate import LEARNERS
 
-LEARNERS = ("tree_a", "tree_b", "logit", "nb")
 PAIRS = {
     ("tree_a", "tree_b"): "tree_a - tree_b (identical)",
     ("logit", "tree_a"): "logit - tree",

@@ -55,6 +55,7 @@ from scipy import stats
 
 from fmtest.estimates.fmeasure import fbeta
 from validation._common import DEFAULT_DATA, REPO_ROOT
+from validation.cv_estimand import long_frame
 from validation.cv_simulate import (
     LEARNERS,
     algorithm_truth,
@@ -127,22 +128,6 @@ def intervals(tables, a, b, alpha=ALPHA):
             abs(centre[method]) / se[method], df[method]
         )
     return out
-
-
-def long_frame(y, folds, preds):
-    """The replicate as long data for fmtest (one row per repeat, instance, learner)."""
-    n_rep, n = folds.shape
-    n_alg = preds.shape[-1]
-    return pd.DataFrame(
-        {
-            "repeat": np.repeat(np.arange(n_rep), n * n_alg),
-            "fold": np.repeat(folds.ravel(), n_alg),
-            "instance": np.tile(np.repeat(np.arange(n), n_alg), n_rep),
-            "algorithm": np.tile(np.array(LEARNERS), n_rep * n),
-            "truth": np.repeat(np.tile(y, n_rep), n_alg),
-            "predicted": preds.reshape(-1).astype(np.int8),
-        }
-    )
 
 
 def check_fmtest(y, folds, preds, tables):

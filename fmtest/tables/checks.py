@@ -245,17 +245,27 @@ MULTILABEL_ENGINE = Check(
     "as binary data.",
     routes=("engines",),
 )
+#: The roles whose columns every reader checks alike.
+ROLE_COLUMNS = (
+    "response",
+    "truth",
+    "algorithm",
+    "dataset",
+    "instance",
+    "fold",
+    "repeat",
+)
 COLUMN_MISSING = Check(
     "column-missing",
     "every role names a column of the data",
-    ("response", "truth", "algorithm", "dataset", "instance", "fold", "repeat"),
+    ROLE_COLUMNS,
     "Column {column!r} (the {role} column) is not in the data; the data have "
     "columns {columns:texts}.",
 )
 COLUMN_REPEATED = Check(
     "column-repeated",
     "a role's column name appears once in the data",
-    ("response", "truth", "algorithm", "dataset", "instance", "fold", "repeat"),
+    ROLE_COLUMNS,
     "Column {column!r} (the {role} column) appears {count} times in the data; "
     "column names must be unique.",
 )
@@ -279,14 +289,14 @@ NO_ROWS = Check(
 MISSING_VALUES = Check(
     "missing-values",
     "no role column (nor the score) has missing values",
-    ("response", "truth", "algorithm", "dataset", "instance", "fold", "repeat"),
+    ROLE_COLUMNS,
     "Column {column!r} (the {role} column) has {count} missing values"
     "{where:first_at}; drop or fill them first.",
 )
 NOT_SCALAR = Check(
     "not-scalar",
     "role columns hold scalars (no lists, dicts or arrays)",
-    ("response", "truth", "algorithm", "dataset", "instance", "fold", "repeat"),
+    ROLE_COLUMNS,
     "Column {column!r} (the {role} column) holds a {value:type}{row:at_row} "
     "({value!r:.60}); its values must be scalars (numbers or strings), e.g. "
     "join a list into one string first.",
