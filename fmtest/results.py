@@ -624,6 +624,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
                 rope=self.config["rope"],
                 pairs=(comp.index, comp.first, comp.second),
                 values=self.fold_values,
+                five_by_two=self.design.five_by_two,
             )
         return _renamed(table, ALGORITHM_TESTS_RENAMED)
 
@@ -638,6 +639,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             alpha=self.alpha,
             rope=self.config["rope"],
             values=self.fold_values,
+            five_by_two=self.design.five_by_two,
         )
 
     # -- statsmodels-style accessors ----------------------------------------

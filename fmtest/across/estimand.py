@@ -29,7 +29,7 @@ from fmtest.estimates.delta import cell_variance, pair_covariance
 from fmtest.estimates.fmeasure import fbeta_gradient
 from fmtest.estimates.metrics import metric_value_and_gradient
 from fmtest.estimates.multiclass import averaged_classes, multiclass_f
-from fmtest.tables.design import QUESTIONS, Design, _is_five_by_two, fold_repeat
+from fmtest.tables.design import QUESTIONS, Design, fold_repeat
 
 __all__ = [
     "ESTIMANDS",
@@ -89,12 +89,12 @@ def resolve_estimand(estimand, counts):
     return Design.from_counts(counts).question_for(estimand)
 
 
-def algorithm_test_name(counts):
+def algorithm_test_name(five_by_two):
     """The lead test of the algorithm estimand: the corrected repeated k-fold t,
-    except on five repeats of 2-fold CV, where it is the instance +
-    between-repeat z (:func:`_between_lead`; Dietterich's 5×2cv t and the
-    corrected t are given beside it, see :func:`algorithm_pairwise`)."""
-    return BETWEEN_TEST if _is_five_by_two(counts) else CORRECTED_TEST
+    except on five repeats of 2-fold CV (``Design.five_by_two``), where it is
+    the instance + between-repeat z (:func:`_between_lead`; Dietterich's 5×2cv
+    t and the corrected t are given beside it, see :func:`algorithm_pairwise`)."""
+    return BETWEEN_TEST if five_by_two else CORRECTED_TEST
 
 
 def fold_metric(counts, metric):
@@ -421,7 +421,14 @@ def _corrected_lead(diff, corrected, alpha, bounds):
 
 
 def algorithm_pairwise(
-    counts, metric, delta, alpha=0.05, rope=0.0, pairs=None, values=None
+    counts,
+    metric,
+    delta,
+    alpha=0.05,
+    rope=0.0,
+    pairs=None,
+    values=None,
+    five_by_two=None,
 ):
     """Tests of the algorithm estimand for every pair in every data set.
 
@@ -463,6 +470,9 @@ def algorithm_pairwise(
         The fold and repeat values and the fold sizes; by default the
         metric of the binary count tables (:class:`FoldValues`). Multi-class
         fits pass a :class:`MulticlassFoldValues`.
+    five_by_two : bool, optional
+        Five repeats of 2-fold CV (the fit's ``res.design.five_by_two``),
+        which choose the lead test; by default read from ``counts``.
 
     Returns
     -------
@@ -503,7 +513,8 @@ def algorithm_pairwise(
         bounds=bounds,
     )
     corrected = _corrected_columns(fold_diff, ratio, alpha, rope)
-    five_by_two = _is_five_by_two(counts)
+    if five_by_two is None:  # a direct call: the design of the counts
+        five_by_two = Design.from_counts(counts).five_by_two
     if five_by_two:
         lead = _between_lead(diff, var_inst, rep_diff, alpha, bounds)
         why = (
@@ -516,7 +527,7 @@ def algorithm_pairwise(
     reason = np.where(np.isfinite(lead["pvalue"]) | ~np.isfinite(diff), "", why).astype(
         object
     )
-    test = np.full(diff.shape, algorithm_test_name(counts), dtype=object)
+    test = np.full(diff.shape, algorithm_test_name(five_by_two), dtype=object)
     extra = {
         "se_instance": np.sqrt(var_inst),
         "se_retraining": retrain["se_retraining"],

@@ -297,7 +297,12 @@ class AlgorithmsQuestion(Question):
         if alpha == res.alpha:
             return res._algorithm_tests_all
         return algorithm_pairwise(
-            res.counts, res.metric, res.delta, alpha=alpha, values=res.fold_values
+            res.counts,
+            res.metric,
+            res.delta,
+            alpha=alpha,
+            values=res.fold_values,
+            five_by_two=res.design.five_by_two,
         )
 
     def pair_tests(self, res, alpha):
