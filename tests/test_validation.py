@@ -430,7 +430,9 @@ def test_multiclass_populations_have_the_stated_values(k):
         f_a, f_b = (multiclass_f(t, average) for t in (own_a, p.sum(axis=1)))
         want = 0.0 if design == "equal" else mc.DIFFERENCE
         assert f_a - f_b == pytest.approx(want, abs=1e-10)
-        assert pop["truth"].tolist() == pytest.approx([f_a, f_b], abs=1e-15)
+        assert pop["truth"].tolist() == pytest.approx(
+            [float(f_a), float(f_b)], abs=1e-15
+        )
         # the two classifiers agree with the coupling's weight on the diagonal
         agree = np.einsum("jaa->", p)
         cond_b = p.sum(axis=1) / pi[:, None]
