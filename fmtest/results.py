@@ -70,7 +70,8 @@ from fmtest.within.intervals import difference_test, fmeasure_interval
 from fmtest.within.mover_logit import difference_power, mover_logit_test
 from fmtest.within.multitest import adjust_pvalues
 from fmtest.within.paired_score import (
-    paired_difference_test,
+    paired_score_bounds,
+    paired_score_pvalue,
     paired_score_test,
     paired_score_unusable,
 )
@@ -318,6 +319,92 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             ``p_wong``, ``p_adjusted`` and ``se_algorithm`` still select their
             columns for one release, with a ``FutureWarning``.
         """
+        return self._pair_frame(None)
+
+    def _identical_pairs(self):
+        """The index of the rows of :attr:`pairwise` whose reason is identical
+        predictions (without computing the intervals)."""
+        columns, index, _ = self._pair_columns
+        return index[columns["reason"] == REASON_IDENTICAL]
+
+    @property
+    def pairwise_index(self) -> pd.MultiIndex:
+        """The index of :attr:`pairwise`, without computing its intervals."""
+        return self._pair_columns[1]
+
+    def pairwise_rows(self, rows) -> pd.DataFrame:
+        """Rows of :attr:`pairwise`, computing the intervals of those rows only.
+
+        With a thousand algorithms :attr:`pairwise` has five million rows,
+        and the paired score interval's two bound searches are three quarters
+        of its cost; the summary needs the pairs of the best algorithm (or
+        of the control). Every other column (the p-values, adjusted within
+        each data set over all pairs, the reasons) is computed for all rows
+        and is the same as in :attr:`pairwise`.
+
+        Parameters
+        ----------
+        rows : array_like of bool or int
+            A boolean mask over :attr:`pairwise_index`, or row positions.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``pairwise`` restricted to ``rows`` (the table itself, sliced,
+            once it has been computed). The last selection is kept.
+
+        Examples
+        --------
+        >>> from fmtest import FMeasureComparison
+        >>> from fmtest.datasets import load_example
+        >>> res = FMeasureComparison.from_formula(
+        ...     "correct ~ algorithm + dataset", load_example()
+        ... ).fit(estimand="models")
+        >>> rf = res.pairwise_index.get_level_values("algorithm_2") == "rf"
+        >>> part = res.pairwise_rows(rf)
+        >>> len(part), part.equals(res.pairwise[rf])
+        (15, True)
+        """
+        rows = np.asarray(rows)
+        if "pairwise" in self.__dict__:
+            return (
+                self.pairwise[rows] if rows.dtype == bool else self.pairwise.iloc[rows]
+            )
+        key = (rows.dtype.str, rows.tobytes())
+        if self._last_rows is None or self._last_rows[0] != key:
+            self._last_rows = (key, self._pair_frame(rows))
+        return self._last_rows[1]
+
+    _last_rows = None
+
+    def _pair_frame(self, rows):
+        """:attr:`pairwise`, or its rows ``rows`` (None: all), with intervals
+        computed for those rows only."""
+        columns, index, why = self._pair_columns
+        chosen = slice(None) if rows is None else rows
+        if self.hypothesis.is_default:
+            positions = None if rows is None else np.arange(len(index))[chosen]
+            low, high = self._pair_interval(self.alpha, positions)
+            low, high = low[chosen], high[chosen]
+        else:
+            low, high = (
+                b.ravel()[chosen] for b in self._hypothesis_interval(self.alpha, rows)
+            )
+        frame = {}
+        for name, values in columns.items():
+            if name == "pvalue":  # the interval precedes the test it inverts
+                frame["ci_lower"], frame["ci_upper"] = low, high
+            frame[name] = values[chosen]
+        missing = [frame[c] for c in PAIR_TEST_COLUMNS if c in frame]
+        frame["reason"] = explain(
+            frame["reason"], np.isnan(missing).any(0), why[chosen]
+        )
+        return _renamed(pd.DataFrame(frame, index=index[chosen]), PAIRWISE_RENAMED)
+
+    @cached_property
+    def _pair_columns(self):
+        """Every column of :attr:`pairwise` but the interval, for every row;
+        its index; and why each row's test would be NaN."""
         pairs, diff, var_d, corr_d = self._contrasts(self.delta)
         index = self.counts.pair_index()[0]
         frame = {"diff": diff.ravel()}  # columns, one DataFrame call at the end
@@ -334,7 +421,6 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         frame["diff"] = lead["diff"]
         if "se" in lead:  # the question's own test's SE (not the delta method's)
             frame["se"] = lead["se"]
-        frame["ci_lower"], frame["ci_upper"] = lead["ci_lower"], lead["ci_upper"]
         matching_p = lead["pvalue"]
         # a pair with a reason has no test (identical predictions: no information)
         pvalue = np.where(reason != "", np.nan, matching_p)
@@ -348,11 +434,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         if not self.hypothesis.is_default:
             frame, index = self._hypothesis_columns(frame, diff.shape)
             why = self.comparisons.orient(why, False).ravel()
-        missing = [frame[c] for c in PAIR_TEST_COLUMNS if c in frame]
-        frame["reason"] = explain(frame["reason"], np.isnan(missing).any(0), why)
         families = frame["pvalue"].astype(float).reshape(len(self.counts.datasets), -1)
         frame["pvalue_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
-        return _renamed(pd.DataFrame(frame, index=index), PAIRWISE_RENAMED)
+        return frame, index, why
 
     def _wald_pvalue(self):
         """z-test p of every pair a < b by ``method``'s variance, (D·P,)."""
@@ -526,8 +610,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             comp.orient(v, False) for v in (var_d, self._wong_pair_variances(shape))
         )
 
-        def interval():
-            return comp.orient_interval(*self._pair_interval(self.alpha))
+        def interval(need):  # the pairwise intervals, where a variance is missing
+            positions = comp.ab_positions(np.asarray(need).ravel())
+            return comp.orient_interval(*self._pair_interval(self.alpha, positions))
 
         h = self.hypothesis
         frame = across_datasets_table(
@@ -782,8 +867,9 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             lower, upper = np.where(gap, low, lower), np.where(gap, high, upper)
         return lower, upper
 
-    def _difference_interval(self, alpha):
-        """(lower, upper) per (data set, pair), flattened."""
+    def _difference_interval(self, alpha, positions=None):
+        """(lower, upper) per (data set, pair), flattened; ``positions``: the
+        pairs needed (None: all), where an interval is computed lazily."""
         _, diff, var, _ = self._contrasts(self.lead)
         return wald_interval(diff.ravel(), var.ravel(), alpha)
 
@@ -967,6 +1053,7 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
         self.beta = float(self.metric.options["beta"])
         self._bootstraps = {}
         self._differences = {}
+        self._paired_intervals = {}  # alpha -> lower, upper, which are computed
         if ci_method in MOVER_BASE:
             name = CI_METHOD_NAMES[ci_method][1]
             why_not = paired_score_unusable(self.counts) if ci_method == "score" else ""
@@ -1038,12 +1125,47 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
             self._differences[alpha] = self._compute_difference_test(alpha)
         return self._differences[alpha]
 
+    @property
+    def _paired_score(self):
+        return self.config.get("difference_ci") == "paired score"
+
+    @cached_property
+    def _pair_joint_tables(self):
+        """Each pair a < b's 8-cell table, (D, P, 2, 2, 2): the joint tables;
+        with repeats scaled to the cluster-robust variance of each difference
+        (Kish), as for MOVER and the bootstrap."""
+        joint = self._effective_tables[1]
+        first, second = np.triu_indices(len(self.counts.algorithms), k=1)
+        return joint[..., first, second, :, :, :]
+
+    @cached_property
+    def _paired_pvalue(self):
+        """(D·P,) p of the paired score test of equal F for every pair a < b."""
+        return paired_score_pvalue(self._pair_joint_tables, beta=self.beta).ravel()
+
+    def _paired_bounds(self, alpha, positions):
+        """(D·P,) paired score intervals, computed for ``positions`` (None: all)
+        where not yet computed and kept; NaN where not computed."""
+        if alpha not in self._paired_intervals:
+            n = self._paired_pvalue.size
+            self._paired_intervals[alpha] = (
+                np.full(n, np.nan),
+                np.full(n, np.nan),
+                np.zeros(n, bool),
+            )
+        low, high, done = self._paired_intervals[alpha]
+        wanted = np.arange(done.size) if positions is None else positions
+        todo = np.unique(np.asarray(wanted, dtype=np.intp))
+        todo = todo[~done[todo]]
+        if todo.size:
+            tables = self._pair_joint_tables.reshape(-1, 2, 2, 2)[todo]
+            low[todo], high[todo] = paired_score_bounds(
+                tables, beta=self.beta, alpha=alpha
+            )
+            done[todo] = True
+        return low, high
+
     def _compute_difference_test(self, alpha):
-        if self.config.get("difference_ci") == "paired score":
-            # the joint tables; with repeats scaled to the cluster-robust
-            # variance of each difference (Kish), as for MOVER and the bootstrap
-            joint = self._effective_tables[1]
-            return paired_difference_test(joint, beta=self.beta, alpha=alpha)
         tables, corr = self._interval_tables()
         return difference_test(
             tables,
@@ -1056,10 +1178,8 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
 
     def _difference_pvalue_at(self, null):
         ci_method = self.config["ci_method"]
-        if self.config.get("difference_ci") == "paired score":
-            joint = self._effective_tables[1]
-            first, second = np.triu_indices(len(self.counts.algorithms), k=1)
-            tables = joint[..., first, second, :, :, :]
+        if self._paired_score:
+            tables = self._pair_joint_tables
             p = paired_score_test(tables, np.nan_to_num(null), beta=self.beta)[1]
             return np.where(np.isnan(null), np.nan, p)
         if ci_method in MOVER_BASE:
@@ -1096,8 +1216,10 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
             return bounded_interval(est, var, self.metric.bounds, alpha)
         return wald_interval(est, var, alpha)  # ci_method="wald"
 
-    def _difference_interval(self, alpha):
+    def _difference_interval(self, alpha, positions=None):
         ci_method = self.config["ci_method"]
+        if self._paired_score:
+            return self._paired_bounds(alpha, positions)
         if ci_method in MOVER_BASE:
             res = self._difference_test(alpha)
             return res.lower.ravel(), res.upper.ravel()
@@ -1108,6 +1230,8 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
 
     def _difference_pvalue(self, wald_p):
         ci_method = self.config["ci_method"]
+        if self._paired_score:
+            return self._paired_pvalue
         if ci_method in MOVER_BASE:
             return self._difference_test(self.alpha).pvalue.ravel()
         if ci_method == "bootstrap":
@@ -1305,7 +1429,7 @@ class MulticlassComparisonResults(PlanningMixin, MetricComparisonResults):
             self._movers[alpha] = self._mover_logit(alpha)
         return self._movers[alpha]
 
-    def _difference_interval(self, alpha):
+    def _difference_interval(self, alpha, positions=None):
         if self._routes()[1] == "mover-logit":
             low, high, _ = self._mover_logit_at_zero(alpha)
             return low.ravel(), high.ravel()

@@ -41,8 +41,6 @@ class HypothesisMixin:
         keep, sign, index = comp.keep, comp.sign, comp.index
         flipped = {"diff", "z_delta", "z_wong"}
         out = {col: comp.orient(v, col in flipped).ravel() for col, v in frame.items()}
-        low, high = self._hypothesis_interval(self.alpha)
-        out["ci_lower"], out["ci_upper"] = low.ravel(), high.ravel()
         if not h.one_sided:
             return out, index
         null = h.null
@@ -67,9 +65,11 @@ class HypothesisMixin:
         out["pvalue"] = one_sided_pvalue(p_two, diff, null, h.alternative)
         return out, index
 
-    def _hypothesis_interval(self, alpha):
+    def _hypothesis_interval(self, alpha, rows=None):
         """(D, K) interval of the tested pairs: two-sided at 1 − α, or the
-        one-sided bound of the two-sided 1 − 2α interval."""
+        one-sided bound of the two-sided 1 − 2α interval; with ``rows`` (a
+        mask or positions among the D·K tested pairs) computed there only
+        (NaN elsewhere, where the interval is computed lazily)."""
         h = self.hypothesis
         if h.one_sided and alpha > 0.25:
             raise ValueError(
@@ -78,14 +78,19 @@ class HypothesisMixin:
                 "alpha must be at most 0.25."
             )
         level = 2 * alpha if h.one_sided else alpha
-        low, high = self.comparisons.orient_interval(*self._pair_interval(level))
+        positions = self.comparisons.ab_positions(rows)
+        low, high = self.comparisons.orient_interval(
+            *self._pair_interval(level, positions)
+        )
         return one_sided_bounds(
             low, high, h.alternative, metric_difference_range(self.metric)
         )
 
-    def _pair_interval(self, alpha):
-        """Two-sided (lower, upper) of every pair a < b, flattened (D·P,)."""
-        return self.question.pair_interval(self, alpha)
+    def _pair_interval(self, alpha, positions=None):
+        """Two-sided (lower, upper) of every pair a < b, flattened (D·P,);
+        with ``positions`` (among the D·P pairs) only those need be computed
+        (the others may be NaN)."""
+        return self.question.pair_interval(self, alpha, positions)
 
     def _pvalue_at(self, null):
         """Two-sided p-value of the fit's pairwise test of θ_a − θ_b = ``null``

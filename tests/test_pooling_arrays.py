@@ -218,7 +218,7 @@ def hostile_inputs(m, n_pairs, rng):
     var_wong[:, rng.random(n_pairs) < 0.2] = np.nan
     width = 2 * 1.96 * np.sqrt(rng.exponential(1e-3, (m, n_pairs)))
     width[rng.random((m, n_pairs)) < 0.2] = np.nan
-    return d, v, var_wong, (lambda: (d - width / 2, d + width / 2))
+    return d, v, var_wong, (lambda need: (d - width / 2, d + width / 2))
 
 
 def assert_same_table(fast, slow):

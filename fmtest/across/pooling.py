@@ -509,8 +509,9 @@ def filled_variances(diff, var_delta, var_wong, *, lead, interval, alpha):
     diff, var_delta, var_wong : ndarray, shape (M, P)
     lead : {"delta", "wong"}
     interval : callable or None
-        ``interval() -> (lower, upper)``, called only when a variance is
-        missing; None leaves the variances as they are.
+        ``interval(need) -> (lower, upper)``, called only when a variance is
+        missing, with ``need`` the (M, P) cells whose bounds are read (the
+        others may be NaN); None leaves the variances as they are.
     alpha : float
 
     Returns
@@ -525,7 +526,8 @@ def filled_variances(diff, var_delta, var_wong, *, lead, interval, alpha):
     if interval is None or ((var_lead > 0) & (var_delta > 0)).all():
         return var_delta, var_lead, recovered
     has_diff = np.isfinite(diff)
-    lower, upper = (np.where(has_diff, bound, np.nan) for bound in interval())
+    need = has_diff & ~((var_lead > 0) & (var_delta > 0))
+    lower, upper = (np.where(need, bound, np.nan) for bound in interval(need))
     var_delta, recovered = variance_from_interval(
         var_delta, lower, upper, alpha, difference=diff
     )
@@ -841,7 +843,8 @@ def across_datasets_table(
     lead : {"delta", "wong"}, default="delta"
         The variance pooled by the fixed and random effects.
     interval : callable, optional
-        ``interval() -> (lower, upper)``, each (M, P): the pairwise intervals.
+        ``interval(need) -> (lower, upper)``, each (M, P): the pairwise
+        intervals, read where ``need`` (see :func:`filled_variances`).
         Called only when a variance is NaN or 0; where the difference and its
         interval exist, the variance is taken from the interval width
         (:func:`variance_from_interval`) and the pair is flagged

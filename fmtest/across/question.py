@@ -147,13 +147,18 @@ class Question:
         Returns
         -------
         dict
-            ``diff``, ``ci_lower``, ``ci_upper``, ``pvalue`` and, where this
-            question's standard error is not the delta method's, ``se``.
+            ``diff``, ``pvalue`` and, where this question's standard error
+            is not the delta method's, ``se`` (the interval that ``pvalue``
+            inverts is :meth:`pair_interval`'s).
         """
         raise NotImplementedError
 
-    def pair_interval(self, res, alpha):
-        """Two-sided (lower, upper) of every pair a < b at level 1 − α, (D·P,)."""
+    def pair_interval(self, res, alpha, positions=None):
+        """Two-sided (lower, upper) of every pair a < b at level 1 − α, (D·P,).
+
+        With ``positions`` (among the D·P pairs) only those need be computed;
+        the others may be NaN (the paired score interval is computed lazily).
+        """
         raise NotImplementedError
 
     def pvalue_at(self, res, null):
@@ -203,16 +208,10 @@ class ModelsQuestion(Question):
 
     def pair_tests(self, res, alpha):
         diff = res._contrasts(res.delta)[1].ravel()
-        low, high = res._difference_interval(alpha)
-        return {
-            "diff": diff,
-            "ci_lower": low,
-            "ci_upper": high,
-            "pvalue": res._difference_pvalue(res._wald_pvalue()),
-        }
+        return {"diff": diff, "pvalue": res._difference_pvalue(res._wald_pvalue())}
 
-    def pair_interval(self, res, alpha):
-        return res._difference_interval(alpha)
+    def pair_interval(self, res, alpha, positions=None):
+        return res._difference_interval(alpha, positions)
 
     def pvalue_at(self, res, null):
         return res._difference_pvalue_at(null).ravel()
@@ -310,12 +309,10 @@ class AlgorithmsQuestion(Question):
         return {
             "diff": tests["diff"].to_numpy(),
             "se": tests["se"].to_numpy(),
-            "ci_lower": tests["ci_lower"].to_numpy(),
-            "ci_upper": tests["ci_upper"].to_numpy(),
             "pvalue": tests["pvalue"].to_numpy(),
         }
 
-    def pair_interval(self, res, alpha):
+    def pair_interval(self, res, alpha, positions=None):
         tests = self._tests(res, alpha)
         return tests["ci_lower"].to_numpy(), tests["ci_upper"].to_numpy()
 

@@ -146,7 +146,7 @@ def conclusions(res, names, shown_pairs, shown_across):
     list of str
     """
     hypothesis = Hypothesis.of(res)
-    frame = res.pairwise[shown_pairs]
+    frame = res.pairwise_rows(shown_pairs)
     p_col = pvalue_column(res)
     ds = names.map(frame.index.get_level_values(0))
     a = names.map(frame.index.get_level_values(1))

@@ -145,20 +145,18 @@ def collect_notes(res, *, wong=None):
         )
     notes += class_notes(res)
     notes += estimand_notes(res)
-    if "reason" in res.pairwise.columns:
-        same = (res.pairwise["reason"] == REASON_IDENTICAL).to_numpy()
-        if same.any():
-            index = res.pairwise.index[same]
-            cells = (
-                _cell_labels(index.droplevel([1, 2]))
-                + "/"
-                + _cell_labels(index.droplevel(0), " vs ")
-            )
-            notes.append(
-                f"Pairs with identical predictions ({REASON_IDENTICAL}): "
-                + _listed(cells, "res.pairwise['reason']")
-                + "."
-            )
+    index = res._identical_pairs()
+    if len(index):
+        cells = (
+            _cell_labels(index.droplevel([1, 2]))
+            + "/"
+            + _cell_labels(index.droplevel(0), " vs ")
+        )
+        notes.append(
+            f"Pairs with identical predictions ({REASON_IDENTICAL}): "
+            + _listed(cells, "res.pairwise['reason']")
+            + "."
+        )
     if len(res.counts.datasets) > 1:
         if res.config.get("wong_divisor") == "printed":
             notes.append(

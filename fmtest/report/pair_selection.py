@@ -61,7 +61,7 @@ def select_pairs(res, pairs="auto"):
         A − 1 comparisons, whatever ``pairs`` says).
     """
     mode = _resolve_pairs(res, pairs)
-    index = res.pairwise.index
+    index = res.pairwise_index
     several = len(res.counts.datasets) > 1
     if mode in ("all", "control"):
         across = np.ones(len(res.across_datasets), bool) if several else None

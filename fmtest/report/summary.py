@@ -558,7 +558,7 @@ def _header_section(res, mode, wong, width):
         se = res.question.se_header()
     if wong and res.wong is not None:
         se += ", Wong shown" if res.method == "delta" else ", delta shown"
-    n_pairs = len(res.pairwise)
+    n_pairs = len(res.pairwise_index)
     items = {
         "Estimand:": res.question.label,
         "Chosen by:": res.config["estimand_reason"],
@@ -683,7 +683,7 @@ def _pair_labels(names, index, first=1, second=2):
 
 
 def _pairwise_section(res, names, shown, level, wong, full):
-    frame = res.pairwise[shown]
+    frame = res.pairwise_rows(shown)
     name = "F" if res.has_wong else res.metric.key
     lead, other, other_label = _lead_columns(res, wong)
     if full:
@@ -967,7 +967,7 @@ def _randomization_frame(res, shown):
 def _randomization_section(res, names, shown):
     """The exact randomization test of each shown pair, beside the reported p."""
     frame = _randomization_frame(res, shown)
-    frame["p_score"] = res.pairwise.loc[shown, "pvalue"].to_numpy()
+    frame["p_score"] = res.pairwise_rows(shown)["pvalue"].to_numpy()
     cells = format_table(frame, RANDOMIZATION_COLUMNS)
     name = "F"
     return _grouped_section(
@@ -1292,7 +1292,7 @@ def build_summary(
                 if across is not None
                 else ""
             )
-            + f"; all {len(res.pairwise)} pairs are in res.pairwise "
+            + f"; all {len(res.pairwise_index)} pairs are in res.pairwise "
             "(and summary(pairs='all'))."
         )
     notes += ranks_notes

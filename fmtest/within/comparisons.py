@@ -122,6 +122,27 @@ class Comparisons:
         """(algorithm_1, algorithm_2) of the compared pairs (across data sets)."""
         return pair_multiindex(self.first, self.second, self.algorithms)
 
+    @property
+    def n_rows(self) -> int:
+        """Rows of the pair tables: data sets × compared pairs."""
+        return len(self.datasets) * len(self.keep)
+
+    def ab_positions(self, rows=None):
+        """Positions among the D·P pairs a < b of the compared pairs ``rows``.
+
+        ``rows`` selects among the D·K compared pairs (data set by data set,
+        as :attr:`index`): a boolean mask or positions; None: all of them.
+
+        Examples
+        --------
+        >>> comp = Comparisons(["d", "e"], ["a", "b", "c"], control="b")
+        >>> comp.ab_positions().tolist(), comp.ab_positions([1, 2]).tolist()
+        ([0, 2, 3, 5], [2, 3])
+        """
+        n_pairs = len(self.all_pairs[0])
+        every = (np.arange(len(self.datasets))[:, None] * n_pairs + self.keep).ravel()
+        return every if rows is None else every[rows]
+
     def orient(self, values, flip=True):
         """Values of the pairs a < b → (D, K) of the compared pairs.
 

@@ -431,13 +431,25 @@ class PairedNewton:
         Returns
         -------
         pi, lower, upper, converged : ndarray
-            π̃ at δ0 = 0 (for the p-value), the bounds (each started from
-            the delta-method bound, or halfway to the edge where that lies
-            beyond it; ±1 where F̂_a − F̂_b = ±1), and the rows where all
-            three converged.
+            π̃ at δ0 = 0 (for the p-value), the bounds (:meth:`bounds`), and
+            the rows where all three converged.
         """
         pi, ok = self.fit(np.zeros(len(self.p)))
+        lower, upper, converged = self.bounds(z)
+        return pi, lower, upper, ok & converged
+
+    def bounds(self, z):
+        """Both bounds of the interval at ``z``, every row.
+
+        Returns
+        -------
+        lower, upper, converged : ndarray
+            The bounds (each started from the delta-method bound, or halfway
+            to the edge where that lies beyond it; ±1 where F̂_a − F̂_b = ±1),
+            and the rows where both converged.
+        """
         starts = bound_starts(self.x, self.beta, z, self.diff, edge=1 - 1e-6)
+        ok = np.ones(len(self.p), bool)
         bounds = []
         for side, start in zip((-1.0, 1.0), starts, strict=True):
             bound, converged = self.bound(side, z, start)
@@ -446,7 +458,7 @@ class PairedNewton:
             at_edge = self.estimate == side
             bounds.append(np.where(at_edge, side, bound))
             ok &= converged | at_edge
-        return pi, bounds[0], bounds[1], ok
+        return bounds[0], bounds[1], ok
 
     def bound(self, side, z, start):
         """The δ0 on ``side`` (−1 or +1) of F̂_a − F̂_b where X² = z², and which converged.

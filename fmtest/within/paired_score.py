@@ -93,7 +93,9 @@ __all__ = [
     "paired_cells",
     "paired_constrained_mle",
     "paired_difference_test",
+    "paired_score_bounds",
     "paired_score_interval",
+    "paired_score_pvalue",
     "paired_score_test",
     "paired_score_unusable",
 ]
@@ -445,7 +447,10 @@ def paired_score_interval(table, *, beta=1.0, alpha=0.05):
 
     The interval is every δ0 whose score test (:func:`paired_score_test`)
     has p ≥ α; the p-value is that test at δ0 = 0, so ``p < α`` exactly
-    when 0 is outside the interval.
+    when 0 is outside the interval. The two parts are
+    :func:`paired_score_pvalue` and :func:`paired_score_bounds`, for a
+    caller that needs only one of them (the bounds are about three quarters
+    of the work).
 
     Parameters
     ----------
@@ -469,25 +474,90 @@ def paired_score_interval(table, *, beta=1.0, alpha=0.05):
     >>> round(float(d), 4), round(float(lo), 4), round(float(hi), 4), round(float(p), 4)
     (0.08, -0.0226, 0.1849, 0.1236)
     """
-    alpha = check_alpha(alpha)
+    lower, upper = paired_score_bounds(table, beta=beta, alpha=alpha)
     x, shape = _rows(table)
-    n = len(x)
-    diff, lower, upper, pvalue = (np.full(n, np.nan) for _ in range(4))
-    rows = np.flatnonzero(_defined(x, beta))
+    f_a, f_b = fbeta_pair(x, beta)
+    diff = np.where(_defined(x, beta), f_a - f_b, np.nan).reshape(shape)
+    return diff, lower, upper, paired_score_pvalue(table, beta=beta)
+
+
+def paired_score_pvalue(table, *, beta=1.0):
+    """p-value of the paired score test of ``F_a = F_b``, for many tables.
+
+    The p of :func:`paired_score_test` at δ0 = 0, by the route of
+    :func:`paired_score_interval` (equal tables solved once, in chunks of
+    :data:`CHUNK_TABLES`), and exactly 1 where ``F̂_a = F̂_b``.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., 2, 2, 2)
+        Counts ``[truth, prediction a, prediction b]``.
+    beta : float, default=1.0
+
+    Returns
+    -------
+    ndarray, shape (...)
+        NaN where an F-measure is undefined.
+
+    Examples
+    --------
+    >>> table = [[[900, 20], [15, 5]], [[10, 5], [10, 35]]]
+    >>> round(float(paired_score_pvalue(table)), 4)
+    0.1236
+    """
+    x, shape = _rows(table)
+    (pvalue,) = _by_unique_rows(x, beta, lambda rows: [_pvalue_rows(rows, beta)], 1)
+    return pvalue.reshape(shape)
+
+
+def paired_score_bounds(table, *, beta=1.0, alpha=0.05):
+    """The paired score interval for ``F_a − F_b``, without the test of 0.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., 2, 2, 2)
+        Counts ``[truth, prediction a, prediction b]``.
+    beta : float, default=1.0
+    alpha : float, default=0.05
+
+    Returns
+    -------
+    lower, upper : ndarray, shape (...)
+        As :func:`paired_score_interval`; NaN where an F-measure is undefined.
+
+    Examples
+    --------
+    >>> table = [[[900, 20], [15, 5]], [[10, 5], [10, 35]]]
+    >>> lo, hi = paired_score_bounds(table)
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (-0.0226, 0.1849)
+    """
+    alpha = check_alpha(alpha)
     z = float(stats.norm.isf(alpha / 2))
-    # Each row's solution depends on its own seven counts only, so equal
-    # tables (frequent with many algorithms on small data sets, where many
-    # pairs agree on every instance) are solved once and the results copied.
+    x, shape = _rows(table)
+    lower, upper = _by_unique_rows(x, beta, lambda rows: _bound_rows(rows, beta, z), 2)
+    return lower.reshape(shape), upper.reshape(shape)
+
+
+def _by_unique_rows(x, beta, solve, n_out):
+    """``solve(rows)`` (``n_out`` values per row) on the distinct rows of ``x``
+    with both F defined, copied back to every row; NaN elsewhere.
+
+    Each row's solution depends on its own seven counts only, so equal tables
+    (frequent with many algorithms on small data sets, where many pairs agree
+    on every instance) are solved once; chunks of :data:`CHUNK_TABLES` rows
+    keep the solver's memory bounded.
+    """
+    out = [np.full(len(x), np.nan) for _ in range(n_out)]
+    rows = np.flatnonzero(_defined(x, beta))
     unique, inverse = _unique_rows(x[rows])
-    solved = np.full((4, len(unique)), np.nan)
-    # chunks of rows keep the solver's memory bounded; each row's solution
-    # does not depend on the other rows of its chunk
+    solved = np.full((n_out, len(unique)), np.nan)
     for start in range(0, len(unique), CHUNK_TABLES):
         part = slice(start, start + CHUNK_TABLES)
-        solved[:, part] = _interval_rows(unique[part], beta, z)
-    for target, values in zip((diff, lower, upper, pvalue), solved, strict=True):
+        solved[:, part] = solve(unique[part])
+    for target, values in zip(out, solved, strict=True):
         target[rows] = values[inverse]
-    return tuple(v.reshape(shape) for v in (diff, lower, upper, pvalue))
+    return out
 
 
 def _unique_rows(x):
@@ -514,35 +584,69 @@ def _unique_rows(x):
 
 
 def _interval_rows(x, beta, z):
-    """diff, lower, upper, p for rows of seven counts with both F defined.
+    """diff, lower, upper, p for rows of seven counts with both F defined."""
+    newton = PairedNewton(x, beta)
+    lower, upper = _bound_rows(x, beta, z)
+    return newton.estimate.copy(), lower, upper, _pvalue_rows(x, beta)
+
+
+def _pvalue_rows(x, beta):
+    """p of ``F_a = F_b`` for rows of seven counts with both F defined.
 
     Newton's method on the fit's equations (:mod:`fmtest.within.paired_newton`)
-    first; the rows where it does not converge, or where a bound is at the
-    edge ±1, go through the profile route (:func:`_profile_interval_rows`).
+    first; the rows where it does not converge go through the profile route
+    (:func:`_profile_pvalue_rows`). Exactly 1 where ``F̂_a = F̂_b``.
     """
     newton = PairedNewton(x, beta)
-    diff = newton.estimate.copy()  # of the counts (the solver's has pseudo-counts)
-    pi, lower, upper, ok = newton.interval(z)
-    pvalue = np.where(diff == 0, 1.0, stats.chi2.sf(_pearson(x, pi), 1))
+    pi, ok = newton.fit(np.zeros(len(x)))
     slow = np.flatnonzero(~ok)
     if slow.size:
-        rest = _profile_interval_rows(x[slow], beta, z)
-        for target, values in zip((diff, lower, upper, pvalue), rest, strict=True):
-            target[slow] = values
-    return diff, lower, upper, pvalue
+        pi[slow] = _profile_fit_at_zero(x[slow], beta)
+    return np.where(newton.estimate == 0, 1.0, stats.chi2.sf(_pearson(x, pi), 1))
+
+
+def _bound_rows(x, beta, z):
+    """Both bounds at ``z`` for rows of seven counts with both F defined.
+
+    Newton's method with the bound as an unknown first; the rows where it
+    does not converge, or where a bound is at the edge ±1, go through the
+    profile route (:func:`_profile_bound_rows`).
+    """
+    newton = PairedNewton(x, beta)
+    lower, upper, ok = newton.bounds(z)
+    slow = np.flatnonzero(~ok)
+    if slow.size:
+        lower[slow], upper[slow] = _profile_bound_rows(x[slow], beta, z)
+    return lower, upper
 
 
 def _profile_interval_rows(x, beta, z):
     """:func:`_interval_rows` by the profile route: slower, and sure to converge."""
     f_a, f_b = fbeta_pair(x, beta)
     diff = f_a - f_b
+    x2_zero = _pearson(x, _profile_fit_at_zero(x, beta))
+    pvalue = np.where(diff == 0, 1.0, stats.chi2.sf(x2_zero, 1))
+    return diff, *_profile_bound_rows(x, beta, z), pvalue
+
+
+def _profile_fit_at_zero(x, beta):
+    """π̃ under ``F_a = F_b`` by the profile route (warm from 2/3 and 1/3 of
+    the way from the estimate to 0)."""
+    f_a, f_b = fbeta_pair(x, beta)
+    diff = f_a - f_b
     solver = _Solver(x, beta)
-    n = len(x)
-    every = np.arange(n)
+    every = np.arange(len(x))
     for step in (2 / 3, 1 / 3):  # from the estimate towards 0, for warm starts
         solver.constrained(every, step * diff)
-    x2_zero = _pearson(x, solver.constrained(every, np.zeros(n)))
-    pvalue = np.where(diff == 0, 1.0, stats.chi2.sf(x2_zero, 1))
+    return solver.constrained(every, np.zeros(len(x)))
+
+
+def _profile_bound_rows(x, beta, z):
+    """Both bounds at ``z`` by the profile route (regula falsi on √X²)."""
+    f_a, f_b = fbeta_pair(x, beta)
+    diff = f_a - f_b
+    solver = _Solver(x, beta)
+    n = len(x)
     starts = bound_starts(x, beta, z, diff, edge=1 - 1e-12)
 
     def excess(idx, delta):  # √X²(δ0) − z: negative inside the interval
@@ -553,7 +657,7 @@ def _profile_interval_rows(x, beta, z):
         solver.reset()
         edge = np.full(n, side * (1 - 1e-12))
         bounds.append(_bound(excess, diff, -z, edge, start))
-    return diff, bounds[0], bounds[1], pvalue
+    return bounds[0], bounds[1]
 
 
 def _bound(excess, near, near_value, far, start, n_iter=N_DELTA, tol=1e-9):
