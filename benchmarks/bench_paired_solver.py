@@ -14,7 +14,7 @@ This times, in the same run and on the same distinct pair tables of the
   :data:`BEFORE` (read with ``git show``);
 * **now**: ``fmtest.within.paired_score._interval_rows``;
 * **candidate (not adopted)**: the fit at 0 by the closed-form (ν, φ) steps of
-  ``fmtest.within.power_simulation._warm_fit`` from ``PairedNewton.start``,
+  ``fmtest.within.power_simulation.warm_fit`` from ``PairedNewton.start``,
   with the (π, s) steps only for the rows they leave. It converges to the
   same tolerance, but the p-values differ in their last digits, so the
   golden JSON texts would change.
@@ -45,7 +45,7 @@ from fmtest import FMeasureComparison
 from fmtest.within import paired_score
 from fmtest.within.intervals import _layout
 from fmtest.within.paired_newton import PairedNewton, bound_starts
-from fmtest.within.power_simulation import _warm_fit
+from fmtest.within.power_simulation import warm_fit
 
 #: The commit whose solver is "before" (main before issue 32.4's solver work).
 BEFORE = "efab5ae7e8b3a59a154568c980c9bcd8a78ab51f"
@@ -100,11 +100,11 @@ def route_before(newton_class):
 
 
 def candidate_rows(x, beta, z):
-    """The fit at 0 by ``_warm_fit`` (not adopted: last digits differ)."""
+    """The fit at 0 by ``warm_fit`` (not adopted: last digits differ)."""
     newton = PairedNewton(x, beta)
     diff = newton.estimate.copy()
     st = newton.start(np.zeros(len(x)))
-    pi, ok, *_ = _warm_fit(newton.p, st.nu, st.phi, 0.0, beta)
+    pi, ok, *_ = warm_fit(newton.p, st.nu, st.phi, 0.0, beta)
     rest = np.flatnonzero(~ok)
     if rest.size:
         ok[rest] = newton.solve(st, rows=rest)[rest]

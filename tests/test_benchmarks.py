@@ -84,7 +84,7 @@ def test_many_algorithms_benchmark_runs(monkeypatch, capsys):
         "from_formula",
         "fit",
         "fmeasures",
-        "pairwise",
+        "pair_tests",
         "omnibus",
         "across_datasets",
         "notes",
@@ -255,7 +255,7 @@ def test_quick_planning_and_thousand_benchmarks_run(monkeypatch, capsys):
     assert set(planning) == {"sample_size", "paired_power"}
     assert set(thousand) == {("shared", 20), ("distinct", 20)}
     for out in thousand.values():
-        assert {"fit", "pairwise", "summary", "json"} <= set(out["seconds"])
+        assert {"fit", "pair_tests", "summary", "json"} <= set(out["seconds"])
         assert out["json_chars"] > 0
     # the distinct kind exercises the solver on (nearly) all-distinct tables
     assert thousand["distinct", 20]["distinct"] > 0.9

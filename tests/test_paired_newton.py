@@ -281,3 +281,21 @@ def test_unique_rows_packed_key_is_numpy_unique():
         expected, expected_inverse = np.unique(x, axis=0, return_inverse=True)
         np.testing.assert_array_equal(unique, expected)
         np.testing.assert_array_equal(inverse, expected_inverse.reshape(-1))
+
+
+@pytest.mark.parametrize("beta", [0.0, 0.5, 1.0, 2.0])
+def test_fbeta_pair_equals_fbeta_of_the_own_tables(beta):
+    """The direct sums give fbeta of the joint layout's own tables bit for bit
+    (NaN where undefined), on counts, proportions and pseudo-counts."""
+    from fmtest.estimates.fmeasure import fbeta
+    from fmtest.within.intervals import _own_tables
+    from fmtest.within.paired_newton import fbeta_pair, pair_tables
+
+    rng = np.random.default_rng(20261127)
+    scale = rng.choice([1.0, 0.37, 1e-9], (5000, 7))
+    x = rng.integers(0, 4, (5000, 7)) * scale
+    own = fbeta(_own_tables(pair_tables(x)), beta)
+    f_a, f_b = fbeta_pair(x, beta)
+    assert np.isnan(f_a).any() and np.isfinite(f_a).any()
+    np.testing.assert_array_equal(f_a, own[..., 0])
+    np.testing.assert_array_equal(f_b, own[..., 1])

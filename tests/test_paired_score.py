@@ -278,3 +278,16 @@ def test_equal_tables_are_solved_once_with_the_same_numbers():
     )
     for got, want in zip((d, lo, hi, p), every, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-10)
+
+
+def test_chi2_one_df_tail_equals_scipys():
+    """erfc(√(X²/2)) is χ²₁'s upper tail: scipy's values to 1e-12 relative
+    over 12 decades of p, 1 at 0, NaN kept."""
+    from scipy import stats
+
+    from fmtest.within.paired_score import chi2_sf_1df
+
+    x2 = np.concatenate([[0.0], np.geomspace(1e-8, 50, 2000), [np.nan]])
+    expected = stats.chi2.sf(x2, 1)
+    np.testing.assert_allclose(chi2_sf_1df(x2), expected, rtol=1e-12, atol=0)
+    assert chi2_sf_1df(0.0) == 1.0 and np.isnan(chi2_sf_1df(np.nan))

@@ -62,13 +62,11 @@ def bse(res):
 def pvalue_column(res):
     """The pairwise p-value column that matches ``ci_lower``/``ci_upper``.
 
-    ``pvalue`` when the results have it (the test named by
-    ``res.config["test"]``), otherwise the z test of the leading method
-    (``pvalue_delta``, or ``pvalue_wong`` when Wong's method leads).
+    ``pvalue``, the test named by ``res.config["test"]``, which every
+    results object's ``pairwise`` has (the z tests of the methods are
+    ``pvalue_delta`` and ``pvalue_wong``).
     """
-    if "pvalue" in res.pairwise.columns:
-        return "pvalue"
-    return "pvalue_wong" if res.method == "wong" else "pvalue_delta"
+    return "pvalue"
 
 
 def pvalues_pairwise(res):

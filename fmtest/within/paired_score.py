@@ -60,7 +60,7 @@ How π̃ is found (written here: no library fits this constrained multinomial)
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from fmtest.estimates.fmeasure import fbeta, fbeta_weights
 from fmtest.within.inference import check_alpha
@@ -86,6 +86,7 @@ from fmtest.within.paired_newton import (
     fbeta_pair,
     shrink_to_feasible,
 )
+from fmtest.within.paired_warm import warm_fit
 
 __all__ = [
     "CHUNK_TABLES",
@@ -340,6 +341,22 @@ def _solve2(h_aa, h_ab, h_bb, g_a, g_b):
     return v_a, v_b
 
 
+def chi2_sf_1df(statistic):
+    """Upper tail of χ² with one degree of freedom, ``erfc(√(X²/2))``.
+
+    The same function as ``scipy.stats.chi2.sf(X², 1)`` (which evaluates
+    the incomplete gamma function, about 1 µs a value) to a few units in
+    the last place, 60 times faster: five million pair tables need it.
+
+    Examples
+    --------
+    >>> round(float(chi2_sf_1df(3.841458820694124)), 12)
+    0.05
+    """
+    x2 = np.asarray(statistic, dtype=float)
+    return special.erfc(np.sqrt(np.maximum(x2, 0.0) / 2))
+
+
 def _pearson(x, pi):
     """Pearson's X² of counts ``x`` against ``M·π`` (rows)."""
     expected = x.sum(axis=1, keepdims=True) * pi
@@ -439,7 +456,7 @@ def paired_score_test(table, delta0=0.0, *, beta=1.0):
     stat = np.full(len(delta), np.nan)
     ok = np.isfinite(pi).all(axis=1)
     stat[ok] = _pearson(np.broadcast_to(x, pi.shape)[ok], pi[ok])
-    return stat.reshape(shape), stats.chi2.sf(stat, 1).reshape(shape)
+    return stat.reshape(shape), chi2_sf_1df(stat).reshape(shape)
 
 
 def paired_score_interval(table, *, beta=1.0, alpha=0.05):
@@ -593,16 +610,24 @@ def _interval_rows(x, beta, z):
 def _pvalue_rows(x, beta):
     """p of ``F_a = F_b`` for rows of seven counts with both F defined.
 
-    Newton's method on the fit's equations (:mod:`fmtest.within.paired_newton`)
-    first; the rows where it does not converge go through the profile route
-    (:func:`_profile_pvalue_rows`). Exactly 1 where ``F̂_a = F̂_b``.
+    Newton steps in (ν, φ) alone (:func:`fmtest.within.paired_warm.warm_fit`,
+    from ν = 0 and φ midway between the two F̂) first; the rows they leave
+    (an empty cell taking mass) take the full steps of
+    :mod:`fmtest.within.paired_newton`, and the rows those do not solve the
+    profile route (:func:`_profile_fit_at_zero`). Every route solves the
+    same equations to the same tolerance. Exactly 1 where ``F̂_a = F̂_b``.
     """
     newton = PairedNewton(x, beta)
-    pi, ok = newton.fit(np.zeros(len(x)))
+    n = len(x)
+    phi = np.clip(0.5 * (newton.f_a + newton.f_b), 1e-9, 1 - 1e-9)
+    pi, ok, *_ = warm_fit(newton.p, np.zeros((n, 2)), phi, 0.0, beta)
+    rest = np.flatnonzero(~ok)
+    if rest.size:
+        pi[rest], ok[rest] = PairedNewton(x[rest], beta).fit(np.zeros(rest.size))
     slow = np.flatnonzero(~ok)
     if slow.size:
         pi[slow] = _profile_fit_at_zero(x[slow], beta)
-    return np.where(newton.estimate == 0, 1.0, stats.chi2.sf(_pearson(x, pi), 1))
+    return np.where(newton.estimate == 0, 1.0, chi2_sf_1df(_pearson(x, pi)))
 
 
 def _bound_rows(x, beta, z):
@@ -625,7 +650,7 @@ def _profile_interval_rows(x, beta, z):
     f_a, f_b = fbeta_pair(x, beta)
     diff = f_a - f_b
     x2_zero = _pearson(x, _profile_fit_at_zero(x, beta))
-    pvalue = np.where(diff == 0, 1.0, stats.chi2.sf(x2_zero, 1))
+    pvalue = np.where(diff == 0, 1.0, chi2_sf_1df(x2_zero))
     return diff, *_profile_bound_rows(x, beta, z), pvalue
 
 
