@@ -1,27 +1,28 @@
 """Benchmark: the paired score solver before and after issue 32.4 (solver).
 
 The paired score interval of each distinct pair table solves three
-constrained fits by Newton's method (``fmtest.within.paired_newton``): at
-δ0 = 0 (the p-value) and at both bounds. Issue 32.4 made
-``PairedNewton.solve`` copy no rows while every row is still stepping (71 %
-of the row-steps on these tables) and take the row-wise min, max and "all" over
-the seven cells one column at a time. The results are bit-identical.
+constrained fits: at δ0 = 0 (the p-value) and at both bounds. Issue 32.4
+made ``PairedNewton.solve`` copy no rows while every row is still stepping
+(71 % of the row-steps on these tables) and take the row-wise min, max and
+"all" over the seven cells one column at a time (bounds bit-identical), and
+then solved the fit at 0 by the closed-form (ν, φ) steps of
+``fmtest.within.paired_warm.warm_fit`` from a plain start, with the χ²₁
+tail as ``erfc`` (p-values equal to about 1e-9 relative).
 
 This times, in the same run and on the same distinct pair tables of the
 ``distinct`` data of ``bench_thousand.py``:
 
 * **before**: ``fmtest/within/paired_newton.py`` as of commit
-  :data:`BEFORE` (read with ``git show``);
-* **now**: ``fmtest.within.paired_score._interval_rows``;
-* **candidate (not adopted)**: the fit at 0 by the closed-form (ν, φ) steps of
-  ``fmtest.within.power_simulation.warm_fit`` from ``PairedNewton.start``,
-  with the (π, s) steps only for the rows they leave. It converges to the
-  same tolerance, but the p-values differ in their last digits, so the
-  golden JSON texts would change.
+  :data:`BEFORE` (read with ``git show``), p from its fit at 0;
+* **now**: ``fmtest.within.paired_score._interval_rows`` (the p-value by
+  ``_pvalue_rows``, the bounds by ``_bound_rows``);
+* **p only**: ``_pvalue_rows``, what ``fit`` computes for every pair (the
+  bounds only for the pairs a table shows).
 
-It checks that "now" equals "before" bit for bit, prints the largest
-relative difference of the candidate, and prints the ratios to "before".
-The profile route takes the rows Newton's method leaves, in all three.
+It checks that the bounds of "now" equal those of "before" bit for bit,
+prints the largest relative difference of the p-values, and prints the
+ratios to "before". The profile route takes the rows Newton's method
+leaves, in all of them.
 
 Run: ``python benchmarks/bench_paired_solver.py [--algorithms 150]
 [--datasets 10] [--instances 1000] [--repeat 3]``; ``--quick`` runs 20
@@ -44,8 +45,6 @@ from scipy import stats
 from fmtest import FMeasureComparison
 from fmtest.within import paired_score
 from fmtest.within.intervals import _layout
-from fmtest.within.paired_newton import PairedNewton, bound_starts
-from fmtest.within.power_simulation import warm_fit
 
 #: The commit whose solver is "before" (main before issue 32.4's solver work).
 BEFORE = "efab5ae7e8b3a59a154568c980c9bcd8a78ab51f"
@@ -99,24 +98,10 @@ def route_before(newton_class):
     return rows
 
 
-def candidate_rows(x, beta, z):
-    """The fit at 0 by ``warm_fit`` (not adopted: last digits differ)."""
-    newton = PairedNewton(x, beta)
-    diff = newton.estimate.copy()
-    st = newton.start(np.zeros(len(x)))
-    pi, ok, *_ = warm_fit(newton.p, st.nu, st.phi, 0.0, beta)
-    rest = np.flatnonzero(~ok)
-    if rest.size:
-        ok[rest] = newton.solve(st, rows=rest)[rest]
-        pi[rest] = st.q[rest] / st.q[rest].sum(axis=1, keepdims=True)
-    starts = bound_starts(x, beta, z, newton.diff, edge=1 - 1e-6)
-    bounds = []
-    for side, start in zip((-1.0, 1.0), starts, strict=True):  # as interval() does
-        bound, converged = newton.bound(side, z, start)
-        at_edge = newton.estimate == side
-        bounds.append(np.where(at_edge, side, bound))
-        ok &= converged | at_edge
-    return finish(x, beta, z, diff, pi, bounds[0], bounds[1], ok)
+def p_only_rows(x, beta, z):
+    """The p-value alone (NaN in place of diff and the bounds)."""
+    nan = np.full(len(x), np.nan)
+    return nan, nan, nan, paired_score._pvalue_rows(x, beta)
 
 
 def timed_chunks(solver, x, beta, z):
@@ -144,14 +129,15 @@ def main(argv=None):
     routes = {
         "before": route_before(solver_before()),
         "now": paired_score._interval_rows,
-        "candidate": candidate_rows,
+        "p only": p_only_rows,
     }
     best, out = dict.fromkeys(routes, np.inf), {}
     for _ in range(args.repeat):  # alternate, so that a change of load hits all
         for name, solver in routes.items():
             seconds, out[name] = timed_chunks(solver, x, args.beta, z)
             best[name] = min(best[name], seconds)
-    same = np.array_equal(out["now"], out["before"], equal_nan=True)
+    same = np.array_equal(out["now"][:3], out["before"][:3], equal_nan=True)
+    p_rel = largest_relative(out["now"][3:], out["before"][3:])[0]
     n = len(x)
     print(
         f"A = {args.algorithms}, M = {args.datasets}, {int(args.instances)} instances, "
@@ -163,14 +149,9 @@ def main(argv=None):
             f"  {name:<10} {best[name]:7.2f} s  {1e6 * best[name] / n:6.1f} us/table"
             f"  {best[name] / best['before']:5.2f} x before"
         )
-    print(f"  now equals before bit for bit: {same}")
-    print(
-        "  candidate, largest relative difference: diff {:.1e}, lower {:.1e}, "
-        "upper {:.1e}, p {:.1e}".format(
-            *largest_relative(out["candidate"], out["before"])
-        )
-    )
-    return {"seconds": best, "tables": n, "same": same}
+    print(f"  now: diff and bounds equal before's bit for bit: {same}")
+    print(f"  now: largest relative difference of the p-values {p_rel:.1e}")
+    return {"seconds": best, "tables": n, "same": same, "p_relative": p_rel}
 
 
 if __name__ == "__main__":
