@@ -48,11 +48,12 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import interpolate, optimize, special, stats
 
 __all__ = [
     "finite_moments",
     "instances_for_power",
+    "mean_t_power",
     "normal_power",
     "projected_se",
     "repeats_for_power",
@@ -265,6 +266,99 @@ def t_power(effect, se, alpha=0.05, df=np.inf):
     power = np.where(np.isinf(ratio), 1.0, power)
     power = np.where(np.isnan(ratio) | np.isnan(df), np.nan, np.clip(power, 0, 1))
     return power[()] if power.ndim == 0 else power
+
+
+#: Up to this many values of one finite ``df``, :func:`mean_t_power` evaluates
+#: :func:`t_power` at each (about 10 µs a value); beyond, it interpolates.
+MEAN_POWER_EXACT = 5_000
+#: Intervals of the interpolation grid of :func:`mean_t_power` (uniform in
+#: ``u = r / (c + r)``, ``r = |effect| / se``, ``c`` the critical value).
+MEAN_POWER_GRID = 2_048
+#: Largest interpolation error of :func:`mean_t_power` at the grid's
+#: midpoints; a larger one (not seen) falls back to the exact values.
+MEAN_POWER_TOL = 1e-9
+
+
+def mean_t_power(effect, se, alpha=0.05, df=np.inf):
+    """Mean of :func:`t_power` over many values, quick for millions of them.
+
+    The mean equals ``np.mean(t_power(effect, se, alpha, df))`` exactly
+    where a finite ``df`` has at most :data:`MEAN_POWER_EXACT` values (and
+    always for ``df = inf``, whose normal power is cheap). For more, the
+    power at that ``df`` is a smooth, increasing function of ``r =
+    |effect| / se`` alone: it is evaluated exactly on a grid of
+    :data:`MEAN_POWER_GRID` intervals uniform in ``u = r / (c + r)``, ``c``
+    the test's critical value (so ``[0, ∞]`` maps to ``[0, 1]``, the power
+    is 1 at ``u = 1`` and about one half at ``u = 1/2``), and a cubic spline
+    interpolates it. A cubic spline's error on a smooth function is largest
+    near the midpoints of the grid; the power is also evaluated exactly
+    there, and if the spline misses any midpoint by more than
+    :data:`MEAN_POWER_TOL`, or an exact value is NaN, the exact values are
+    used. Measured: the largest midpoint error is 2.3e-12 for ``df`` from 2
+    to 999 and ``alpha`` from 0.01 to 0.2 (with ``df = 1`` and ``alpha =
+    0.01`` 2.4e-10; ``df = 1``, ``alpha = 0.001`` falls back).
+
+    Parameters
+    ----------
+    effect, se : array_like
+    alpha : float, default=0.05
+    df : float or array_like, default=inf
+
+    Returns
+    -------
+    float
+        NaN if any power is NaN (as ``np.mean`` of them).
+
+    Examples
+    --------
+    >>> effect = np.linspace(0.0, 0.1, 20_000)
+    >>> exact = np.mean(t_power(effect, 0.02, df=4))
+    >>> abs(mean_t_power(effect, 0.02, df=4) - exact) < 1e-9
+    True
+    """
+    effect, se, df = np.broadcast_arrays(
+        np.asarray(effect, dtype=float),
+        np.asarray(se, dtype=float),
+        np.asarray(df, dtype=float),
+    )
+    effect, se, df = effect.ravel(), se.ravel(), df.ravel()
+    if effect.size == 0:
+        return float("nan")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.abs(effect) / np.where(se > 0, se, np.nan)
+    power = np.empty(effect.size)
+    done = np.zeros(effect.size, dtype=bool)
+    values, counts = np.unique(df[np.isfinite(df)], return_counts=True)
+    for value in values[counts > MEAN_POWER_EXACT]:
+        here = (df == value) & ~np.isnan(ratio)
+        spline = _power_spline(alpha, value)
+        if spline is not None:
+            r = ratio[here]
+            critical = special.stdtrit(value, 1 - alpha / 2)
+            with np.errstate(invalid="ignore"):  # inf / inf where r is inf
+                u = np.where(np.isinf(r), 1.0, r / (critical + r))
+            power[here] = np.clip(spline(u), 0, 1)
+            done |= here
+    if not done.all():
+        power[~done] = t_power(effect[~done], se[~done], alpha, df[~done])
+    return float(np.mean(power))
+
+
+def _power_spline(alpha, df):
+    """Cubic spline of :func:`t_power` in ``u = r / (c + r)``, or None if it is
+    not within :data:`MEAN_POWER_TOL` at the grid's midpoints."""
+    n = MEAN_POWER_GRID
+    u = np.linspace(0.0, 1.0, 2 * n + 1)  # the nodes, and the midpoints between
+    critical = special.stdtrit(df, 1 - alpha / 2)
+    with np.errstate(divide="ignore"):
+        r = np.where(u < 1, critical * u / (1 - u), np.inf)
+    exact = t_power(r, 1.0, alpha, df)
+    if not np.isfinite(exact).all():
+        return None
+    spline = interpolate.CubicSpline(u[::2], exact[::2])
+    if np.abs(spline(u[1::2]) - exact[1::2]).max() > MEAN_POWER_TOL:
+        return None
+    return spline
 
 
 def normal_power(effect, se, alpha=0.05, df=np.inf):
