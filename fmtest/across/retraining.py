@@ -313,7 +313,7 @@ def mean_t_power(effect, se, alpha=0.05, df=np.inf):
     --------
     >>> effect = np.linspace(0.0, 0.1, 20_000)
     >>> exact = np.mean(t_power(effect, 0.02, df=4))
-    >>> abs(mean_t_power(effect, 0.02, df=4) - exact) < 1e-9
+    >>> bool(abs(mean_t_power(effect, 0.02, df=4) - exact) < 1e-9)
     True
     """
     effect, se, df = np.broadcast_arrays(
