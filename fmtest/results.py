@@ -418,11 +418,6 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             algorithm estimand there is no such test (NaN with the reason):
             the pairwise tests, adjusted within each data set, answer it.
         """
-        names = list(self.counts.algorithms)
-        rows = [
-            omnibus_wald_test(est, cov, names=names)
-            for est, cov in zip(self.lead.estimates, self.lead.cov, strict=True)
-        ]
         if not self.question.has_omnibus:  # no omnibus test of the algorithms
             return pd.DataFrame(
                 {
@@ -433,6 +428,11 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
                 },
                 index=pd.Index(self.counts.datasets, name="dataset"),
             )
+        names = list(self.counts.algorithms)
+        rows = [
+            omnibus_wald_test(est, cov, names=names)
+            for est, cov in zip(self.lead.estimates, self.lead.cov, strict=True)
+        ]
         return pd.DataFrame(
             {
                 "statistic": [r.statistic for r in rows],
