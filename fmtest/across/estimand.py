@@ -20,11 +20,16 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from fmtest.across.cv_tests import check_rope
 from fmtest.across.fold_scores import mean_test_train_ratio
-from fmtest.across.retraining import finite_moments, retraining_test
+from fmtest.across.retraining import (
+    finite_moments,
+    retraining_test,
+    student_isf,
+    student_sf,
+)
 from fmtest.estimates.delta import cell_variance, pair_covariance
 from fmtest.estimates.fmeasure import fbeta_gradient
 from fmtest.estimates.metrics import metric_value_and_gradient
@@ -278,6 +283,16 @@ def repeat_metric(counts, metric):
     return np.where(present, values, np.nan)
 
 
+def _critical(alpha, count):
+    """``scipy.stats.t.isf(alpha / 2, count - 1)`` (NaN below two values),
+    computed once per distinct ``count`` (a number of folds)."""
+    count = np.asarray(count)
+    top = int(count.max(initial=0))
+    df = np.arange(top + 1) - 1.0
+    table = student_isf(alpha / 2, np.where(df >= 1, df, np.nan))
+    return table[count]
+
+
 def _corrected_columns(fold_diff, ratio, alpha, rope):
     """Nadeau–Bengio's corrected t and Corani–Benavoli's posterior, vectorised.
 
@@ -292,10 +307,10 @@ def _corrected_columns(fold_diff, ratio, alpha, rope):
         df = np.where(count >= 2, count - 1.0, np.nan)
         t = mean / scale
         usable = np.isfinite(var) & (var > 0)
-        p = np.where(usable, 2 * stats.t.sf(np.abs(t), df), np.nan)
-        half = stats.t.isf(alpha / 2, df) * scale
-        p_1 = stats.t.sf((rope - mean) / scale, df)
-        p_2 = stats.t.cdf((-rope - mean) / scale, df)
+        p = np.where(usable, 2 * student_sf(np.abs(t), df), np.nan)
+        half = _critical(alpha, count) * scale
+        p_1 = student_sf((rope - mean) / scale, df)
+        p_2 = special.stdtr(df, (-rope - mean) / scale)  # scipy.stats.t.cdf
     # a point-mass posterior (zero variance): 0/1, and 1/2 each side at 0
     point = np.isfinite(var) & (var == 0)
     at_zero = 0.5 * (mean == 0) if rope == 0 else 0.0
@@ -404,8 +419,8 @@ def _corrected_lead(diff, corrected, alpha, bounds):
     se, df = corrected["se_corrected"], corrected["df_corrected"]
     with np.errstate(invalid="ignore", divide="ignore"):
         t = diff / se
-        half = stats.t.isf(alpha / 2, df) * se
-        pvalue = 2 * stats.t.sf(np.abs(t), df)
+        half = _critical(alpha, corrected["n_folds"]) * se
+        pvalue = 2 * student_sf(np.abs(t), df)
     ok = np.isfinite(se) & np.isfinite(diff)
     nan = np.full(np.shape(diff), np.nan)
     low, high = bounds
@@ -547,15 +562,18 @@ def algorithm_pairwise(
         extra.update(beside)
     absent = ~(counts.present[:, first] & counts.present[:, second])
     reason = np.where(absent, "an algorithm was not run on this data set", reason)
-    dropped = np.array(
-        [
+    # one sentence per (dropped, used) count, looked up, not written per pair
+    low = min(int(n_dropped.min(initial=0)), 0)
+    high = max(int(n_dropped.max(initial=0)), int(n_used.max(initial=0)))
+    sentences = np.empty((high - low + 1, high + 1), dtype=object)
+    for row, n in np.ndindex(sentences.shape):
+        k = row + low
+        sentences[row, n] = (
             f"{k} of {n} folds dropped from the fold tests (a fold score is undefined)"
             if k
             else ""
-            for k, n in zip(n_dropped.ravel(), n_used.ravel(), strict=True)
-        ],
-        dtype=object,
-    ).reshape(diff.shape)
+        )
+    dropped = sentences[n_dropped - low, n_used]
     # the delta + retraining t beside the lead: its own reason, named
     retrain_reason = np.where(
         absent | (retrain["reason"] == ""),
@@ -657,9 +675,12 @@ def _join(first, second):
     """Element-wise "a; b" of two arrays of reasons, skipping empty ones."""
     first = np.asarray(first, dtype=object)
     second = np.asarray(second, dtype=object)
-    both = (first != "") & (second != "")
-    out = np.where(first == "", second, first)
-    return np.where(both, first + "; " + second, out).astype(object)
+    first, second = np.broadcast_arrays(first, second)
+    has_first, has_second = first != "", second != ""
+    out = np.where(has_first, first, second).astype(object)
+    both = has_first & has_second  # joined only where both have one
+    out[both] = first[both] + "; " + second[both]
+    return out
 
 
 def metric_difference_range(metric):
