@@ -307,10 +307,15 @@ def _corrected_columns(fold_diff, ratio, alpha, rope):
         df = np.where(count >= 2, count - 1.0, np.nan)
         t = mean / scale
         usable = np.isfinite(var) & (var > 0)
-        p = np.where(usable, 2 * student_sf(np.abs(t), df), np.nan)
         half = _critical(alpha, count) * scale
-        p_1 = student_sf((rope - mean) / scale, df)
-        p_2 = special.stdtr(df, (-rope - mean) / scale)  # scipy.stats.t.cdf
+        if rope == 0:  # (0 − mean) / scale is exactly −t: two tails, not three
+            p_1 = special.stdtr(df, t)  # scipy.stats.t.sf(−t, df)
+            p_2 = special.stdtr(df, -t)  # scipy.stats.t.cdf(−t, df)
+            p = np.where(usable, 2 * np.where(t < 0, p_1, p_2), np.nan)
+        else:
+            p = np.where(usable, 2 * student_sf(np.abs(t), df), np.nan)
+            p_1 = student_sf((rope - mean) / scale, df)
+            p_2 = special.stdtr(df, (-rope - mean) / scale)  # scipy.stats.t.cdf
     # a point-mass posterior (zero variance): 0/1, and 1/2 each side at 0
     point = np.isfinite(var) & (var == 0)
     at_zero = 0.5 * (mean == 0) if rope == 0 else 0.0

@@ -355,7 +355,7 @@ def mean_t_power(effect, se, alpha=0.05, df=np.inf):
             critical = special.stdtrit(value, 1 - alpha / 2)
             with np.errstate(invalid="ignore"):  # inf / inf where r is inf
                 u = np.where(np.isinf(r), 1.0, r / (critical + r))
-            power[here] = np.clip(spline(u), 0, 1)
+            power[here] = np.clip(_evaluate(spline, u), 0, 1)
             done |= here
     if not done.all():
         power[~done] = t_power(effect[~done], se[~done], alpha, df[~done])
@@ -374,9 +374,20 @@ def _power_spline(alpha, df):
     if not np.isfinite(exact).all():
         return None
     spline = interpolate.CubicSpline(u[::2], exact[::2])
-    if np.abs(spline(u[1::2]) - exact[1::2]).max() > MEAN_POWER_TOL:
+    if np.abs(_evaluate(spline, u[1::2]) - exact[1::2]).max() > MEAN_POWER_TOL:
         return None
     return spline
+
+
+def _evaluate(spline, u):
+    """``spline(u)`` for ``0 <= u <= 1`` on its uniform grid: the interval by
+    arithmetic and Horner's rule on its coefficients (several times quicker
+    than the general evaluation's search on millions of values)."""
+    n = spline.c.shape[1]
+    i = np.minimum((u * n).astype(np.intp), n - 1)
+    h = u - spline.x[i]
+    c = spline.c
+    return ((c[0, i] * h + c[1, i]) * h + c[2, i]) * h + c[3, i]
 
 
 def normal_power(effect, se, alpha=0.05, df=np.inf):
