@@ -355,17 +355,16 @@ def _five_by_two_columns(diff):
         t = first / se
         f = (diff**2).sum(axis=(-2, -1)) / (2 * s2)
     nan = np.full(first.shape, np.nan)
+    reason = np.full(first.shape, "", dtype=object)
+    reason[~ok] = (
+        "5x2cv t and F: a fold score is undefined, or both folds of every repeat agree"
+    )
     return {
         "diff_5x2cv_numerator": np.where(ok, first, nan),
         "se_5x2cv": np.where(ok, se, nan),
         "pvalue_5x2cv_t": np.where(ok, 2 * stats.t.sf(np.abs(t), 5), nan),
         "pvalue_5x2cv_f": np.where(ok, stats.f.sf(f, 10, 5), nan),
-        "reason": np.where(
-            ok,
-            "",
-            "5x2cv t and F: a fold score is undefined, or both folds of every "
-            "repeat agree",
-        ).astype(object),
+        "reason": reason,
     }
 
 
@@ -511,14 +510,22 @@ def algorithm_pairwise(
     rope = check_rope(rope)
     index, first, second = counts.pair_index() if pairs is None else pairs
     est, cov = delta.estimates, delta.cov
-    diff = est[:, first] - est[:, second]
-    var_inst = cov[:, first, first] + cov[:, second, second] - 2 * cov[:, first, second]
+    # the pairs gathered with np.take: C-ordered (D, P, ...) arrays (fancy
+    # indexing of the middle axis lays them out pair-major, which made every
+    # reduction over folds and every ravel below a strided copy)
+    diff = np.take(est, first, axis=1) - np.take(est, second, axis=1)
+    var_inst = np.ascontiguousarray(
+        cov[:, first, first] + cov[:, second, second] - 2 * cov[:, first, second]
+    )
     values = FoldValues(counts, metric) if values is None else values
     reps = values.repeats()
-    rep_diff = reps[:, first] - reps[:, second]  # (D, P, R)
+    rep_diff = np.take(reps, first, axis=1) - np.take(reps, second, axis=1)  # (D, P, R)
     folds = values.folds()
-    fold_diff = folds[:, first] - folds[:, second]  # (D, P, K)
-    both = counts.fold_present[:, first] & counts.fold_present[:, second]
+    fold_diff = np.take(folds, first, axis=1) - np.take(
+        folds, second, axis=1
+    )  # (D, P, K)
+    present = counts.fold_present
+    both = np.take(present, first, axis=1) & np.take(present, second, axis=1)
     n_used = both.sum(axis=-1)
     n_dropped = n_used - np.isfinite(fold_diff).sum(axis=-1)
     bounds = metric_difference_range(metric)
@@ -544,9 +551,10 @@ def algorithm_pairwise(
     else:
         lead = _corrected_lead(diff, corrected, alpha, bounds)
         why = "fewer than two usable folds, or fold differences without variance"
-    reason = np.where(np.isfinite(lead["pvalue"]) | ~np.isfinite(diff), "", why).astype(
-        object
-    )
+    # one shared string where the lead has no test (not a unicode array of
+    # them, copied into an object per pair)
+    reason = np.full(diff.shape, "", dtype=object)
+    reason[~(np.isfinite(lead["pvalue"]) | ~np.isfinite(diff))] = why
     test = np.full(diff.shape, algorithm_test_name(five_by_two), dtype=object)
     extra = {
         "se_instance": np.sqrt(var_inst),
@@ -565,7 +573,9 @@ def algorithm_pairwise(
         quiet = np.isfinite(beside["pvalue_5x2cv_t"]) | ~np.isfinite(lead["pvalue"])
         reason = _join(reason, np.where(quiet, "", beside.pop("reason")))
         extra.update(beside)
-    absent = ~(counts.present[:, first] & counts.present[:, second])
+    absent = ~(
+        np.take(counts.present, first, axis=1) & np.take(counts.present, second, axis=1)
+    )
     reason = np.where(absent, "an algorithm was not run on this data set", reason)
     # one sentence per (dropped, used) count, looked up, not written per pair
     low = min(int(n_dropped.min(initial=0)), 0)
@@ -580,11 +590,11 @@ def algorithm_pairwise(
         )
     dropped = sentences[n_dropped - low, n_used]
     # the delta + retraining t beside the lead: its own reason, named
-    retrain_reason = np.where(
-        absent | (retrain["reason"] == ""),
-        "",
-        RETRAINING_TEST + ": " + retrain["reason"].astype(object),
-    )
+    retrain_reason = np.full(diff.shape, "", dtype=object)
+    named = ~absent & (retrain["reason"] != "")
+    codes, distinct = pd.factorize(retrain["reason"][named], use_na_sentinel=False)
+    texts = np.array([f"{RETRAINING_TEST}: {r}" for r in distinct], dtype=object)
+    retrain_reason[named] = texts[codes]  # worded once per distinct reason
     frame = {
         "test": test,
         **{key: lead[key] for key in LEAD_COLUMNS},

@@ -548,7 +548,8 @@ def _labelled(name, reasons):
 
 
 def _mean_reasons(res, m):
-    reasons = np.where(res["variance"] > 0, "", _ZERO_VARIANCE).astype(object)
+    reasons = np.full(np.shape(res["variance"]), "", dtype=object)
+    reasons[~(res["variance"] > 0)] = _ZERO_VARIANCE
     for p in np.flatnonzero(res["n_missing"]):
         reasons[p] = _MISSING.format(int(res["n_missing"][p]), m)
     return reasons
