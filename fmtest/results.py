@@ -401,7 +401,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         cells = np.stack([tot[..., 1, 1], tot[..., 1, 0], tot[..., 0, 1]])
         ok = (cells >= self.config["min_count"]).all(axis=0)
         first, second = (np.array(side, dtype=int) for side in zip(*pairs, strict=True))
-        return ok[:, first] & ok[:, second]
+        return np.take(ok, first, axis=1) & np.take(ok, second, axis=1)
 
     @cached_property
     def omnibus(self) -> pd.DataFrame:

@@ -92,9 +92,12 @@ def pair_reasons(counts, pairs):
         discordant = cells[1] + cells[2] + cells[5] + cells[6]  # la != lb
         seen = (discordant + cells[0] + cells[3] + cells[4] + cells[7]) > 0
         identical = (discordant == 0) & seen
-        reasons[identical[:, first, second]] = REASON_IDENTICAL
+        n_alg = identical.shape[-1]
+        flat = identical.reshape(len(identical), n_alg * n_alg)
+        reasons[np.take(flat, first * n_alg + second, axis=1)] = REASON_IDENTICAL
     present = counts.present
-    missing_a, missing_b = ~present[:, first], ~present[:, second]
+    missing_a = ~np.take(present, first, axis=1)
+    missing_b = ~np.take(present, second, axis=1)
     algs = counts.algorithms
     for d, p in zip(*np.nonzero(missing_a | missing_b), strict=True):
         names = [
@@ -143,7 +146,7 @@ def method_pair_reasons(base, reasons, pairs, names, variance):
     first, second = (np.array(side, dtype=int) for side in zip(*pairs, strict=True))
     reasons = np.asarray(reasons, dtype=object)
     has = reasons != ""  # (D, A): per algorithm, then spread over the pairs
-    has_a, has_b = has[:, first], has[:, second]
+    has_a, has_b = np.take(has, first, axis=1), np.take(has, second, axis=1)
     out = np.full(has_a.shape, "", dtype=object)
     # the words only where a reason is (few cells of a big study)
     either = has_a | has_b

@@ -109,10 +109,14 @@ def pairwise_contrasts(estimates, cov):
     cov = np.asarray(cov, dtype=float)
     n_alg = estimates.shape[-1]
     first, second = np.triu_indices(n_alg, k=1)
-    v_aa = cov[..., first, first]
-    v_bb = cov[..., second, second]
-    v_ab = cov[..., first, second]
-    diff = estimates[..., first] - estimates[..., second]
+    # gathered with np.take on the flattened (A, A) axes: C-ordered (..., P)
+    # arrays (fancy indexing lays them out pair-major, which makes every
+    # later ravel a strided copy); the same values
+    flat = cov.reshape(*cov.shape[:-2], n_alg * n_alg)
+    v_aa = np.take(flat, first * (n_alg + 1), axis=-1)
+    v_bb = np.take(flat, second * (n_alg + 1), axis=-1)
+    v_ab = np.take(flat, first * n_alg + second, axis=-1)
+    diff = np.take(estimates, first, axis=-1) - np.take(estimates, second, axis=-1)
     variance = v_aa + v_bb - 2 * v_ab
     root = safe_sqrt(v_aa * v_bb)
     return (
