@@ -606,7 +606,12 @@ def algorithm_pairwise(
     }
     for key in ("df", "df_corrected", "df_delta_retraining"):  # no test, no df
         frame[key] = np.where(absent, np.nan, frame[key])
-    return pd.DataFrame({k: np.ravel(v) for k, v in frame.items()}, index=index)
+    # copy=False: the columns are this function's own arrays (none shared,
+    # none kept); consolidating 30 columns of 5 million rows into blocks
+    # copied 1 GB at A = 1000
+    return pd.DataFrame(
+        {k: np.ravel(v) for k, v in frame.items()}, index=index, copy=False
+    )
 
 
 def algorithm_estimates(
