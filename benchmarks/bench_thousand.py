@@ -25,6 +25,14 @@ shared score's variance to each algorithm's own noise
 pair tables are distinct (A = 1000 to 50) and every one is solved. The share of distinct
 pair tables is printed with each run (counted after the timings).
 
+``--pair-test skip`` times every step but the pair-table test of the
+fixed test sets (the paired score interval of every pair, or its MOVER
+fallback): ``fmtest.within.paired_score.MAX_TABLES`` is set to 0 and the
+MOVER interval replaced by a stub (the difference ± 0.05, p = 0.5), so the
+profile shows what the other steps cost (helper "perf-big"; the numbers of
+that route are then not the package's). Under ``--folds`` the pair test is
+the algorithm question's own and runs either way.
+
 The JSON is written with ``write_json``'s default ``max_rows`` (tables of
 more than 200 000 rows are left out and named under ``"omitted"``);
 ``--json-max-rows 0`` writes every table whole. BLAS runs with one thread
@@ -78,8 +86,44 @@ def distinct_share(counts):
     return len(np.unique(tables, axis=0)) / max(len(tables), 1)
 
 
-def one(algorithms, instances, datasets, folds, data="shared", max_rows=JSON_MAX_ROWS):
+def _skip_pair_test():
+    """Stub the fixed test sets' pair-table interval (see the docstring)."""
+    import fmtest.results
+    import fmtest.within.paired_score
+    from fmtest.estimates.fmeasure import fbeta
+    from fmtest.within.intervals import DifferenceTest
+
+    def stub(tables, *, beta=1.0, alpha=0.05, method=None, **_):
+        f = fbeta(tables.totals if hasattr(tables, "totals") else tables, beta)
+        first, second = np.triu_indices(f.shape[-1], 1)
+        diff = f[..., first] - f[..., second]
+        return DifferenceTest(
+            pairs=list(zip(first.tolist(), second.tolist(), strict=True)),
+            diff=diff,
+            lower=diff - 0.05,
+            upper=diff + 0.05,
+            pvalue=np.full(diff.shape, 0.5),
+            corr=np.zeros(diff.shape),
+            method=method,
+            alpha=alpha,
+        )
+
+    fmtest.within.paired_score.MAX_TABLES = 0
+    fmtest.results.difference_test = stub
+
+
+def one(
+    algorithms,
+    instances,
+    datasets,
+    folds,
+    data="shared",
+    max_rows=JSON_MAX_ROWS,
+    pair_test="solve",
+):
     """Seconds per step for one study, in this process."""
+    if pair_test == "skip":
+        _skip_pair_test()
     df = make_long_data(
         instances * datasets * algorithms,
         algorithms,
@@ -100,6 +144,7 @@ def one(algorithms, instances, datasets, folds, data="shared", max_rows=JSON_MAX
         "peak": peak,
         "json_chars": stream.chars,
         "distinct": distinct_share(res.model.counts),
+        "pair_test": pair_test,
     }
 
 
@@ -107,9 +152,10 @@ def report(algorithms, out, load, data="shared"):
     s = out["seconds"]
     base = s["from_formula"] + s["fit"]
     total = sum(s.values())
+    skipped = ", pair test skipped" if out.get("pair_test") == "skip" else ""
     print(
         f"A = {algorithms}, {data} data ({out['distinct']:.1%} of the pair "
-        f"tables distinct): load average {load[0]:.1f} -> {load[1]:.1f}"
+        f"tables distinct{skipped}): load average {load[0]:.1f} -> {load[1]:.1f}"
     )
     for name, value in s.items():
         print(f"  {name:16s} {value:8.2f} s   {value / base:7.2f} x models fit")
@@ -133,6 +179,7 @@ def main(argv=None):
     parser.add_argument("--data", choices=[*DATA, "both"], default="both")
     parser.add_argument("--json-max-rows", type=int, default=JSON_MAX_ROWS)
     parser.add_argument("--blas-threads", type=int, default=1)
+    parser.add_argument("--pair-test", choices=["solve", "skip"], default="solve")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
@@ -141,7 +188,15 @@ def main(argv=None):
     max_rows = args.json_max_rows or None
     if args.one:
         kind = "shared" if args.data == "both" else args.data
-        out = one(args.one, args.instances, args.datasets, args.folds, kind, max_rows)
+        out = one(
+            args.one,
+            args.instances,
+            args.datasets,
+            args.folds,
+            kind,
+            max_rows,
+            args.pair_test,
+        )
         print(json.dumps(out))
         return out
     env = dict(os.environ)
@@ -155,6 +210,7 @@ def main(argv=None):
                 sys.executable, __file__, "--one", str(algorithms),
                 "--instances", str(args.instances), "--datasets", str(args.datasets),
                 "--data", kind, "--json-max-rows", str(args.json_max_rows),
+                "--pair-test", args.pair_test,
             ] + (["--folds"] if args.folds else [])  # fmt: skip
             before = os.getloadavg()[0]
             done = subprocess.run(

@@ -262,6 +262,26 @@ def test_quick_planning_and_thousand_benchmarks_run(monkeypatch, capsys):
     assert "former / new" in capsys.readouterr().out
 
 
+def test_thousand_benchmark_can_skip_the_pair_test(monkeypatch, capsys):
+    """Issue 32, item 4 ("perf-big"): ``--pair-test skip`` times every step
+    but the fixed test sets' pair-table interval, and says so."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_thousand
+
+    try:
+        out = bench_thousand.main(
+            ["--quick", "--data", "distinct", "--pair-test", "skip"]
+        )
+    finally:
+        for name in ("bench_thousand", "bench_counts"):
+            sys.modules.pop(name, None)
+    assert out["distinct", 20]["pair_test"] == "skip"
+    assert {"fit", "pairwise", "omnibus", "summary"} <= set(
+        out["distinct", 20]["seconds"]
+    )
+    assert "pair test skipped" in capsys.readouterr().out
+
+
 def test_thousand_data_kinds(monkeypatch):
     """Issue 32.4: the shared data of the earlier runs leave most of 60
     algorithms without a positive prediction (equal pair tables); spread
