@@ -485,7 +485,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         cells = np.stack([tot[..., 1, 1], tot[..., 1, 0], tot[..., 0, 1]])
         ok = (cells >= self.config["min_count"]).all(axis=0)
         first, second = (np.array(side, dtype=int) for side in zip(*pairs, strict=True))
-        return ok[:, first] & ok[:, second]
+        return np.take(ok, first, axis=1) & np.take(ok, second, axis=1)
 
     @cached_property
     def omnibus(self) -> pd.DataFrame:
@@ -502,11 +502,6 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             algorithm estimand there is no such test (NaN with the reason):
             the pairwise tests, adjusted within each data set, answer it.
         """
-        names = list(self.counts.algorithms)
-        rows = [
-            omnibus_wald_test(est, cov, names=names)
-            for est, cov in zip(self.lead.estimates, self.lead.cov, strict=True)
-        ]
         if not self.question.has_omnibus:  # no omnibus test of the algorithms
             return pd.DataFrame(
                 {
@@ -517,6 +512,11 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
                 },
                 index=pd.Index(self.counts.datasets, name="dataset"),
             )
+        names = list(self.counts.algorithms)
+        rows = [
+            omnibus_wald_test(est, cov, names=names)
+            for est, cov in zip(self.lead.estimates, self.lead.cov, strict=True)
+        ]
         return pd.DataFrame(
             {
                 "statistic": [r.statistic for r in rows],

@@ -496,3 +496,28 @@ def test_an_undefined_instance_part_is_named_in_reason_algorithm():
     assert reasons[0].startswith("the instance (delta-method) variance is undefined")
     assert "boundary" in reasons[0]
     assert "same value" in reasons[1]
+
+
+def test_finite_moments_of_few_values_match_numpy():
+    """Issue 32, item 4: fewer than 8 values (folds, repeats) are summed one
+    at a time; mean, variance and count equal NumPy's on the finite values,
+    a sum of −0.0 is +0.0 as in NumPy, and NaN below two values."""
+    from fmtest.across.retraining import finite_moments
+
+    rng = np.random.default_rng(3)
+    for k in range(1, 10):
+        values = rng.normal(0.0, 0.1, (4, 300, k))
+        values[rng.random(values.shape) < 0.25] = np.nan
+        values[0, :5] = -0.0
+        mean, var, count = finite_moments(values)
+        finite = np.isfinite(values)
+        assert np.array_equal(count, finite.sum(axis=-1))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected_mean = np.nanmean(values, axis=-1)
+            expected_var = np.nanvar(values, axis=-1, ddof=1)
+        assert np.allclose(mean, expected_mean, rtol=1e-12, atol=1e-15, equal_nan=True)
+        many = count >= 2
+        assert np.allclose(var[many], expected_var[many], rtol=1e-10, atol=1e-16)
+        assert np.isnan(var[~many]).all()
+        assert not np.signbit(mean[0, :5]).any()  # +0.0, as np.sum gives

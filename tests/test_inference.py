@@ -100,6 +100,37 @@ def test_omnibus_identical_algorithms_use_the_generalized_inverse():
     assert np.isnan(bad.statistic) and "zero variance" in bad.reason
 
 
+@pytest.mark.parametrize("n_alg", [5, 150])
+def test_omnibus_large_route_equals_pinvh(monkeypatch, n_alg):
+    """Issue 32, item 4: beyond OMNIBUS_QR_SIZE contrasts the omnibus uses
+    the faster "evr" eigendecomposition without forming S⁺; both routes give
+    the statistic by an explicit solve, the same rank and the same reasons
+    (regular, two identical algorithms, a difference with zero variance)."""
+    from fmtest.within import inference
+
+    rng = np.random.default_rng(n_alg)
+    cov = random_cov(rng, n_alg)
+    est = rng.uniform(0.3, 0.7, n_alg)
+    copy = np.r_[np.arange(n_alg), 1]  # the last algorithm is a copy of the second
+    cases = [
+        (est, cov, wald_by_solve(est, cov), n_alg - 1),
+        (est[copy], cov[np.ix_(copy, copy)], wald_by_solve(est, cov), n_alg - 1),
+        (np.r_[est, est[1] + 0.1], cov[np.ix_(copy, copy)], np.nan, n_alg - 1),
+    ]
+    for size in (n_alg + 10, 0):  # pinvh's driver and square inverse; "evr"
+        monkeypatch.setattr(inference, "OMNIBUS_QR_SIZE", size)
+        for estimates, covariance, expected, df in cases:
+            res = omnibus_wald_test(estimates, covariance)
+            assert res.df == df
+            if np.isnan(expected):
+                assert np.isnan(res.statistic) and "zero variance" in res.reason
+            else:
+                assert res.statistic == pytest.approx(expected, rel=1e-8)
+                assert res.pvalue == pytest.approx(
+                    stats.chi2.sf(expected, df), rel=1e-6
+                )
+
+
 def test_omnibus_leaves_out_nan_and_zero_variance_algorithms():
     rng = np.random.default_rng(6)
     cov = random_cov(rng, 4)

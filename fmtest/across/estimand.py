@@ -20,11 +20,16 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from fmtest.across.cv_tests import check_rope
 from fmtest.across.fold_scores import mean_test_train_ratio
-from fmtest.across.retraining import finite_moments, retraining_test
+from fmtest.across.retraining import (
+    finite_moments,
+    retraining_test,
+    student_isf,
+    student_sf,
+)
 from fmtest.estimates.delta import cell_variance, pair_covariance
 from fmtest.estimates.fmeasure import fbeta_gradient
 from fmtest.estimates.metrics import metric_value_and_gradient
@@ -278,6 +283,16 @@ def repeat_metric(counts, metric):
     return np.where(present, values, np.nan)
 
 
+def _critical(alpha, count):
+    """``scipy.stats.t.isf(alpha / 2, count - 1)`` (NaN below two values),
+    computed once per distinct ``count`` (a number of folds)."""
+    count = np.asarray(count)
+    top = int(count.max(initial=0))
+    df = np.arange(top + 1) - 1.0
+    table = student_isf(alpha / 2, np.where(df >= 1, df, np.nan))
+    return table[count]
+
+
 def _corrected_columns(fold_diff, ratio, alpha, rope):
     """Nadeau–Bengio's corrected t and Corani–Benavoli's posterior, vectorised.
 
@@ -292,10 +307,15 @@ def _corrected_columns(fold_diff, ratio, alpha, rope):
         df = np.where(count >= 2, count - 1.0, np.nan)
         t = mean / scale
         usable = np.isfinite(var) & (var > 0)
-        p = np.where(usable, 2 * stats.t.sf(np.abs(t), df), np.nan)
-        half = stats.t.isf(alpha / 2, df) * scale
-        p_1 = stats.t.sf((rope - mean) / scale, df)
-        p_2 = stats.t.cdf((-rope - mean) / scale, df)
+        half = _critical(alpha, count) * scale
+        if rope == 0:  # (0 − mean) / scale is exactly −t: two tails, not three
+            p_1 = special.stdtr(df, t)  # scipy.stats.t.sf(−t, df)
+            p_2 = special.stdtr(df, -t)  # scipy.stats.t.cdf(−t, df)
+            p = np.where(usable, 2 * np.where(t < 0, p_1, p_2), np.nan)
+        else:
+            p = np.where(usable, 2 * student_sf(np.abs(t), df), np.nan)
+            p_1 = student_sf((rope - mean) / scale, df)
+            p_2 = special.stdtr(df, (-rope - mean) / scale)  # scipy.stats.t.cdf
     # a point-mass posterior (zero variance): 0/1, and 1/2 each side at 0
     point = np.isfinite(var) & (var == 0)
     at_zero = 0.5 * (mean == 0) if rope == 0 else 0.0
@@ -335,17 +355,16 @@ def _five_by_two_columns(diff):
         t = first / se
         f = (diff**2).sum(axis=(-2, -1)) / (2 * s2)
     nan = np.full(first.shape, np.nan)
+    reason = np.full(first.shape, "", dtype=object)
+    reason[~ok] = (
+        "5x2cv t and F: a fold score is undefined, or both folds of every repeat agree"
+    )
     return {
         "diff_5x2cv_numerator": np.where(ok, first, nan),
         "se_5x2cv": np.where(ok, se, nan),
         "pvalue_5x2cv_t": np.where(ok, 2 * stats.t.sf(np.abs(t), 5), nan),
         "pvalue_5x2cv_f": np.where(ok, stats.f.sf(f, 10, 5), nan),
-        "reason": np.where(
-            ok,
-            "",
-            "5x2cv t and F: a fold score is undefined, or both folds of every "
-            "repeat agree",
-        ).astype(object),
+        "reason": reason,
     }
 
 
@@ -404,8 +423,8 @@ def _corrected_lead(diff, corrected, alpha, bounds):
     se, df = corrected["se_corrected"], corrected["df_corrected"]
     with np.errstate(invalid="ignore", divide="ignore"):
         t = diff / se
-        half = stats.t.isf(alpha / 2, df) * se
-        pvalue = 2 * stats.t.sf(np.abs(t), df)
+        half = _critical(alpha, corrected["n_folds"]) * se
+        pvalue = 2 * student_sf(np.abs(t), df)
     ok = np.isfinite(se) & np.isfinite(diff)
     nan = np.full(np.shape(diff), np.nan)
     low, high = bounds
@@ -491,14 +510,22 @@ def algorithm_pairwise(
     rope = check_rope(rope)
     index, first, second = counts.pair_index() if pairs is None else pairs
     est, cov = delta.estimates, delta.cov
-    diff = est[:, first] - est[:, second]
-    var_inst = cov[:, first, first] + cov[:, second, second] - 2 * cov[:, first, second]
+    # the pairs gathered with np.take: C-ordered (D, P, ...) arrays (fancy
+    # indexing of the middle axis lays them out pair-major, which made every
+    # reduction over folds and every ravel below a strided copy)
+    diff = np.take(est, first, axis=1) - np.take(est, second, axis=1)
+    var_inst = np.ascontiguousarray(
+        cov[:, first, first] + cov[:, second, second] - 2 * cov[:, first, second]
+    )
     values = FoldValues(counts, metric) if values is None else values
     reps = values.repeats()
-    rep_diff = reps[:, first] - reps[:, second]  # (D, P, R)
+    rep_diff = np.take(reps, first, axis=1) - np.take(reps, second, axis=1)  # (D, P, R)
     folds = values.folds()
-    fold_diff = folds[:, first] - folds[:, second]  # (D, P, K)
-    both = counts.fold_present[:, first] & counts.fold_present[:, second]
+    fold_diff = np.take(folds, first, axis=1) - np.take(
+        folds, second, axis=1
+    )  # (D, P, K)
+    present = counts.fold_present
+    both = np.take(present, first, axis=1) & np.take(present, second, axis=1)
     n_used = both.sum(axis=-1)
     n_dropped = n_used - np.isfinite(fold_diff).sum(axis=-1)
     bounds = metric_difference_range(metric)
@@ -524,9 +551,10 @@ def algorithm_pairwise(
     else:
         lead = _corrected_lead(diff, corrected, alpha, bounds)
         why = "fewer than two usable folds, or fold differences without variance"
-    reason = np.where(np.isfinite(lead["pvalue"]) | ~np.isfinite(diff), "", why).astype(
-        object
-    )
+    # one shared string where the lead has no test (not a unicode array of
+    # them, copied into an object per pair)
+    reason = np.full(diff.shape, "", dtype=object)
+    reason[~(np.isfinite(lead["pvalue"]) | ~np.isfinite(diff))] = why
     test = np.full(diff.shape, algorithm_test_name(five_by_two), dtype=object)
     extra = {
         "se_instance": np.sqrt(var_inst),
@@ -545,23 +573,28 @@ def algorithm_pairwise(
         quiet = np.isfinite(beside["pvalue_5x2cv_t"]) | ~np.isfinite(lead["pvalue"])
         reason = _join(reason, np.where(quiet, "", beside.pop("reason")))
         extra.update(beside)
-    absent = ~(counts.present[:, first] & counts.present[:, second])
+    absent = ~(
+        np.take(counts.present, first, axis=1) & np.take(counts.present, second, axis=1)
+    )
     reason = np.where(absent, "an algorithm was not run on this data set", reason)
-    dropped = np.array(
-        [
+    # one sentence per (dropped, used) count, looked up, not written per pair
+    low = min(int(n_dropped.min(initial=0)), 0)
+    high = max(int(n_dropped.max(initial=0)), int(n_used.max(initial=0)))
+    sentences = np.empty((high - low + 1, high + 1), dtype=object)
+    for row, n in np.ndindex(sentences.shape):
+        k = row + low
+        sentences[row, n] = (
             f"{k} of {n} folds dropped from the fold tests (a fold score is undefined)"
             if k
             else ""
-            for k, n in zip(n_dropped.ravel(), n_used.ravel(), strict=True)
-        ],
-        dtype=object,
-    ).reshape(diff.shape)
+        )
+    dropped = sentences[n_dropped - low, n_used]
     # the delta + retraining t beside the lead: its own reason, named
-    retrain_reason = np.where(
-        absent | (retrain["reason"] == ""),
-        "",
-        RETRAINING_TEST + ": " + retrain["reason"].astype(object),
-    )
+    retrain_reason = np.full(diff.shape, "", dtype=object)
+    named = ~absent & (retrain["reason"] != "")
+    codes, distinct = pd.factorize(retrain["reason"][named], use_na_sentinel=False)
+    texts = np.array([f"{RETRAINING_TEST}: {r}" for r in distinct], dtype=object)
+    retrain_reason[named] = texts[codes]  # worded once per distinct reason
     frame = {
         "test": test,
         **{key: lead[key] for key in LEAD_COLUMNS},
@@ -573,7 +606,12 @@ def algorithm_pairwise(
     }
     for key in ("df", "df_corrected", "df_delta_retraining"):  # no test, no df
         frame[key] = np.where(absent, np.nan, frame[key])
-    return pd.DataFrame({k: np.ravel(v) for k, v in frame.items()}, index=index)
+    # copy=False: the columns are this function's own arrays (none shared,
+    # none kept); consolidating 30 columns of 5 million rows into blocks
+    # copied 1 GB at A = 1000
+    return pd.DataFrame(
+        {k: np.ravel(v) for k, v in frame.items()}, index=index, copy=False
+    )
 
 
 def algorithm_estimates(
@@ -657,9 +695,12 @@ def _join(first, second):
     """Element-wise "a; b" of two arrays of reasons, skipping empty ones."""
     first = np.asarray(first, dtype=object)
     second = np.asarray(second, dtype=object)
-    both = (first != "") & (second != "")
-    out = np.where(first == "", second, first)
-    return np.where(both, first + "; " + second, out).astype(object)
+    first, second = np.broadcast_arrays(first, second)
+    has_first, has_second = first != "", second != ""
+    out = np.where(has_first, first, second).astype(object)
+    both = has_first & has_second  # joined only where both have one
+    out[both] = first[both] + "; " + second[both]
+    return out
 
 
 def metric_difference_range(metric):

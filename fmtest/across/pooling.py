@@ -540,11 +540,18 @@ def filled_variances(diff, var_delta, var_wong, *, lead, interval, alpha):
 
 
 def _labelled(name, reasons):
-    return np.array([f"{name}: {r}" if r else "" for r in reasons], dtype=object)
+    """``"name: reason"`` per pair ("" where none), worded once per distinct
+    reason (half a million pairs hold a handful)."""
+    codes, distinct = pd.factorize(
+        np.asarray(reasons, dtype=object), use_na_sentinel=False
+    )
+    texts = np.array([f"{name}: {r}" if r else "" for r in distinct], dtype=object)
+    return texts[codes]
 
 
 def _mean_reasons(res, m):
-    reasons = np.where(res["variance"] > 0, "", _ZERO_VARIANCE).astype(object)
+    reasons = np.full(np.shape(res["variance"]), "", dtype=object)
+    reasons[~(res["variance"] > 0)] = _ZERO_VARIANCE
     for p in np.flatnonzero(res["n_missing"]):
         reasons[p] = _MISSING.format(int(res["n_missing"][p]), m)
     return reasons
@@ -601,7 +608,21 @@ def _by_pattern(flags, datasets, template):
 
 
 def _joined(separator, columns):
-    return [separator.join(filter(None, parts)) for parts in zip(*columns, strict=True)]
+    """Per row, the non-empty strings of ``columns`` joined by ``separator``
+    (a list); joined in Python only where two or more are non-empty."""
+    columns = [np.asarray(column, dtype=object) for column in columns]
+    filled = [column.astype(bool) for column in columns]
+    count = np.sum(filled, axis=0)
+    out = np.full(count.shape, "", dtype=object)
+    for column, has in zip(columns, filled, strict=True):
+        alone = has & (count == 1)
+        out[alone] = column[alone]
+    many = np.flatnonzero(count > 1)
+    out[many] = [
+        separator.join(filter(None, parts))
+        for parts in zip(*(column[many] for column in columns), strict=True)
+    ]
+    return out.tolist()
 
 
 def wilcoxon_floor_m(alternative="two-sided"):

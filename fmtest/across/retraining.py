@@ -48,11 +48,12 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import interpolate, optimize, special
 
 __all__ = [
     "finite_moments",
     "instances_for_power",
+    "mean_t_power",
     "normal_power",
     "projected_se",
     "repeats_for_power",
@@ -74,6 +75,8 @@ def finite_moments(values):
     (0.2, 0.02, 2)
     """
     values = np.asarray(values, dtype=float)
+    if 0 < values.shape[-1] < 8:
+        return _few_moments(values)
     finite = np.isfinite(values)
     count = finite.sum(axis=-1)
     filled = np.where(finite, values, 0.0)
@@ -82,6 +85,54 @@ def finite_moments(values):
         dev = np.where(finite, values - mean[..., None], 0.0)
         var = (dev**2).sum(axis=-1) / (count - 1)
     return mean, np.where(count >= 2, var, np.nan), count
+
+
+def _few_moments(values):
+    """:func:`finite_moments` over fewer than 8 values (folds, repeats), one
+    value at a time: NumPy sums fewer than 8 in order, so the numbers are the
+    same, without (..., K) temporaries or reductions over a short axis (slow
+    on the 5 million pairs of 1000 algorithms)."""
+    columns = [values[..., k] for k in range(values.shape[-1])]
+    finite = [np.isfinite(column) for column in columns]
+    count = finite[0].astype(np.intp)
+    # NumPy's sum starts from +0.0 (so that a sum of −0.0 is +0.0)
+    total = 0.0 + np.where(finite[0], columns[0], 0.0)
+    for column, ok in zip(columns[1:], finite[1:], strict=True):
+        count += ok
+        total += np.where(ok, column, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = total / count
+        squares = None
+        for column, ok in zip(columns, finite, strict=True):
+            dev = np.where(ok, column - mean, 0.0)
+            squares = 0.0 + dev**2 if squares is None else squares + dev**2
+        var = squares / (count - 1)
+    return mean, np.where(count >= 2, var, np.nan), count
+
+
+#: Why :func:`retraining_test` has no test: "" and its reasons, in order.
+RETRAINING_REASONS = np.array(
+    [
+        "",
+        "difference undefined",
+        "instance-level (delta) variance undefined",
+        "fewer than two usable repeats or folds to estimate the retraining variance",
+        "zero variance",
+    ],
+    dtype=object,
+)
+
+
+def student_sf(x, df):
+    """Student's t survival function, ``scipy.stats.t.sf(x, df)`` without the
+    distribution machinery (``scipy.special.stdtr``: the same numbers, NaN
+    where ``df`` is not positive, faster on millions of values)."""
+    return special.stdtr(df, -np.asarray(x, dtype=float))
+
+
+def student_isf(q, df):
+    """``scipy.stats.t.isf(q, df)`` for ``0 < q < 1`` (``scipy.special.stdtrit``)."""
+    return -special.stdtrit(df, q)
 
 
 def retraining_test(
@@ -155,24 +206,17 @@ def retraining_test(
         df = np.where(uncertain > 0, var**2 / (uncertain**2 / df_model), np.inf)
         se = np.sqrt(var)
         t = diff / se
-        pvalue = 2 * stats.t.sf(np.abs(t), df)
-        half = stats.t.isf(alpha / 2, df) * se
+        pvalue = 2 * student_sf(np.abs(t), df)
+        half = student_isf(alpha / 2, df) * se
     ok = np.isfinite(var) & (var > 0) & np.isfinite(diff)
-    reason = np.select(
-        [
-            ~np.isfinite(diff),
-            ~np.isfinite(var_inst),
-            n_runs < 2,
-            ~ok,
-        ],
-        [
-            "difference undefined",
-            "instance-level (delta) variance undefined",
-            "fewer than two usable repeats or folds to estimate the retraining variance",
-            "zero variance",
-        ],
-        default="",
-    ).astype(object)
+    # the first reason that applies, as a code into RETRAINING_REASONS (a
+    # select of the strings themselves copies them into every element)
+    code = np.select(
+        [~np.isfinite(diff), ~np.isfinite(var_inst), n_runs < 2, ~ok],
+        [1, 2, 3, 4],
+        default=0,
+    )
+    reason = RETRAINING_REASONS[code]
     nan = np.full(diff.shape, np.nan)
     low, high = bounds
     return {
@@ -265,6 +309,110 @@ def t_power(effect, se, alpha=0.05, df=np.inf):
     power = np.where(np.isinf(ratio), 1.0, power)
     power = np.where(np.isnan(ratio) | np.isnan(df), np.nan, np.clip(power, 0, 1))
     return power[()] if power.ndim == 0 else power
+
+
+#: Up to this many values of one finite ``df``, :func:`mean_t_power` evaluates
+#: :func:`t_power` at each (about 10 µs a value); beyond, it interpolates.
+MEAN_POWER_EXACT = 5_000
+#: Intervals of the interpolation grid of :func:`mean_t_power` (uniform in
+#: ``u = r / (c + r)``, ``r = |effect| / se``, ``c`` the critical value).
+MEAN_POWER_GRID = 2_048
+#: Largest interpolation error of :func:`mean_t_power` at the grid's
+#: midpoints; a larger one (not seen) falls back to the exact values.
+MEAN_POWER_TOL = 1e-9
+
+
+def mean_t_power(effect, se, alpha=0.05, df=np.inf):
+    """Mean of :func:`t_power` over many values, quick for millions of them.
+
+    The mean equals ``np.mean(t_power(effect, se, alpha, df))`` exactly
+    where a finite ``df`` has at most :data:`MEAN_POWER_EXACT` values (and
+    always for ``df = inf``, whose normal power is cheap). For more, the
+    power at that ``df`` is a smooth, increasing function of ``r =
+    |effect| / se`` alone: it is evaluated exactly on a grid of
+    :data:`MEAN_POWER_GRID` intervals uniform in ``u = r / (c + r)``, ``c``
+    the test's critical value (so ``[0, ∞]`` maps to ``[0, 1]``, the power
+    is 1 at ``u = 1`` and about one half at ``u = 1/2``), and a cubic spline
+    interpolates it. A cubic spline's error on a smooth function is largest
+    near the midpoints of the grid; the power is also evaluated exactly
+    there, and if the spline misses any midpoint by more than
+    :data:`MEAN_POWER_TOL`, or an exact value is NaN, the exact values are
+    used. Measured: the largest midpoint error is 2.3e-12 for ``df`` from 2
+    to 999 and ``alpha`` from 0.01 to 0.2 (with ``df = 1`` and ``alpha =
+    0.01`` 2.4e-10; ``df = 1``, ``alpha = 0.001`` falls back).
+
+    Parameters
+    ----------
+    effect, se : array_like
+    alpha : float, default=0.05
+    df : float or array_like, default=inf
+
+    Returns
+    -------
+    float
+        NaN if any power is NaN (as ``np.mean`` of them).
+
+    Examples
+    --------
+    >>> effect = np.linspace(0.0, 0.1, 20_000)
+    >>> exact = np.mean(t_power(effect, 0.02, df=4))
+    >>> bool(abs(mean_t_power(effect, 0.02, df=4) - exact) < 1e-9)
+    True
+    """
+    effect, se, df = np.broadcast_arrays(
+        np.asarray(effect, dtype=float),
+        np.asarray(se, dtype=float),
+        np.asarray(df, dtype=float),
+    )
+    effect, se, df = effect.ravel(), se.ravel(), df.ravel()
+    if effect.size == 0:
+        return float("nan")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.abs(effect) / np.where(se > 0, se, np.nan)
+    power = np.empty(effect.size)
+    done = np.zeros(effect.size, dtype=bool)
+    values, counts = np.unique(df[np.isfinite(df)], return_counts=True)
+    for value in values[counts > MEAN_POWER_EXACT]:
+        here = (df == value) & ~np.isnan(ratio)
+        spline = _power_spline(alpha, value)
+        if spline is not None:
+            r = ratio[here]
+            critical = special.stdtrit(value, 1 - alpha / 2)
+            with np.errstate(invalid="ignore"):  # inf / inf where r is inf
+                u = np.where(np.isinf(r), 1.0, r / (critical + r))
+            power[here] = np.clip(_evaluate(spline, u), 0, 1)
+            done |= here
+    if not done.all():
+        power[~done] = t_power(effect[~done], se[~done], alpha, df[~done])
+    return float(np.mean(power))
+
+
+def _power_spline(alpha, df):
+    """Cubic spline of :func:`t_power` in ``u = r / (c + r)``, or None if it is
+    not within :data:`MEAN_POWER_TOL` at the grid's midpoints."""
+    n = MEAN_POWER_GRID
+    u = np.linspace(0.0, 1.0, 2 * n + 1)  # the nodes, and the midpoints between
+    critical = special.stdtrit(df, 1 - alpha / 2)
+    with np.errstate(divide="ignore"):
+        r = np.where(u < 1, critical * u / (1 - u), np.inf)
+    exact = t_power(r, 1.0, alpha, df)
+    if not np.isfinite(exact).all():
+        return None
+    spline = interpolate.CubicSpline(u[::2], exact[::2])
+    if np.abs(_evaluate(spline, u[1::2]) - exact[1::2]).max() > MEAN_POWER_TOL:
+        return None
+    return spline
+
+
+def _evaluate(spline, u):
+    """``spline(u)`` for ``0 <= u <= 1`` on its uniform grid: the interval by
+    arithmetic and Horner's rule on its coefficients (several times quicker
+    than the general evaluation's search on millions of values)."""
+    n = spline.c.shape[1]
+    i = np.minimum((u * n).astype(np.intp), n - 1)
+    h = u - spline.x[i]
+    c = spline.c
+    return ((c[0, i] * h + c[1, i]) * h + c[2, i]) * h + c[3, i]
 
 
 def normal_power(effect, se, alpha=0.05, df=np.inf):

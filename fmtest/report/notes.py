@@ -16,7 +16,7 @@ import pandas as pd
 from fmtest.across.estimand import CORRECTED_TEST
 from fmtest.across.pooling import HIGH_I2, wilcoxon_min_pvalue
 from fmtest.across.recommend import FIXED_EFFECT, WILCOXON
-from fmtest.across.retraining import projected_se, t_power
+from fmtest.across.retraining import mean_t_power, projected_se
 from fmtest.estimates.fmeasure import divide
 from fmtest.report.pair_notes import REASON_IDENTICAL
 from fmtest.report.text_format import format_pvalue
@@ -328,8 +328,8 @@ def estimand_notes(res):
             diff = tests["diff"].to_numpy(dtype=float)[ok]
             df_now = folds[ok] - 1
             df_then = folds[ok] * PROJECTED_REPEATS - 1
-            power_now = t_power(diff, se_now[ok], res.alpha, df_now)
-            power_then = t_power(diff, se_then[ok], res.alpha, df_then)
+            power_now = mean_t_power(diff, se_now[ok], res.alpha, df_now)
+            power_then = mean_t_power(diff, se_then[ok], res.alpha, df_then)
             notes.append(
                 f"One k-fold run: the corrected t-test of the learning algorithms has "
                 f"J - 1 = {int(np.median(df_now))} degrees of freedom. Repeating the "
@@ -337,7 +337,7 @@ def estimand_notes(res):
                 f"shrink the median SE of the differences from "
                 f"{np.median(se_now[ok]):.3g} to {np.median(se_then[ok]):.3g} and "
                 f"raise the mean power at the observed differences from "
-                f"{np.mean(power_now):.0%} to {np.mean(power_then):.0%} (non-central "
+                f"{power_now:.0%} to {power_then:.0%} (non-central "
                 "t; res.sample_size() gives the repeats per pair, or the instances "
                 "where repeats cannot reach the power)."
             )

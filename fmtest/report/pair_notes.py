@@ -83,12 +83,21 @@ def pair_reasons(counts, pairs):
     if counts.paired and getattr(counts, "instances", None) is not None:
         reasons[_identical_codes(counts, first, second)] = REASON_IDENTICAL
     elif counts.paired:
-        joint = counts.joint[:, first, second]  # (D, P, z, la, lb)
-        discordant = joint[..., 0, 1].sum(-1) + joint[..., 1, 0].sum(-1)
-        seen = joint.sum(axis=(-3, -2, -1)) > 0
-        reasons[(discordant == 0) & seen] = REASON_IDENTICAL
+        # cell by cell on the (D, A, A) tables, then the pairs: no copy of every
+        # pair's table, no reduction over the small axes (slow in numpy)
+        joint = counts.joint  # (D, A, A, z, la, lb)
+        cells = [
+            joint[..., z, la, lb] for z in (0, 1) for la in (0, 1) for lb in (0, 1)
+        ]
+        discordant = cells[1] + cells[2] + cells[5] + cells[6]  # la != lb
+        seen = (discordant + cells[0] + cells[3] + cells[4] + cells[7]) > 0
+        identical = (discordant == 0) & seen
+        n_alg = identical.shape[-1]
+        flat = identical.reshape(len(identical), n_alg * n_alg)
+        reasons[np.take(flat, first * n_alg + second, axis=1)] = REASON_IDENTICAL
     present = counts.present
-    missing_a, missing_b = ~present[:, first], ~present[:, second]
+    missing_a = ~np.take(present, first, axis=1)
+    missing_b = ~np.take(present, second, axis=1)
     algs = counts.algorithms
     for d, p in zip(*np.nonzero(missing_a | missing_b), strict=True):
         names = [
@@ -136,17 +145,18 @@ def method_pair_reasons(base, reasons, pairs, names, variance):
         return base.copy()
     first, second = (np.array(side, dtype=int) for side in zip(*pairs, strict=True))
     reasons = np.asarray(reasons, dtype=object)
-    r_a, r_b = reasons[:, first], reasons[:, second]
-    label = np.array([repr(str(name)) for name in names], dtype=object)
-    l_a, l_b = label[first], label[second]
-    has_a, has_b = r_a != "", r_b != ""
-    out = np.full(r_a.shape, "", dtype=object)
+    has = reasons != ""  # (D, A): per algorithm, then spread over the pairs
+    has_a, has_b = np.take(has, first, axis=1), np.take(has, second, axis=1)
+    out = np.full(has_a.shape, "", dtype=object)
     # the words only where a reason is (few cells of a big study)
-    at = np.nonzero(has_a | has_b)
+    either = has_a | has_b
+    at = np.nonzero(either)
     if at[0].size:
-        cols = at[1]
-        r_a, r_b, has_a, has_b = r_a[at], r_b[at], has_a[at], has_b[at]
-        l_a, l_b = l_a[cols], l_b[cols]
+        label = np.array([repr(str(name)) for name in names], dtype=object)
+        rows, cols = at
+        r_a, r_b = reasons[rows, first[cols]], reasons[rows, second[cols]]
+        has_a, has_b = has_a[at], has_b[at]
+        l_a, l_b = label[first[cols]], label[second[cols]]
         own_a, own_b = l_a + ": " + r_a, l_b + ": " + r_b
         out[at] = np.select(
             [has_a & (r_a == r_b), has_a & has_b, has_a, has_b],
@@ -154,8 +164,10 @@ def method_pair_reasons(base, reasons, pairs, names, variance):
             default="",
         )
     no_variance = ~(np.asarray(variance, dtype=float) > 0)
-    out = np.where((out == "") & no_variance, REASON_NO_VARIANCE, out)
-    return np.where(base != "", base, out).astype(object)
+    out[~either & no_variance] = REASON_NO_VARIANCE
+    kept = base != ""
+    out[kept] = base[kept]
+    return out
 
 
 def explain(reason, missing, why):
@@ -167,9 +179,16 @@ def explain(reason, missing, why):
     >>> explain(np.array(["", "", "x"], dtype=object), [True, False, True], "why")
     array(['why', '', 'x'], dtype=object)
     """
-    reason = np.asarray(reason, dtype=object)
-    fill = (reason == "") & np.asarray(missing, dtype=bool)
-    return np.where(fill, why, reason).astype(object)
+    reason, missing, why = np.broadcast_arrays(
+        np.asarray(reason, dtype=object),
+        np.asarray(missing, dtype=bool),
+        np.asarray(why, dtype=object),
+    )
+    fill = missing.copy()
+    fill[missing] = reason[missing] == ""  # compared only where a value is missing
+    out = reason.copy()
+    out[fill] = why[fill]
+    return out
 
 
 def algorithm_estimate_reasons(

@@ -69,17 +69,26 @@ def select_pairs(res, pairs="auto"):
     algs = np.asarray(res.counts.algorithms, dtype=object)
     est = res.lead.estimates  # (D, A)
     best = pd.Series(_best(est, algs), index=res.counts.datasets)
-    best_of_row = best.reindex(index.get_level_values(0)).to_numpy()
-    first = index.get_level_values(1).to_numpy(dtype=object)
-    second = index.get_level_values(2).to_numpy(dtype=object)
-    shown = (first == best_of_row) | (second == best_of_row)
+    # on the index's integer codes, not its millions of labels: each data set
+    # (a code of level 0) has its best algorithm's code in levels 1 and 2
+    best_of_code = best.reindex(index.levels[0]).to_numpy(dtype=object)
+    shown = _holds(index, 1, best_of_code, index.codes[0])
+    shown |= _holds(index, 2, best_of_code, index.codes[0])
     across = None
     if several:
         with np.errstate(all="ignore"):
             mean = np.nanmean(np.where(np.isnan(est), np.nan, est), axis=0)
-        overall = _best(mean, algs)
+        overall = np.array([_best(mean, algs)], dtype=object)
         a_index = res.across_datasets.index
-        across = (a_index.get_level_values(0).to_numpy(dtype=object) == overall) | (
-            a_index.get_level_values(1).to_numpy(dtype=object) == overall
-        )
+        everywhere = np.zeros(len(a_index), dtype=np.intp)
+        across = _holds(a_index, 0, overall, everywhere)
+        across |= _holds(a_index, 1, overall, everywhere)
     return shown, across, mode
+
+
+def _holds(index, level, labels, which):
+    """Rows of the MultiIndex ``index`` whose label at ``level`` is
+    ``labels[which]`` (``which``: one position into ``labels`` per row)."""
+    position = index.levels[level].get_indexer(pd.Index(labels, dtype=object))
+    position = np.where(position >= 0, position, -2)  # absent: never a code
+    return index.codes[level] == position[which]

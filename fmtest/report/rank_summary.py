@@ -203,17 +203,18 @@ def _against_best(res, ranks):
     """Every algorithm against the best-ranked one by Nemenyi's test (two-sided,
     whatever the fit's alternative: without a control the side of a rank
     comparison has no meaning; a note says so)."""
-    posthoc = res.posthoc("nemenyi", control=False, alternative="two-sided")
-    cd = float(posthoc["critical_difference"].iloc[0])
     mean = ranks.mean.sort_values(kind="stable")
     top = mean.index[0]
+    # the A − 1 pairs with the best, not all A(A − 1)/2: Nemenyi's p of a
+    # pair is that of its own statistic (studentized range of all A means)
+    posthoc = rank_posthoc(ranks, method="nemenyi", control=top, alpha=res.alpha)
+    cd = float(posthoc["critical_difference"].iloc[0])
     rows = []
     for alg, rank in mean.items():
         if alg == top:
             rows.append([alg, f"{rank:.3f}", "", "", "best"])
             continue
-        key = (top, alg) if (top, alg) in posthoc.index else (alg, top)
-        row = posthoc.loc[key]
+        row = posthoc.loc[(top, alg)]
         rows.append(
             [
                 alg,
