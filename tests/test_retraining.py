@@ -176,3 +176,19 @@ def test_estimand_study_single_learner_and_candidates(tmp_path):
     assert len(summary) == 3 * len(cv_estimand.PAIRS)
     assert single["coverage_default"].between(0, 1).all()
     assert len(single) == 3 * len(cv_estimand.LEARNERS)
+
+
+def test_t_power_where_the_far_tail_underflows():
+    """At α = 0.01 scipy's nctdtr gives NaN for P(T < −c) from δ ≈ 6.6 on;
+    that tail is 0 there, so the power is P(T > c) (was NaN for δ < 7)."""
+    from scipy import special
+
+    from fmtest.across.retraining import t_power
+
+    for df in (3.0, 10.0, 100.0):
+        ratios = np.linspace(6.0, 7.5, 31)
+        power = t_power(ratios, 1.0, alpha=0.01, df=df)
+        critical = special.stdtrit(df, 1 - 0.005)
+        far = special.nctdtr(df, -ratios, -critical)  # P(T > c)
+        assert np.isfinite(power).all()
+        np.testing.assert_allclose(power, far, rtol=0, atol=1e-12)
