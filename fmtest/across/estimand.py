@@ -39,6 +39,7 @@ __all__ = [
     "algorithm_pairwise",
     "algorithm_test_name",
     "check_estimand",
+    "column_frame",
     "effective_tables",
     "fold_metric",
     "fold_size_ratio",
@@ -524,9 +525,10 @@ def algorithm_pairwise(
     else:
         lead = _corrected_lead(diff, corrected, alpha, bounds)
         why = "fewer than two usable folds, or fold differences without variance"
-    reason = np.where(np.isfinite(lead["pvalue"]) | ~np.isfinite(diff), "", why).astype(
-        object
-    )
+    # object arrays filled in place, each text one shared object: fixed-width
+    # string arrays of millions of pairs took gigabytes
+    reason = np.full(diff.shape, why, dtype=object)
+    reason[np.isfinite(lead["pvalue"]) | ~np.isfinite(diff)] = ""
     test = np.full(diff.shape, algorithm_test_name(five_by_two), dtype=object)
     extra = {
         "se_instance": np.sqrt(var_inst),
@@ -545,35 +547,73 @@ def algorithm_pairwise(
         quiet = np.isfinite(beside["pvalue_5x2cv_t"]) | ~np.isfinite(lead["pvalue"])
         reason = _join(reason, np.where(quiet, "", beside.pop("reason")))
         extra.update(beside)
+    n_repeats = np.isfinite(rep_diff).sum(axis=-1)
+    # (D, P, K) and (D, P, R): not kept, freed before the table is built
+    del fold_diff, rep_diff, both
     absent = ~(counts.present[:, first] & counts.present[:, second])
     reason = np.where(absent, "an algorithm was not run on this data set", reason)
-    dropped = np.array(
-        [
-            f"{k} of {n} folds dropped from the fold tests (a fold score is undefined)"
-            if k
-            else ""
-            for k, n in zip(n_dropped.ravel(), n_used.ravel(), strict=True)
-        ],
-        dtype=object,
-    ).reshape(diff.shape)
+    dropped = np.full(diff.shape, "", dtype=object)
+    at = np.nonzero(n_dropped)
+    dropped[at] = [
+        f"{k} of {n} folds dropped from the fold tests (a fold score is undefined)"
+        for k, n in zip(n_dropped[at].tolist(), n_used[at].tolist(), strict=True)
+    ]
     # the delta + retraining t beside the lead: its own reason, named
-    retrain_reason = np.where(
-        absent | (retrain["reason"] == ""),
-        "",
-        RETRAINING_TEST + ": " + retrain["reason"].astype(object),
-    )
+    retrain_reason = np.full(diff.shape, "", dtype=object)
+    at = ~(absent | (retrain["reason"] == ""))
+    retrain_reason[at] = RETRAINING_TEST + ": " + retrain["reason"][at]
     frame = {
         "test": test,
         **{key: lead[key] for key in LEAD_COLUMNS},
-        "n_repeats": np.isfinite(rep_diff).sum(axis=-1),
+        "n_repeats": n_repeats,
         **corrected,
         "n_dropped": n_dropped,
         **extra,
         "reason": _join(_join(reason, np.where(absent, "", dropped)), retrain_reason),
     }
+    # the columns not shown, and the arrays replaced below, freed as they go
+    del lead, corrected, extra, retrain, reason, dropped, retrain_reason
     for key in ("df", "df_corrected", "df_delta_retraining"):  # no test, no df
         frame[key] = np.where(absent, np.nan, frame[key])
-    return pd.DataFrame({k: np.ravel(v) for k, v in frame.items()}, index=index)
+    return column_frame(frame, index)
+
+
+def column_frame(columns, index):
+    """A DataFrame holding the given columns as they are, without a consolidated copy.
+
+    ``pandas.DataFrame(dict)`` copies same-typed columns into one 2-d block:
+    for millions of pairs that doubled the memory of the table while it was
+    built. Here each column stays its own array; a column that is read-only
+    or shares memory with an earlier one is copied, so that the frame owns
+    what it holds and setting a value changes that column only.
+
+    Parameters
+    ----------
+    columns : dict of array_like
+        Each flattened to the length of ``index``.
+    index : pandas.Index
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> values = np.arange(3.0)
+    >>> frame = column_frame({"a": values, "b": values}, pd.RangeIndex(3))
+    >>> frame.loc[0, "b"] = 9.0
+    >>> frame["a"].tolist(), frame["b"].tolist()
+    ([0.0, 1.0, 2.0], [9.0, 1.0, 2.0])
+    """
+    kept = {}
+    for key, value in columns.items():
+        value = np.ravel(value)
+        if not value.flags.writeable or any(
+            np.may_share_memory(value, other) for other in kept.values()
+        ):
+            value = value.copy()
+        kept[key] = value
+    return pd.DataFrame(kept, index=index, copy=False)
 
 
 def algorithm_estimates(
@@ -655,11 +695,13 @@ def algorithm_estimates(
 
 def _join(first, second):
     """Element-wise "a; b" of two arrays of reasons, skipping empty ones."""
-    first = np.asarray(first, dtype=object)
-    second = np.asarray(second, dtype=object)
+    first, second = np.broadcast_arrays(
+        np.asarray(first, dtype=object), np.asarray(second, dtype=object)
+    )
     both = (first != "") & (second != "")
     out = np.where(first == "", second, first)
-    return np.where(both, first + "; " + second, out).astype(object)
+    out[both] = first[both] + "; " + second[both]  # new strings only where joined
+    return out
 
 
 def metric_difference_range(metric):

@@ -76,11 +76,12 @@ def finite_moments(values):
     values = np.asarray(values, dtype=float)
     finite = np.isfinite(values)
     count = finite.sum(axis=-1)
-    filled = np.where(finite, values, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = filled.sum(axis=-1) / count
-        dev = np.where(finite, values - mean[..., None], 0.0)
-        var = (dev**2).sum(axis=-1) / (count - 1)
+        mean = np.where(finite, values, 0.0).sum(axis=-1) / count
+        # in place: one temporary the size of ``values`` (millions of pairs × folds)
+        dev = values - mean[..., None]
+        dev[~finite] = 0.0
+        var = np.square(dev, out=dev).sum(axis=-1) / (count - 1)
     return mean, np.where(count >= 2, var, np.nan), count
 
 
@@ -158,21 +159,21 @@ def retraining_test(
         pvalue = 2 * stats.t.sf(np.abs(t), df)
         half = stats.t.isf(alpha / 2, df) * se
     ok = np.isfinite(var) & (var > 0) & np.isfinite(diff)
-    reason = np.select(
+    # the first that applies; filled in place, each text one shared object (a
+    # fixed-width string array of millions of pairs took gigabytes)
+    reason = np.full(np.broadcast(diff, var_inst, n_runs, ok).shape, "", dtype=object)
+    for applies, text in reversed(
         [
-            ~np.isfinite(diff),
-            ~np.isfinite(var_inst),
-            n_runs < 2,
-            ~ok,
-        ],
-        [
-            "difference undefined",
-            "instance-level (delta) variance undefined",
-            "fewer than two usable repeats or folds to estimate the retraining variance",
-            "zero variance",
-        ],
-        default="",
-    ).astype(object)
+            (~np.isfinite(diff), "difference undefined"),
+            (~np.isfinite(var_inst), "instance-level (delta) variance undefined"),
+            (
+                n_runs < 2,
+                "fewer than two usable repeats or folds to estimate the retraining variance",
+            ),
+            (~ok, "zero variance"),
+        ]
+    ):
+        reason[np.broadcast_to(applies, reason.shape)] = text
     nan = np.full(diff.shape, np.nan)
     low, high = bounds
     return {

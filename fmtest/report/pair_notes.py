@@ -83,9 +83,10 @@ def pair_reasons(counts, pairs):
     if counts.paired and getattr(counts, "instances", None) is not None:
         reasons[_identical_codes(counts, first, second)] = REASON_IDENTICAL
     elif counts.paired:
-        joint = counts.joint[:, first, second]  # (D, P, z, la, lb)
-        discordant = joint[..., 0, 1].sum(-1) + joint[..., 1, 0].sum(-1)
-        seen = joint.sum(axis=(-3, -2, -1)) > 0
+        joint = counts.joint  # (D, A, A, z, la, lb); the pairs' cells only
+        discordant = joint[..., 0, 1].sum(-1)[:, first, second]
+        discordant += joint[..., 1, 0].sum(-1)[:, first, second]
+        seen = joint.sum(axis=(-3, -2, -1))[:, first, second] > 0
         reasons[(discordant == 0) & seen] = REASON_IDENTICAL
     present = counts.present
     missing_a, missing_b = ~present[:, first], ~present[:, second]

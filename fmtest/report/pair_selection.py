@@ -37,6 +37,26 @@ def _best(estimates, labels):
     return labels[np.argmax(filled, axis=-1)]
 
 
+def _row_labels(index, level, mapping=None):
+    """Each row's label at ``level`` of ``index`` (mapped by the Series
+    ``mapping``), as an object array.
+
+    From the level's codes, so that the rows share the level's few labels:
+    ``get_level_values`` made one new string per row, for millions of pairs
+    gigabytes.
+    """
+    if not isinstance(index, pd.MultiIndex):
+        values = index.get_level_values(level)
+        return (values if mapping is None else mapping.reindex(values)).to_numpy(
+            dtype=object
+        )
+    labels = index.levels[level]
+    if mapping is not None:
+        labels = mapping.reindex(labels)
+    labels = np.append(labels.to_numpy(dtype=object), np.nan)  # code -1: missing
+    return labels[index.codes[level]]
+
+
 def select_pairs(res, pairs="auto"):
     """Which pairs the summary shows.
 
@@ -69,9 +89,8 @@ def select_pairs(res, pairs="auto"):
     algs = np.asarray(res.counts.algorithms, dtype=object)
     est = res.lead.estimates  # (D, A)
     best = pd.Series(_best(est, algs), index=res.counts.datasets)
-    best_of_row = best.reindex(index.get_level_values(0)).to_numpy()
-    first = index.get_level_values(1).to_numpy(dtype=object)
-    second = index.get_level_values(2).to_numpy(dtype=object)
+    best_of_row = _row_labels(index, 0, best)
+    first, second = _row_labels(index, 1), _row_labels(index, 2)
     shown = (first == best_of_row) | (second == best_of_row)
     across = None
     if several:
