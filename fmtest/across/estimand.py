@@ -526,10 +526,13 @@ def algorithm_pairwise(
         lead = _corrected_lead(diff, corrected, alpha, bounds)
         why = "fewer than two usable folds, or fold differences without variance"
     # object arrays filled in place, each text one shared object: fixed-width
-    # string arrays of millions of pairs took gigabytes
-    reason = np.full(diff.shape, why, dtype=object)
+    # string arrays, and np.full or np.where with a text (a new string per
+    # cell), took gigabytes for millions of pairs
+    reason = np.empty(diff.shape, dtype=object)
+    reason.fill(why)
     reason[np.isfinite(lead["pvalue"]) | ~np.isfinite(diff)] = ""
-    test = np.full(diff.shape, algorithm_test_name(five_by_two), dtype=object)
+    test = np.empty(diff.shape, dtype=object)
+    test.fill(algorithm_test_name(five_by_two))
     extra = {
         "se_instance": np.sqrt(var_inst),
         "se_retraining": retrain["se_retraining"],
@@ -551,7 +554,7 @@ def algorithm_pairwise(
     # (D, P, K) and (D, P, R): not kept, freed before the table is built
     del fold_diff, rep_diff, both
     absent = ~(counts.present[:, first] & counts.present[:, second])
-    reason = np.where(absent, "an algorithm was not run on this data set", reason)
+    reason[absent] = "an algorithm was not run on this data set"
     dropped = np.full(diff.shape, "", dtype=object)
     at = np.nonzero(n_dropped)
     dropped[at] = [

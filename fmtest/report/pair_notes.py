@@ -155,7 +155,7 @@ def method_pair_reasons(base, reasons, pairs, names, variance):
             default="",
         )
     no_variance = ~(np.asarray(variance, dtype=float) > 0)
-    out = np.where((out == "") & no_variance, REASON_NO_VARIANCE, out)
+    out[(out == "") & no_variance] = REASON_NO_VARIANCE  # one shared string
     return np.where(base != "", base, out).astype(object)
 
 
@@ -170,7 +170,8 @@ def explain(reason, missing, why):
     """
     reason = np.asarray(reason, dtype=object)
     fill = (reason == "") & np.asarray(missing, dtype=bool)
-    return np.where(fill, why, reason).astype(object)
+    # a text as one object: np.where with a str makes a new string per cell
+    return np.where(fill, np.asarray(why, dtype=object), reason)
 
 
 def algorithm_estimate_reasons(
