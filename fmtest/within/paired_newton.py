@@ -91,15 +91,23 @@ def pair_tables(x):
     F_β does not depend on TN, so the package's F and delta-method code
     serves the seven cells unchanged.
     """
+    return pair_joint(_eight_cells(x))
+
+
+def _eight_cells(x):
+    """Rows of seven cells as 8-cell tables ``[truth, la, lb]``, TN = 0."""
     table = np.zeros((*x.shape[:-1], 2, 2, 2))
     for k, (z, la, lb) in enumerate(CELLS):
         table[..., z, la, lb] = x[..., k]
-    return pair_joint(table)
+    return table
 
 
 def fbeta_pair(x, beta):
     """F_a and F_b of rows of seven cells (NaN where undefined)."""
-    f = fbeta(_own_tables(pair_tables(x)), beta)
+    # the own tables as _own_tables(pair_tables(x)) has them, without the
+    # (..., 2, 2, 2, 2, 2) pair layout: 1.3 GB for 5 million rows at once
+    table = _eight_cells(x)
+    f = fbeta(np.stack([table.sum(axis=-1), table.sum(axis=-2)], axis=-3), beta)
     return f[..., 0], f[..., 1]
 
 
