@@ -289,3 +289,23 @@ def test_thousand_data_kinds(monkeypatch):
             sys.modules.pop(name, None)
     assert silent["shared"] > 10 and silent["distinct"] == 0
     assert share["shared"] < 0.5 < 0.9 < share["distinct"]
+
+
+def test_memory_benchmark_quick(monkeypatch, capsys):
+    """Issue 32.4: the per-step memory benchmark runs every step of both
+    routes and reports a peak no lower than the memory before and after."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_memory
+
+    try:
+        out = bench_memory.main(["--quick", "--where"])
+    finally:
+        for name in ("bench_memory", "bench_thousand", "bench_counts"):
+            sys.modules.pop(name, None)
+    printed = capsys.readouterr().out
+    assert set(out) == {"folds", "fixed"}
+    for steps in out.values():
+        assert list(steps) == ["data", *bench_memory.STEPS, "summary", "json"]
+        for s in steps.values():
+            assert s["peak"] >= max(s["before"], s["after"]) > 0
+    assert printed.count("peak/data") == 2 and "A = 20, fixed route" in printed

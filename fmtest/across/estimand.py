@@ -44,6 +44,7 @@ __all__ = [
     "algorithm_pairwise",
     "algorithm_test_name",
     "check_estimand",
+    "column_frame",
     "effective_tables",
     "fold_metric",
     "fold_size_ratio",
@@ -573,6 +574,9 @@ def algorithm_pairwise(
         quiet = np.isfinite(beside["pvalue_5x2cv_t"]) | ~np.isfinite(lead["pvalue"])
         reason = _join(reason, np.where(quiet, "", beside.pop("reason")))
         extra.update(beside)
+    n_repeats = np.isfinite(rep_diff).sum(axis=-1)
+    # (D, P, K) and (D, P, R): not kept, freed before the table is built
+    del fold_diff, rep_diff, both
     absent = ~(
         np.take(counts.present, first, axis=1) & np.take(counts.present, second, axis=1)
     )
@@ -598,20 +602,55 @@ def algorithm_pairwise(
     frame = {
         "test": test,
         **{key: lead[key] for key in LEAD_COLUMNS},
-        "n_repeats": np.isfinite(rep_diff).sum(axis=-1),
+        "n_repeats": n_repeats,
         **corrected,
         "n_dropped": n_dropped,
         **extra,
         "reason": _join(_join(reason, np.where(absent, "", dropped)), retrain_reason),
     }
+    # the columns not shown, and the arrays replaced below, freed as they go
+    del lead, corrected, extra, retrain, reason, dropped, retrain_reason
     for key in ("df", "df_corrected", "df_delta_retraining"):  # no test, no df
         frame[key] = np.where(absent, np.nan, frame[key])
-    # copy=False: the columns are this function's own arrays (none shared,
-    # none kept); consolidating 30 columns of 5 million rows into blocks
-    # copied 1 GB at A = 1000
-    return pd.DataFrame(
-        {k: np.ravel(v) for k, v in frame.items()}, index=index, copy=False
-    )
+    return column_frame(frame, index)
+
+
+def column_frame(columns, index):
+    """A DataFrame holding the given columns as they are, without a consolidated copy.
+
+    ``pandas.DataFrame(dict)`` copies same-typed columns into one 2-d block:
+    for millions of pairs that doubled the memory of the table while it was
+    built. Here each column stays its own array; a column that is read-only
+    or shares memory with an earlier one is copied, so that the frame owns
+    what it holds and setting a value changes that column only.
+
+    Parameters
+    ----------
+    columns : dict of array_like
+        Each flattened to the length of ``index``.
+    index : pandas.Index
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> values = np.arange(3.0)
+    >>> frame = column_frame({"a": values, "b": values}, pd.RangeIndex(3))
+    >>> frame.loc[0, "b"] = 9.0
+    >>> frame["a"].tolist(), frame["b"].tolist()
+    ([0.0, 1.0, 2.0], [9.0, 1.0, 2.0])
+    """
+    kept = {}
+    for key, value in columns.items():
+        value = np.ravel(value)
+        if not value.flags.writeable or any(
+            np.may_share_memory(value, other) for other in kept.values()
+        ):
+            value = value.copy()
+        kept[key] = value
+    return pd.DataFrame(kept, index=index, copy=False)
 
 
 def algorithm_estimates(

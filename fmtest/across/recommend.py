@@ -151,7 +151,8 @@ def recommend_across(table, multitest="holm"):
     [0.01, 0.004, 0.125]
     """
     n = len(table)
-    recommended = np.full(n, NO_TEST, dtype=object)
+    recommended = np.empty(n, dtype=object)
+    recommended.fill(NO_TEST)  # one shared string (np.full copies it per row)
     p_recommended = np.full(n, np.nan)
     for name in reversed(tuple(RECOMMENDED_COLUMNS)):  # the first existing wins
         p = _column(table, RECOMMENDED_COLUMNS[name])
@@ -161,7 +162,8 @@ def recommend_across(table, multitest="holm"):
     m = _column(table, "n_datasets")
     nonzero = _column(table, "n_nonzero")
     used = np.where(np.isfinite(nonzero), nonzero, m)
-    reasons = np.full(n, _REASON_NONE, dtype=object)
+    reasons = np.empty(n, dtype=object)
+    reasons.fill(_REASON_NONE)  # one shared string (np.full copies it per row)
     reasons[recommended == RANDOM_EFFECTS] = _REASON_RE
     few = (recommended == RANDOM_EFFECTS) & (used <= WILCOXON_FEW)  # NaN: False
     for k in np.unique(used[few]):

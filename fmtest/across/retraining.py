@@ -79,11 +79,12 @@ def finite_moments(values):
         return _few_moments(values)
     finite = np.isfinite(values)
     count = finite.sum(axis=-1)
-    filled = np.where(finite, values, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = filled.sum(axis=-1) / count
-        dev = np.where(finite, values - mean[..., None], 0.0)
-        var = (dev**2).sum(axis=-1) / (count - 1)
+        mean = np.where(finite, values, 0.0).sum(axis=-1) / count
+        # in place: one temporary the size of ``values`` (millions of pairs × folds)
+        dev = values - mean[..., None]
+        dev[~finite] = 0.0
+        var = np.square(dev, out=dev).sum(axis=-1) / (count - 1)
     return mean, np.where(count >= 2, var, np.nan), count
 
 
@@ -259,6 +260,10 @@ def projected_se(var_instance, var_retraining, runs_now, runs_then, test_train_r
         return np.sqrt(var_inst + var_model * scale)
 
 
+#: Values per block of :func:`t_power` (a dozen temporaries of this size)
+POWER_BLOCK = 2**18
+
+
 def t_power(effect, se, alpha=0.05, df=np.inf):
     """Power of a two-sided level-``alpha`` t-test of 0 when the truth is ``effect``.
 
@@ -293,6 +298,14 @@ def t_power(effect, se, alpha=0.05, df=np.inf):
         np.asarray(se, dtype=float),
         np.asarray(df, dtype=float),
     )
+    if effect.size > POWER_BLOCK:  # elementwise: blocks bound the temporaries
+        shape = effect.shape
+        effect, se, df = (np.ravel(v) for v in (effect, se, df))
+        power = np.empty(effect.size)
+        for start in range(0, effect.size, POWER_BLOCK):
+            at = slice(start, start + POWER_BLOCK)
+            power[at] = t_power(effect[at], se[at], alpha, df[at])
+        return power.reshape(shape)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.abs(effect) / np.where(se > 0, se, np.nan)
         finite = np.isfinite(df)

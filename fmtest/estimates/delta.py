@@ -72,9 +72,11 @@ def pair_covariance(joint, grad):
         The covariance matrix; its diagonal equals :func:`cell_variance` of
         the algorithms' own tables.
     """
-    joint = np.asarray(joint, dtype=float)
+    joint = np.asarray(joint)
+    if joint.dtype.kind not in "iu":  # integer counts go to float block by block
+        joint = joint.astype(float, copy=False)
     grad = np.asarray(grad, dtype=float)
-    n = joint.sum(axis=(-3, -2, -1))
+    n = joint.sum(axis=(-3, -2, -1)).astype(float, copy=False)
     out = np.empty(n.shape)
     # blocks of rows a: the same arithmetic per entry, without temporaries
     # the size of the whole joint table (10 data sets × 1000² pairs × 8

@@ -579,13 +579,18 @@ def _joint_tables(long: LongData, n_ds, n_alg, max_pattern=MAX_PATTERN_ALGORITHM
         pos = np.diagonal(both, axis1=-2, axis2=-1).copy()
     # the float sums are whole numbers (exact below 2**53): to int64 before
     # the (G, A, A, 2, 2) table, so that no float copy of it is ever made
-    both, pos, size = (np.rint(v).astype(np.int64) for v in (both, pos, size))
+    # (rounded in place: these float sums are this function's own arrays)
+    both, pos, size = (np.rint(v, out=v).astype(np.int64) for v in (both, pos, size))
     pa, pb = pos[:, :, None], pos[:, None, :]
     joint = np.empty((n_groups, n_alg, n_alg, 2, 2), dtype=np.int64)
+    # written in place: no temporary of the (G, A, A) size per cell
     joint[..., 1, 1] = both
-    joint[..., 1, 0] = pa - both
-    joint[..., 0, 1] = pb - both
-    joint[..., 0, 0] = size[:, None, None] - pa - pb + both
+    np.subtract(pa, both, out=joint[..., 1, 0])
+    np.subtract(pb, both, out=joint[..., 0, 1])
+    cell = joint[..., 0, 0]
+    np.subtract(size[:, None, None], pa, out=cell)
+    cell -= pb
+    cell += both
     joint = joint.reshape(n_ds, 2, n_alg, n_alg, 2, 2)
     return np.moveaxis(joint, 1, 3)  # -> [d, a, b, z, la, lb]
 

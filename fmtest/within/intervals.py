@@ -674,24 +674,24 @@ def difference_test(
     k_alpha = int(np.searchsorted(grid, z_alpha))
     low, high = _single_bounds(own[..., None, :, :], beta, grid, method, N_BISECT_GRID)
     low[..., k_alpha], high[..., k_alpha] = _single_bounds(own, beta, z_alpha, method)
-    e1, e2 = f[..., first, None], f[..., second, None]
-    lo_k, hi_k = mover_interval(
-        e1,
-        e2,
-        (low[..., first, :], high[..., first, :]),
-        (low[..., second, :], high[..., second, :]),
-        corr[..., None],
-    )
     d = f[..., first] - f[..., second]
-    lower = np.clip(lo_k[..., k_alpha], -1.0, 1.0)
-    upper = np.clip(hi_k[..., k_alpha], -1.0, 1.0)
-    # the limit nearest δ0, as a function of z: it moves towards δ0 as z grows
-    null = np.broadcast_to(np.asarray(null, dtype=float), d.shape)[..., None]
-    above = d[..., None] > null
-    near = np.where(above, lo_k - null, null - hi_k)  # > 0 while δ0 is excluded
-    pvalue = _crossing_pvalue(np.abs(d - null[..., 0]), near, grid)
-    pvalue = np.where(d == null[..., 0], 1.0, pvalue)
-    pvalue = np.where(np.isnan(d), np.nan, pvalue)
+    null = np.broadcast_to(np.asarray(null, dtype=float), d.shape)
+    lower, upper, pvalue = (np.empty(d.shape) for _ in range(3))
+    # in blocks of pairs: the (..., pairs, levels) arrays of a thousand
+    # algorithms (5 million pairs × 57 levels) took tens of gigabytes at once
+    step = max(1, MOVER_BLOCK // max(1, d[..., :1].size * len(grid)))
+    for start in range(0, len(first), step):
+        at = slice(start, start + step)
+        lower[..., at], upper[..., at], pvalue[..., at] = _mover_block(
+            f,
+            (low, high),
+            (first[at], second[at]),
+            corr[..., at],
+            d[..., at],
+            null[..., at],
+            grid,
+            k_alpha,
+        )
     return DifferenceTest(
         pairs=pairs,
         diff=d,
@@ -702,6 +702,33 @@ def difference_test(
         method=method,
         alpha=alpha,
     )
+
+
+#: (pairs × levels) elements per block of :func:`difference_test` (bounds its memory)
+MOVER_BLOCK = 2**20
+
+
+def _mover_block(f, bounds, pairs, corr, d, null, grid, k_alpha):
+    """:func:`difference_test`'s interval and p-value for a block of pairs."""
+    (low, high), (first, second) = bounds, pairs
+    lo_k, hi_k = mover_interval(
+        f[..., first, None],
+        f[..., second, None],
+        (low[..., first, :], high[..., first, :]),
+        (low[..., second, :], high[..., second, :]),
+        corr[..., None],
+    )
+    lower = np.clip(lo_k[..., k_alpha], -1.0, 1.0)
+    upper = np.clip(hi_k[..., k_alpha], -1.0, 1.0)
+    # the limit nearest δ0, as a function of z: it moves towards δ0 as z grows
+    above = d[..., None] > null[..., None]
+    near = np.where(
+        above, lo_k - null[..., None], null[..., None] - hi_k
+    )  # > 0 while δ0 is excluded
+    pvalue = _crossing_pvalue(np.abs(d - null), near, grid)
+    pvalue = np.where(d == null, 1.0, pvalue)
+    pvalue = np.where(np.isnan(d), np.nan, pvalue)
+    return lower, upper, pvalue
 
 
 def _crossing_pvalue(start, near, grid):

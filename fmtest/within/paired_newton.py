@@ -97,10 +97,15 @@ def pair_tables(x):
     F_β does not depend on TN, so the package's F and delta-method code
     serves the seven cells unchanged.
     """
+    return pair_joint(_eight_cells(x))
+
+
+def _eight_cells(x):
+    """Rows of seven cells as 8-cell tables ``[truth, la, lb]``, TN = 0."""
     table = np.zeros((*x.shape[:-1], 2, 2, 2))
     for k, (z, la, lb) in enumerate(CELLS):
         table[..., z, la, lb] = x[..., k]
-    return pair_joint(table)
+    return table
 
 
 def fbeta_pair(x, beta):
