@@ -140,6 +140,14 @@ MOVER_BASE = {"score": "score", "mover-score": "score", "mover": "jeffreys"}
 PAIR_TEST_COLUMNS = ("diff", "se", "ci_lower", "ci_upper", "pvalue")
 
 
+def _shared_text(n, text):
+    """n cells holding one shared string (``np.full`` with a text makes a new
+    string per cell: 650 MB for 5 million pairs)."""
+    out = np.empty(n, dtype=object)
+    out.fill(text)
+    return out
+
+
 class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin):
     """Results of :meth:`MetricComparison.fit`.
 
@@ -452,7 +460,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         ).ravel()
         if self.has_wong:
             frame["reason_wong"] = (
-                np.full(base.size, self.no_wong_note, dtype=object)
+                _shared_text(base.size, self.no_wong_note)
                 if self.wong is None
                 else method_pair_reasons(base, self.wong.reasons, pairs, names, var_w)
             ).ravel()
