@@ -70,10 +70,11 @@ from fmtest.within.intervals import difference_test, fmeasure_interval
 from fmtest.within.mover_logit import difference_power, mover_logit_test
 from fmtest.within.multitest import adjust_pvalues
 from fmtest.within.paired_score import (
-    paired_score_bounds,
-    paired_score_pvalue,
+    bounds_of_cells,
+    joint_pair_cells,
     paired_score_test,
     paired_score_unusable,
+    pvalue_of_cells,
 )
 from fmtest.within.power import check_alternative
 
@@ -1137,19 +1138,17 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
     def _paired_score(self):
         return self.config.get("difference_ci") == "paired score"
 
-    @cached_property
-    def _pair_joint_tables(self):
-        """Each pair a < b's 8-cell table, (D, P, 2, 2, 2): the joint tables;
-        with repeats scaled to the cluster-robust variance of each difference
-        (Kish), as for MOVER and the bootstrap."""
-        joint = self._effective_tables[1]
-        first, second = np.triu_indices(len(self.counts.algorithms), k=1)
-        return joint[..., first, second, :, :, :]
+    def _pair_cells(self, positions=None):
+        """The seven informative cells of the pairs a < b at ``positions``
+        (None: all, (D·P, 7)): of the joint tables; with repeats scaled to
+        the cluster-robust variance of each difference (Kish), as for MOVER
+        and the bootstrap."""
+        return joint_pair_cells(self._effective_tables[1], positions)
 
     @cached_property
     def _paired_pvalue(self):
         """(D·P,) p of the paired score test of equal F for every pair a < b."""
-        return paired_score_pvalue(self._pair_joint_tables, beta=self.beta).ravel()
+        return pvalue_of_cells(self._pair_cells(), beta=self.beta)
 
     def _paired_bounds(self, alpha, positions):
         """(D·P,) paired score intervals, computed for ``positions`` (None: all)
@@ -1166,9 +1165,8 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
         todo = np.unique(np.asarray(wanted, dtype=np.intp))
         todo = todo[~done[todo]]
         if todo.size:
-            tables = self._pair_joint_tables.reshape(-1, 2, 2, 2)[todo]
-            low[todo], high[todo] = paired_score_bounds(
-                tables, beta=self.beta, alpha=alpha
+            low[todo], high[todo] = bounds_of_cells(
+                self._pair_cells(todo), beta=self.beta, alpha=alpha
             )
             done[todo] = True
         return low, high
@@ -1187,7 +1185,9 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
     def _difference_pvalue_at(self, null):
         ci_method = self.config["ci_method"]
         if self._paired_score:
-            tables = self._pair_joint_tables
+            joint = self._effective_tables[1]
+            first, second = np.triu_indices(len(self.counts.algorithms), k=1)
+            tables = joint[..., first, second, :, :, :]
             p = paired_score_test(tables, np.nan_to_num(null), beta=self.beta)[1]
             return np.where(np.isnan(null), np.nan, p)
         if ci_method in MOVER_BASE:

@@ -91,6 +91,8 @@ from fmtest.within.paired_warm import warm_fit
 __all__ = [
     "CHUNK_TABLES",
     "MAX_TABLES",
+    "bounds_of_cells",
+    "joint_pair_cells",
     "paired_cells",
     "paired_constrained_mle",
     "paired_difference_test",
@@ -99,6 +101,7 @@ __all__ = [
     "paired_score_pvalue",
     "paired_score_test",
     "paired_score_unusable",
+    "pvalue_of_cells",
 ]
 
 N_NEWTON = 60  # cap on the dual Newton steps per evaluation (2-4 when warm)
@@ -523,8 +526,30 @@ def paired_score_pvalue(table, *, beta=1.0):
     0.1236
     """
     x, shape = _rows(table)
+    return pvalue_of_cells(x, beta=beta).reshape(shape)
+
+
+def pvalue_of_cells(x, *, beta=1.0):
+    """:func:`paired_score_pvalue` of rows of seven cells (:func:`paired_cells`).
+
+    Parameters
+    ----------
+    x : ndarray, shape (n, 7)
+        Non-negative counts in the order of :func:`paired_cells`.
+    beta : float, default=1.0
+
+    Returns
+    -------
+    ndarray, shape (n,)
+
+    Examples
+    --------
+    >>> x = np.array([[35.0, 10, 5, 10, 5, 15, 20]])
+    >>> round(float(pvalue_of_cells(x)[0]), 4)
+    0.1236
+    """
     (pvalue,) = _by_unique_rows(x, beta, lambda rows: [_pvalue_rows(rows, beta)], 1)
-    return pvalue.reshape(shape)
+    return pvalue
 
 
 def paired_score_bounds(table, *, beta=1.0, alpha=0.05):
@@ -549,11 +574,81 @@ def paired_score_bounds(table, *, beta=1.0, alpha=0.05):
     >>> round(float(lo), 4), round(float(hi), 4)
     (-0.0226, 0.1849)
     """
+    x, shape = _rows(table)
+    lower, upper = bounds_of_cells(x, beta=beta, alpha=alpha)
+    return lower.reshape(shape), upper.reshape(shape)
+
+
+def bounds_of_cells(x, *, beta=1.0, alpha=0.05):
+    """:func:`paired_score_bounds` of rows of seven cells (:func:`paired_cells`).
+
+    Parameters
+    ----------
+    x : ndarray, shape (n, 7)
+        Non-negative counts in the order of :func:`paired_cells`.
+    beta, alpha : float
+
+    Returns
+    -------
+    lower, upper : ndarray, shape (n,)
+
+    Examples
+    --------
+    >>> x = np.array([[35.0, 10, 5, 10, 5, 15, 20]])
+    >>> lo, hi = bounds_of_cells(x)
+    >>> round(float(lo[0]), 4), round(float(hi[0]), 4)
+    (-0.0226, 0.1849)
+    """
     alpha = check_alpha(alpha)
     z = float(stats.norm.isf(alpha / 2))
-    x, shape = _rows(table)
-    lower, upper = _by_unique_rows(x, beta, lambda rows: _bound_rows(rows, beta, z), 2)
-    return lower.reshape(shape), upper.reshape(shape)
+    return _by_unique_rows(x, beta, lambda rows: _bound_rows(rows, beta, z), 2)
+
+
+def joint_pair_cells(joint, positions=None):
+    """The seven cells of pairs a < b straight from joint tables.
+
+    The rows :func:`paired_cells` gives for ``joint[..., first, second]``
+    (``first, second = numpy.triu_indices(A, 1)``), without that copy of
+    every pair's 8-cell table: with a thousand algorithms on ten data sets
+    it and its float copy are 640 MB.
+
+    Parameters
+    ----------
+    joint : ndarray, shape (D, A, A, 2, 2, 2)
+        Joint tables ``[a, b, truth, prediction a, prediction b]``.
+    positions : array_like of int, optional
+        Pairs among the D·P pairs a < b, data set by data set (default: all).
+
+    Returns
+    -------
+    ndarray, shape (len(positions) or D·P, 7)
+
+    Examples
+    --------
+    >>> joint = np.arange(2 * 3 * 3 * 8).reshape(2, 3, 3, 2, 2, 2)
+    >>> first, second = np.triu_indices(3, 1)
+    >>> copy = paired_cells(joint[:, first, second]).reshape(-1, 7)
+    >>> bool((joint_pair_cells(joint) == copy).all())
+    True
+    >>> bool((joint_pair_cells(joint, [4, 1]) == copy[[4, 1]]).all())
+    True
+    """
+    joint = np.asarray(joint)
+    n_data, n_alg = joint.shape[0], joint.shape[1]
+    first, second = np.triu_indices(n_alg, k=1)
+    pair = first * n_alg + second
+    if positions is None:
+        data, pair = np.repeat(np.arange(n_data), len(pair)), np.tile(pair, n_data)
+    else:
+        positions = np.asarray(positions, dtype=np.intp)
+        data, pair = np.divmod(positions, len(pair))[0], pair[positions % len(pair)]
+    flat = joint.reshape(n_data, n_alg * n_alg, 2, 2, 2)
+    x = np.empty((len(pair), 7))
+    for k, (z, la, lb) in enumerate(CELLS):
+        x[:, k] = flat[data, pair, z, la, lb]
+    if (x < 0).any() or np.isnan(x).any():
+        raise ValueError("`joint` must hold non-negative counts.")
+    return x
 
 
 def _by_unique_rows(x, beta, solve, n_out):
@@ -566,19 +661,29 @@ def _by_unique_rows(x, beta, solve, n_out):
     keep the solver's memory bounded.
     """
     out = [np.full(len(x), np.nan) for _ in range(n_out)]
-    rows = np.flatnonzero(_defined(x, beta))
-    unique, inverse = _unique_rows(x[rows])
-    solved = np.full((n_out, len(unique)), np.nan)
-    for start in range(0, len(unique), CHUNK_TABLES):
+    defined = _defined(x, beta)
+    rows = slice(None) if defined.all() else np.flatnonzero(defined)
+    del defined
+    some = x[rows]  # all rows: a view, not a copy
+    first, inverse = _unique_index(some)
+    solved = np.full((n_out, len(first)), np.nan)
+    for start in range(0, len(first), CHUNK_TABLES):
         part = slice(start, start + CHUNK_TABLES)
-        solved[:, part] = solve(unique[part])
+        solved[:, part] = solve(some[first[part]])
     for target, values in zip(out, solved, strict=True):
         target[rows] = values[inverse]
     return out
 
 
 def _unique_rows(x):
-    """``np.unique(x, axis=0, return_inverse=True)`` for rows of seven counts.
+    """``np.unique(x, axis=0, return_inverse=True)`` for rows of seven counts."""
+    first, inverse = _unique_index(x)
+    return x[first], inverse
+
+
+def _unique_index(x):
+    """Where each distinct row of seven counts first appears (in the sorted
+    order of ``np.unique(x, axis=0)``), and each row's distinct row.
 
     Non-negative integer counts are packed into one int64 key, each column
     in as many bits as its largest count needs, the first column most
@@ -589,15 +694,23 @@ def _unique_rows(x):
     """
     if len(x) and np.isfinite(x).all() and x.min() >= 0:
         widths = [int(top).bit_length() for top in x.max(axis=0)]
-        if sum(widths) <= 63 and np.array_equal(x, np.floor(x)):
-            counts = x.astype(np.int64)
+        if sum(widths) <= 63:
+            # a column at a time: no copy of all the rows (millions of pairs)
             key = np.zeros(len(x), np.int64)
+            whole = True
             for col, width in enumerate(widths):
-                key = (key << width) | counts[:, col]
-            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-            return x[first], inverse.reshape(-1)
-    unique, inverse = np.unique(x, axis=0, return_inverse=True)
-    return unique, inverse.reshape(-1)
+                counts = x[:, col].astype(np.int64)
+                whole &= bool((counts == x[:, col]).all())
+                key <<= width
+                key |= counts
+            if whole:
+                del counts
+                _, first, inverse = np.unique(
+                    key, return_index=True, return_inverse=True
+                )
+                return first, inverse.reshape(-1)
+    _, first, inverse = np.unique(x, axis=0, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
 
 
 def _interval_rows(x, beta, z):
