@@ -312,11 +312,11 @@ def t_power(effect, se, alpha=0.05, df=np.inf):
         safe_df = np.where(finite, df, 1.0)
         critical = special.stdtrit(safe_df, 1 - alpha / 2)
         # P(T > c) as the lower tail of −T (accurate where it is near 1);
-        # P(T < −c) underflows where scipy's nctdtr gives NaN (δ from about
-        # 6.6, always beyond the critical value c): 0 there
+        # P(T < −c) ≤ P(T < 0) = Φ(−δ), below 1e-9 for δ > 6; scipy's nctdtr
+        # gives NaN for it from about δ = 6.6 (an underflow): 0 there
         upper = special.nctdtr(safe_df, -ratio, -critical)
         lower = special.nctdtr(safe_df, ratio, -critical)
-        t = upper + np.where(np.isnan(lower) & (ratio > critical), 0.0, lower)
+        t = upper + np.where(np.isnan(lower) & (ratio > 6), 0.0, lower)
         z = special.ndtri(1 - alpha / 2)
         normal = special.ndtr(ratio - z) + special.ndtr(-ratio - z)
     power = np.where(finite, t, normal)
