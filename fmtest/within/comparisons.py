@@ -122,11 +122,6 @@ class Comparisons:
         """(algorithm_1, algorithm_2) of the compared pairs (across data sets)."""
         return pair_multiindex(self.first, self.second, self.algorithms)
 
-    @property
-    def n_rows(self) -> int:
-        """Rows of the pair tables: data sets × compared pairs."""
-        return len(self.datasets) * len(self.keep)
-
     def ab_positions(self, rows=None):
         """Positions among the D·P pairs a < b of the compared pairs ``rows``.
 

@@ -130,9 +130,15 @@ def paired_cells(table):
     t = np.asarray(table, float)
     if t.shape[-3:] != (2, 2, 2):
         raise ValueError(f"`table` must have shape (..., 2, 2, 2); got {t.shape}.")
-    if (t < 0).any() or np.isnan(t).any():
-        raise ValueError("`table` must hold non-negative counts.")
+    _checked(t)  # TN too: it is part of the table given
     return np.stack([t[..., z, la, lb] for z, la, lb in CELLS], axis=-1)
+
+
+def _checked(x, name="table"):
+    """``x``, or ValueError where a count is negative or NaN."""
+    if (x < 0).any() or np.isnan(x).any():
+        raise ValueError(f"`{name}` must hold non-negative counts.")
+    return x
 
 
 class _Solver:
@@ -494,11 +500,12 @@ def paired_score_interval(table, *, beta=1.0, alpha=0.05):
     >>> round(float(d), 4), round(float(lo), 4), round(float(hi), 4), round(float(p), 4)
     (0.08, -0.0226, 0.1849, 0.1236)
     """
-    lower, upper = paired_score_bounds(table, beta=beta, alpha=alpha)
     x, shape = _rows(table)
     f_a, f_b = fbeta_pair(x, beta)
-    diff = np.where(_defined(x, beta), f_a - f_b, np.nan).reshape(shape)
-    return diff, lower, upper, paired_score_pvalue(table, beta=beta)
+    diff = f_a - f_b  # NaN where either is undefined
+    lower, upper = bounds_of_cells(x, beta=beta, alpha=alpha)
+    pvalue = pvalue_of_cells(x, beta=beta)
+    return tuple(v.reshape(shape) for v in (diff, lower, upper, pvalue))
 
 
 def paired_score_pvalue(table, *, beta=1.0):
@@ -646,9 +653,7 @@ def joint_pair_cells(joint, positions=None):
     x = np.empty((len(pair), 7))
     for k, (z, la, lb) in enumerate(CELLS):
         x[:, k] = flat[data, pair, z, la, lb]
-    if (x < 0).any() or np.isnan(x).any():
-        raise ValueError("`joint` must hold non-negative counts.")
-    return x
+    return _checked(x, "joint")
 
 
 def _by_unique_rows(x, beta, solve, n_out):
@@ -715,9 +720,8 @@ def _unique_index(x):
 
 def _interval_rows(x, beta, z):
     """diff, lower, upper, p for rows of seven counts with both F defined."""
-    newton = PairedNewton(x, beta)
-    lower, upper = _bound_rows(x, beta, z)
-    return newton.estimate.copy(), lower, upper, _pvalue_rows(x, beta)
+    f_a, f_b = fbeta_pair(x, beta)
+    return f_a - f_b, *_bound_rows(x, beta, z), _pvalue_rows(x, beta)
 
 
 def _pvalue_rows(x, beta):

@@ -88,8 +88,7 @@ def warm_fit(p, nu, phi, delta0, beta):
     todo = np.arange(n)
 
     def slack(nu_a, nu_b, phi):
-        coef = np.stack([nu_a, nu_b, -nu_a * (phi + delta0), -nu_b * phi])
-        return 1.0 + _dot(columns, coef)
+        return _slack(columns, nu_a, nu_b, phi, delta0)
 
     s = slack(nu_a, nu_b, phi)
     for _ in range(WARM_STEPS):
@@ -112,14 +111,10 @@ def warm_fit(p, nu, phi, delta0, beta):
         va, vb, ph, fa = va[keep], vb[keep], ph[keep], fa[keep]
         s_a, s_b, r3 = s_a[keep], s_b[keep], r3[keep]
         big_a, big_b = big_a[keep], big_b[keep]
-        tata, tatb, tada, tadb, tbtb, tbda, tbdb, dada, dadb, dbdb = q[:, keep]
         # J = [[-A, -B, E_a - D_a], [-B, -C, E_b - D_b], [D_a - E_a, D_b - E_b, G]]
-        big_a_ = tata - 2 * fa * tada + fa * fa * dada
-        big_b_ = tatb - ph * tadb - fa * tbda + fa * ph * dadb
-        big_c_ = tbtb - 2 * ph * tbdb + ph * ph * dbdb
-        e_a = va * (tada - fa * dada) + vb * (tadb - fa * dadb)
-        e_b = va * (tbda - ph * dadb) + vb * (tbdb - ph * dbdb)
-        g = va * va * dada + 2 * va * vb * dadb + vb * vb * dbdb
+        big_a_, big_b_, big_c_, e_a, e_b, g = _jacobian_terms(
+            q[:, keep], va, vb, ph, fa
+        )
         j13, j23 = e_a - big_a, e_b - big_b
         j = np.array(
             [[-big_a_, -big_b_, j13], [-big_b_, -big_c_, j23], [-j13, -j23, g]]
@@ -147,6 +142,27 @@ def warm_fit(p, nu, phi, delta0, beta):
     ok = done & (s > 0).all(axis=0)
     nu = np.stack([nu_a, nu_b], axis=1)
     return pi / pi.sum(axis=1, keepdims=True), ok, nu, phi, s.argmin(axis=0)
+
+
+def _slack(columns, nu_a, nu_b, phi, delta0):
+    """s = 1 + ν·c(φ) of every cell (rows) and fit (columns); ``columns`` the
+    cell vectors of :func:`_products`."""
+    coef = np.stack([nu_a, nu_b, -nu_a * (phi + delta0), -nu_b * phi])
+    return 1.0 + _dot(columns, coef)
+
+
+def _jacobian_terms(sums, nu_a, nu_b, phi, f_a):
+    """The (ν, φ) Jacobian's terms A, B, C, E_a, E_b and G from the ten
+    weighted sums Σ (p/s²)·(product of two cell vectors) of :func:`_products`."""
+    tata, tatb, tada, tadb, tbtb, tbda, tbdb, dada, dadb, dbdb = sums
+    va, vb, ph, fa = nu_a, nu_b, phi, f_a
+    big_a_ = tata - 2 * fa * tada + fa * fa * dada
+    big_b_ = tatb - ph * tadb - fa * tbda + fa * ph * dadb
+    big_c_ = tbtb - 2 * ph * tbdb + ph * ph * dbdb
+    e_a = va * (tada - fa * dada) + vb * (tadb - fa * dadb)
+    e_b = va * (tbda - ph * dadb) + vb * (tbdb - ph * dbdb)
+    g = va * va * dada + 2 * va * vb * dadb + vb * vb * dbdb
+    return big_a_, big_b_, big_c_, e_a, e_b, g
 
 
 def _dot(a, b):

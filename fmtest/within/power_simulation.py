@@ -69,7 +69,9 @@ from fmtest.within.paired_warm import (
     WARM_STEPS,
     _dot,
     _feasible,
+    _jacobian_terms,
     _products,
+    _slack,
     _solve3,
     warm_fit,
 )
@@ -179,8 +181,7 @@ def _stiff_fit(x, nu, phi, cell, delta0, beta):
     todo = np.arange(n)
 
     def slack(nu_a, nu_b, phi):
-        coef = np.stack([nu_a, nu_b, -nu_a * (phi + delta0), -nu_b * phi])
-        return 1.0 + _dot(columns, coef)
+        return _slack(columns, nu_a, nu_b, phi, delta0)
 
     s = slack(nu_a, nu_b, phi)
     for _ in range(WARM_STEPS):
@@ -189,7 +190,6 @@ def _stiff_fit(x, nu, phi, cell, delta0, beta):
         w = p[:, todo] / st
         wa, wb, big_a, big_b = _dot(vectors, w)
         q = _dot(products, w / st)
-        tata, tatb, tada, tadb, tbtb, tbda, tbdb, dada, dadb, dbdb = q
         va, vb, ph, uu = nu_a[todo], nu_b[todo], phi[todo], u[todo]
         fa = ph + delta0
         ta_, tb_, da_, db_ = ta[todo], tb[todo], da[todo], db[todo]
@@ -211,15 +211,10 @@ def _stiff_fit(x, nu, phi, cell, delta0, beta):
         s_a, s_b, r3, s_k = s_a[keep], s_b[keep], r3[keep], s_k[keep]
         big_a, big_b = big_a[keep], big_b[keep]
         ca_k, cb_k, da_, db_ = ca_k[keep], cb_k[keep], da_[keep], db_[keep]
-        tata, tatb, tada, tadb, tbtb = (v[keep] for v in (tata, tatb, tada, tadb, tbtb))
-        tbda, tbdb, dada, dadb, dbdb = (v[keep] for v in (tbda, tbdb, dada, dadb, dbdb))
         # the other cells' block, as in warm_fit (their D without u)
-        big_a_ = tata - 2 * fa * tada + fa * fa * dada
-        big_b_ = tatb - ph * tadb - fa * tbda + fa * ph * dadb
-        big_c_ = tbtb - 2 * ph * tbdb + ph * ph * dbdb
-        e_a = va * (tada - fa * dada) + vb * (tadb - fa * dadb)
-        e_b = va * (tbda - ph * dadb) + vb * (tbdb - ph * dbdb)
-        g = va * va * dada + 2 * va * vb * dadb + vb * vb * dbdb
+        big_a_, big_b_, big_c_, e_a, e_b, g = _jacobian_terms(
+            q[:, keep], va, vb, ph, fa
+        )
         rest_a, rest_b = big_a - uu * da_, big_b - uu * db_
         # u's terms: ∂(u c^a_k)/∂φ = −u d^a_k, ∂(u c^b_k)/∂φ = −u d^b_k,
         # ∂(ν·D)/∂ν gains u d_k, ∂/∂u of (S_a, S_b, r3) = (c^a_k, c^b_k, ν·d_k)
