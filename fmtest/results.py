@@ -55,6 +55,7 @@ from fmtest.report.wording import (
 )
 from fmtest.tables.counts import CELL_OF
 from fmtest.tables.design import Design
+from fmtest.tables.levels import shared_text
 from fmtest.within.bootstrap import bootstrap_intervals
 from fmtest.within.comparisons import Comparisons
 from fmtest.within.inference import (
@@ -139,14 +140,6 @@ FMEASURES_RENAMED = {"f": "estimate", **ESTIMATES_RENAMED}  # (issues 22, 28)
 MOVER_BASE = {"score": "score", "mover-score": "score", "mover": "jeffreys"}
 #: pairwise columns of the test a fit leads with: NaN there needs ``reason``
 PAIR_TEST_COLUMNS = ("diff", "se", "ci_lower", "ci_upper", "pvalue")
-
-
-def _shared_text(n, text):
-    """n cells holding one shared string (``np.full`` with a text makes a new
-    string per cell: 650 MB for 5 million pairs)."""
-    out = np.empty(n, dtype=object)
-    out.fill(text)
-    return out
 
 
 class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin):
@@ -392,7 +385,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         columns, index, why = self._pair_columns
         chosen = slice(None) if rows is None else rows
         if self.hypothesis.is_default:
-            positions = None if rows is None else np.arange(len(index))[chosen]
+            positions = None if rows is None else self.comparisons.ab_positions(rows)
             low, high = self._pair_interval(self.alpha, positions)
             low, high = low[chosen], high[chosen]
         else:
@@ -461,7 +454,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         ).ravel()
         if self.has_wong:
             frame["reason_wong"] = (
-                _shared_text(base.size, self.no_wong_note)
+                shared_text(base.size, self.no_wong_note)
                 if self.wong is None
                 else method_pair_reasons(base, self.wong.reasons, pairs, names, var_w)
             ).ravel()
@@ -1154,7 +1147,7 @@ class FMeasureComparisonResults(PlanningMixin, MetricComparisonResults):
         """(D·P,) paired score intervals, computed for ``positions`` (None: all)
         where not yet computed and kept; NaN where not computed."""
         if alpha not in self._paired_intervals:
-            n = self._paired_pvalue.size
+            n = len(self.design.datasets) * len(self.comparisons.all_pairs[0])
             self._paired_intervals[alpha] = (
                 np.full(n, np.nan),
                 np.full(n, np.nan),

@@ -44,6 +44,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from fmtest.tables.levels import shared_text
 from fmtest.within.multitest import adjust_pvalues
 
 __all__ = [
@@ -151,8 +152,7 @@ def recommend_across(table, multitest="holm"):
     [0.01, 0.004, 0.125]
     """
     n = len(table)
-    recommended = np.empty(n, dtype=object)
-    recommended.fill(NO_TEST)  # one shared string (np.full copies it per row)
+    recommended = shared_text(n, NO_TEST)
     p_recommended = np.full(n, np.nan)
     for name in reversed(tuple(RECOMMENDED_COLUMNS)):  # the first existing wins
         p = _column(table, RECOMMENDED_COLUMNS[name])
@@ -162,8 +162,7 @@ def recommend_across(table, multitest="holm"):
     m = _column(table, "n_datasets")
     nonzero = _column(table, "n_nonzero")
     used = np.where(np.isfinite(nonzero), nonzero, m)
-    reasons = np.empty(n, dtype=object)
-    reasons.fill(_REASON_NONE)  # one shared string (np.full copies it per row)
+    reasons = shared_text(n, _REASON_NONE)
     reasons[recommended == RANDOM_EFFECTS] = _REASON_RE
     few = (recommended == RANDOM_EFFECTS) & (used <= WILCOXON_FEW)  # NaN: False
     for k in np.unique(used[few]):
