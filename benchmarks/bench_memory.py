@@ -10,7 +10,7 @@ the step, its peak during the step (a thread reads ``/proc/self/statm``
 every 2 ms) and after it, in GiB, and the peak as a ratio to the RSS once
 the benchmark's own long frame is built (the baseline of the same run:
 Python, the libraries and the data, which fmtest does not own). Goal: every
-peak ≤ 3 GB at A = 1000 on both routes.
+peak ≤ 3 GB (3·10⁹ bytes, 2.79 GiB) at A = 1000 on both routes.
 
 Routes: ``folds`` keeps the fold column (10 × 5 CV data: the algorithm
 question); ``fixed`` drops it (fixed test sets: the models question, every
@@ -47,6 +47,7 @@ import fmtest.within.paired_score as paired_score
 from fmtest import FMeasureComparison
 from fmtest.cli import write_json
 
+#: 3 GB read as 3·10⁹ bytes (2.79 GiB), the stricter of the two readings
 GOAL_GB = 3.0
 GiB = 2**30
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -150,10 +151,13 @@ def report(algorithms, route, steps, mover=False):
         )
         if s["where"]:
             print(f"  {'':16s} at {' <- '.join(reversed(s['where']))}")
-    peak = max(s["peak"] for s in steps.values()) / GiB
+    peak = max(s["peak"] for s in steps.values())
     if algorithms >= 1000:
-        verdict = "PASS" if peak <= GOAL_GB else "MISS"
-        print(f"  peak {peak:.2f} GiB, goal {GOAL_GB:.0f} GB: {verdict}")
+        verdict = "PASS" if peak / 1e9 <= GOAL_GB else "MISS"
+        print(
+            f"  peak {peak / GiB:.2f} GiB ({peak / 1e9:.2f} GB), "
+            f"goal {GOAL_GB:.0f} GB: {verdict}"
+        )
 
 
 def main(argv=None):

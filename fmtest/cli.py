@@ -403,6 +403,10 @@ def _json_records(frame):
 JSON_MAX_ROWS = 200_000
 
 
+#: Tables with one row per data set and compared pair.
+DATASET_PAIR_TABLES = ("pairwise", "paired_errors", "algorithm_tests")
+
+
 def _known_rows(res, name):
     """Rows of table ``name`` without computing it, where the pairs tell; else None.
 
@@ -410,7 +414,7 @@ def _known_rows(res, name):
     have one row per data set and compared pair, the pair tables across data
     sets one per compared pair.
     """
-    if name not in ("pairwise", "paired_errors", "across_datasets", "posthoc"):
+    if name not in (*DATASET_PAIR_TABLES, "across_datasets", "posthoc"):
         return None
     cached = res.__dict__.get(name)  # a cached_property already computed
     if cached is not None:
@@ -419,7 +423,7 @@ def _known_rows(res, name):
     if comparisons is None:
         return None
     pairs = len(comparisons.first)
-    if name in ("pairwise", "paired_errors"):
+    if name in DATASET_PAIR_TABLES:
         return len(res.counts.datasets) * pairs
     if len(res.counts.datasets) > 1:  # one data set: computed, to be sure
         return pairs

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from fmtest.across.estimand import (
+    QUESTION_COLUMNS,
     MulticlassFoldValues,
     algorithm_pairwise,
     effective_tables,
@@ -55,6 +56,7 @@ from fmtest.report.wording import (
 )
 from fmtest.tables.counts import CELL_OF
 from fmtest.tables.design import Design
+from fmtest.tables.frames import CodedText
 from fmtest.tables.levels import shared_text
 from fmtest.within.bootstrap import bootstrap_intervals
 from fmtest.within.comparisons import Comparisons
@@ -63,6 +65,7 @@ from fmtest.within.inference import (
     check_alpha,
     omnibus_wald_test,
     pairwise_contrasts,
+    pairwise_variance,
     wald_interval,
     wald_sample_size,
     z_test,
@@ -327,7 +330,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         """The index of the rows of :attr:`pairwise` whose reason is identical
         predictions (without computing the intervals)."""
         columns, index, _ = self._pair_columns
-        return index[columns["reason"] == REASON_IDENTICAL]
+        return index[columns["reason"].equals(REASON_IDENTICAL)]
 
     @property
     def pairwise_index(self) -> pd.MultiIndex:
@@ -429,7 +432,8 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         frame["pvalue"] = pvalue
         frame["pvalue_adjusted"] = pvalue  # placeholder: adjusted below, per family
         if self.has_wong:
-            frame["large_sample"] = self._pair_large_sample(pairs).ravel()
+            first, second = self.comparisons.all_pairs
+            frame["large_sample"] = self._pair_large_sample(first, second).ravel()
         frame["reason"] = reason
         self._method_pair_reasons(frame, base, pairs, var_d, var_w)
         why = self._pair_test_reasons(frame, base)
@@ -438,7 +442,10 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             why = self.comparisons.orient(why, False).ravel()
         families = frame["pvalue"].astype(float).reshape(len(self.counts.datasets), -1)
         frame["pvalue_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
-        return frame, index, why
+        for name, values in frame.items():  # reasons: a few sentences, as codes
+            if values.dtype == object:
+                frame[name] = CodedText(values)
+        return frame, index, CodedText(why)
 
     def _wald_pvalue(self):
         """z-test p of every pair a < b by ``method``'s variance, (D·P,)."""
@@ -479,14 +486,14 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
     def _wong_pair_variances(self, shape):
         if self.wong is None:
             return np.full(shape, np.nan)
-        return self._contrasts(self.wong)[2]
+        return pairwise_variance(self.wong.cov)
 
-    def _pair_large_sample(self, pairs):
-        """(D, P) bool: both algorithms meet Wong's large-sample condition."""
+    def _pair_large_sample(self, first, second):
+        """(D, P) bool: both algorithms of the pairs (first, second) meet
+        Wong's large-sample condition."""
         tot = self.counts.totals
         cells = np.stack([tot[..., 1, 1], tot[..., 1, 0], tot[..., 0, 1]])
         ok = (cells >= self.config["min_count"]).all(axis=0)
-        first, second = (np.array(side, dtype=int) for side in zip(*pairs, strict=True))
         return np.take(ok, first, axis=1) & np.take(ok, second, axis=1)
 
     @cached_property
@@ -601,7 +608,6 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             ``p_wong``) still select their columns for one release, with a
             ``FutureWarning``.
         """
-        pairs = self._contrasts(self.delta)[0]
         diff, var_d = self.question.pooling_input(self)  # the fit's question
         shape = diff.shape
         # the tested pairs (with a control: control − other)
@@ -636,11 +642,12 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             diff_range=metric_difference_range(self.metric),
             no_wong_reason=self.no_wong_note.rstrip(".") if self.has_wong else "",
         )
-        frame = frame.join(recommend_across(frame, self._multitest))
+        for name, column in recommend_across(frame, self._multitest).items():
+            frame[name] = column.to_numpy()  # added: no copy of the others (join)
         if not self.has_wong:
             frame = frame.drop(columns=["se_wong", "z_wong", "pvalue_wong"])
         else:
-            large = self._pair_large_sample(pairs)[:, keep] | np.isnan(diff)
+            large = self._pair_large_sample(*comp.all_pairs)[:, keep] | np.isnan(diff)
             large = large.all(axis=0)  # over the data sets pooled
             frame.insert(1, "large_sample", large)
         renamed = ACROSS_DATASETS_RENAMED
@@ -700,24 +707,28 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         'corrected repeated k-fold t'
         """
         comp = self.comparisons
-        if comp.is_all_pairs:
-            table = self._algorithm_tests_all
-        else:  # the compared pairs, control - other
-            table = algorithm_pairwise(
-                self.counts,
-                self.metric,
-                self.delta,
-                alpha=self.alpha,
-                rope=self.config["rope"],
-                pairs=(comp.index, comp.first, comp.second),
-                values=self.fold_values,
-                five_by_two=self.design.five_by_two,
-            )
+        self.design.question_for("algorithms")  # the design must allow them
+        table = algorithm_pairwise(
+            self.counts,
+            self.metric,
+            self.delta,
+            alpha=self.alpha,
+            rope=self.config["rope"],
+            pairs=None if comp.is_all_pairs else (comp.index, comp.first, comp.second),
+            values=self.fold_values,
+            five_by_two=self.design.five_by_two,
+        )
         return _renamed(table, ALGORITHM_TESTS_RENAMED)
 
     @cached_property
     def _algorithm_tests_all(self):
-        """:func:`algorithm_pairwise` of every pair a < b (the question's input)."""
+        """The columns of :attr:`algorithm_tests` the other tables read
+        (``QUESTION_COLUMNS``), for every pair a < b: the question's input.
+
+        Not the whole table: with a thousand algorithms its 28 columns of
+        five million pairs held 1.2 GB; :attr:`algorithm_tests` computes them
+        when asked, with the same numbers in these columns.
+        """
         self.design.question_for("algorithms")  # the design must allow them
         return algorithm_pairwise(
             self.counts,
@@ -727,6 +738,7 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             rope=self.config["rope"],
             values=self.fold_values,
             five_by_two=self.design.five_by_two,
+            columns=QUESTION_COLUMNS,
         )
 
     # -- statsmodels-style accessors ----------------------------------------

@@ -100,3 +100,121 @@ def test_pairwise_rows_are_the_rows_of_pairwise(make_long_data, options):
     positions = np.flatnonzero(~mask)[::2]
     pd.testing.assert_frame_equal(lazy.pairwise_rows(positions), whole.iloc[positions])
     pd.testing.assert_frame_equal(lazy.pairwise, whole)
+
+
+def _five_by_two():
+    from tests.test_repeats import repeated_cv
+
+    df = repeated_cv(repeats=5, n_alg=4)
+    df["fold"] = df["fold"] % 2
+    return df
+
+
+def _with_gaps(make_long_data):
+    """An algorithm not run on one data set, and a fold without positives in
+    which m0 predicts none: its F is undefined there (a dropped fold)."""
+    df = make_long_data(n=300, algorithms=ALGORITHMS[:5], datasets=("d1", "d2"), seed=4)
+    df = df[~((df["dataset"] == "d2") & (df["algorithm"] == "m3"))].copy()
+    fold = (df["fold"] == 2) & (df["dataset"] == "d1")
+    df.loc[fold, "truth"] = 0
+    df.loc[fold & (df["algorithm"] == "m0"), "predicted"] = 0
+    df["correct"] = (df["predicted"] == df["truth"]).astype(int)
+    return df
+
+
+@pytest.mark.parametrize("design", ["k-fold", "5x2", "gaps"])
+def test_algorithm_tests_in_blocks_of_pairs_are_the_whole_table(
+    design, make_long_data, monkeypatch
+):
+    """Issue 32.4 (memory with folds): ``algorithm_pairwise`` works through
+    blocks of pairs; with blocks of one or a few pairs every column equals
+    the one-block table exactly, and ``columns=`` keeps those columns with
+    the same numbers; the fit holds only the question's columns."""
+    from fmtest import FMeasureComparison
+    from fmtest.across import estimand
+    from fmtest.across.estimand import QUESTION_COLUMNS, algorithm_pairwise
+
+    if design == "5x2":
+        df, formula = _five_by_two(), "predicted ~ algorithm"
+        model = FMeasureComparison.from_formula(formula, df, response="predicted")
+    else:
+        df = (
+            _with_gaps(make_long_data)
+            if design == "gaps"
+            else make_long_data(n=300, algorithms=ALGORITHMS, datasets=("d1", "d2"))
+        )
+        model = FMeasureComparison.from_formula("correct ~ algorithm + dataset", df)
+    res = model.fit()
+    assert res.estimand == "algorithms"
+    args = (res.counts, res.metric, res.delta)
+    options = {
+        "alpha": res.alpha,
+        "values": res.fold_values,
+        "five_by_two": res.design.five_by_two,
+    }
+    whole = algorithm_pairwise(*args, **options)
+    if design == "5x2":
+        assert "pvalue_5x2cv_t" in whole
+    if design == "gaps":
+        reasons = " ".join(whole["reason"])
+        assert "not run on this data set" in reasons and "folds dropped" in reasons
+    for rows in (1, 3):
+        monkeypatch.setattr(estimand, "PAIR_BLOCK_ROWS", rows)
+        pd.testing.assert_frame_equal(algorithm_pairwise(*args, **options), whole)
+    lead = algorithm_pairwise(*args, **options, columns=QUESTION_COLUMNS)
+    pd.testing.assert_frame_equal(lead, whole[list(QUESTION_COLUMNS)])
+    # the fit: the question's columns only, the same as the public table's
+    res.summary()
+    held = res._algorithm_tests_all
+    assert tuple(held.columns) == QUESTION_COLUMNS
+    pd.testing.assert_frame_equal(held, lead)  # unchanged by the summary
+    public = pd.DataFrame(res.algorithm_tests)
+    pd.testing.assert_frame_equal(public, whole)
+
+
+def test_json_leaves_out_the_algorithm_tests_without_computing_them(make_long_data):
+    """Issue 32.4: a table of more rows than ``max_rows`` is named in
+    ``omitted`` and never built; ``algorithm_tests`` counts D × pairs rows."""
+    import io
+    import json
+
+    from fmtest import FMeasureComparison
+    from fmtest.cli import write_json
+
+    df = make_long_data(n=300, algorithms=ALGORITHMS, datasets=("d1", "d2"))
+    res = FMeasureComparison.from_formula("correct ~ algorithm + dataset", df).fit()
+    buffer = io.StringIO()
+    write_json(res, buffer, max_rows=55)  # 2 data sets × 28 pairs = 56 rows
+    out = json.loads(buffer.getvalue())
+    assert "algorithm_tests" not in out
+    assert "56 rows, more than max_rows=55" in out["omitted"]["algorithm_tests"]
+    assert "algorithm_tests" not in vars(res)
+    buffer = io.StringIO()
+    write_json(res, buffer, max_rows=56)
+    assert len(json.loads(buffer.getvalue())["algorithm_tests"]) == 56
+
+
+def test_the_repeat_note_with_fold_counts_that_differ_between_data_sets(
+    make_long_data,
+):
+    """Issue 32.4: the one-run note projects each pair's SE with its own
+    number of folds (computed per fold count); its medians and mean powers
+    are those of the formula over all pairs at once (non-central t)."""
+    from fmtest import FMeasureComparison
+    from fmtest.across.retraining import projected_se, t_power
+
+    df = make_long_data(n=300, algorithms=ALGORITHMS[:4], datasets=("d1", "d2"))
+    d2 = df["dataset"] == "d2"
+    df.loc[d2, "fold"] = df.loc[d2, "fold"] % 4 + 1  # 4 folds in d2, 5 in d1
+    res = FMeasureComparison.from_formula("correct ~ algorithm + dataset", df).fit()
+    tests = res.algorithm_tests
+    assert sorted(set(tests["n_folds"])) == [4, 5]
+    se, folds = tests["se"].to_numpy(), tests["n_folds"].to_numpy(float)
+    then = projected_se(0.0, se**2, folds, 10 * folds, 1 / (folds - 1))
+    diff = tests["diff"].to_numpy()
+    now_power = np.mean(t_power(diff, se, 0.05, folds - 1))
+    then_power = np.mean(t_power(diff, then, 0.05, 10 * folds - 1))
+    note = next(n for n in res.notes if n.startswith("One k-fold run"))
+    assert f"J - 1 = {int(np.median(folds - 1))} degrees" in note
+    assert f"from {np.median(se):.3g} to {np.median(then):.3g}" in note
+    assert f"from {now_power:.0%} to {then_power:.0%}" in note

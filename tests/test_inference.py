@@ -192,3 +192,17 @@ def test_z_test_and_contrasts():
     np.testing.assert_allclose(corr, [1 / 6, 0, 2 / 12])
     with pytest.raises(ValueError, match="`alpha` must lie strictly between 0 and 1"):
         wald_interval(0.5, 0.01, alpha=1.5)
+
+
+def test_pairwise_variance_is_the_variance_of_pairwise_contrasts():
+    """Issue 32.4: the pair variances alone (Wong's, pooled across data sets)
+    are the numbers of the full contrasts, bit for bit."""
+    from fmtest.within.inference import pairwise_contrasts, pairwise_variance
+
+    rng = np.random.default_rng(3)
+    root = rng.normal(size=(2, 5, 5))
+    cov = root @ root.swapaxes(-1, -2)
+    pairs, _, variance, _ = pairwise_contrasts(rng.random((2, 5)), cov)
+    np.testing.assert_array_equal(pairwise_variance(cov), variance)
+    a, b = pairs[3]
+    assert variance[1, 3] == pytest.approx(cov[1, a, a] + cov[1, b, b] - 2 * cov[1, a, b])

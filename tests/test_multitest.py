@@ -79,3 +79,21 @@ def test_shapes_aliases_and_errors():
         check_multitest("bonferonni")
     with pytest.raises(ValueError, match=r"`pvalues` must lie in \[0, 1\]"):
         adjust_pvalues([0.5, 1.5])
+
+
+@pytest.mark.parametrize("method", ["holm", "fdr_bh", "bonferroni", "sidak", "hommel"])
+def test_large_arrays_are_adjusted_family_by_family_with_the_same_numbers(
+    method, monkeypatch
+):
+    """Issue 32.4: above ADJUST_BLOCK p-values each family (last axis) is
+    adjusted on its own, to bound the temporaries; the numbers are those of
+    the whole array at once."""
+    from fmtest.within import multitest
+
+    rng = np.random.default_rng(11)
+    p = rng.random((3, 2, 40))
+    p[rng.random(p.shape) < 0.1] = np.nan
+    whole = adjust_pvalues(p, method)
+    monkeypatch.setattr(multitest, "ADJUST_BLOCK", 10)
+    np.testing.assert_array_equal(adjust_pvalues(p, method), whole)
+    np.testing.assert_array_equal(adjust_pvalues(p[0, 0], method), whole[0, 0])

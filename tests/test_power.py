@@ -279,6 +279,13 @@ def test_mean_t_power_equals_the_exact_mean():
     bad[7] = np.nan
     assert np.isnan(mean_t_power(bad, se, 0.05, 4))
     assert np.isnan(mean_t_power([], [], 0.05, 4))
+    # one df given as a number: the same mean as that df in every element
+    # (the summary's note passes the shared number of folds this way)
+    for df in (4.0, 49.0, np.inf, 1.0):
+        for part in (slice(None), slice(100)):
+            same = np.full(n, df)[part]
+            whole = mean_t_power(effect[part], se[part], 0.05, same)
+            assert mean_t_power(effect[part], se[part], 0.05, df) == whole
 
 
 def test_sample_size_in_instances_where_repeats_cannot_reach_the_power():

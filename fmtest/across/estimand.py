@@ -35,9 +35,11 @@ from fmtest.estimates.fmeasure import fbeta_gradient
 from fmtest.estimates.metrics import metric_value_and_gradient
 from fmtest.estimates.multiclass import averaged_classes, multiclass_f
 from fmtest.tables.design import QUESTIONS, Design, fold_repeat
+from fmtest.tables.frames import column_frame
 
 __all__ = [
     "ESTIMANDS",
+    "QUESTION_COLUMNS",
     "FoldValues",
     "MulticlassFoldValues",
     "algorithm_estimates",
@@ -370,6 +372,18 @@ def _five_by_two_columns(diff):
 
 
 LEAD_COLUMNS = ("diff", "se", "statistic", "df", "pvalue", "ci_lower", "ci_upper")
+#: The columns of :func:`algorithm_pairwise` that the fit's other tables read
+#: (pairwise, pooling, the summary's notes); a fit holds these for every pair.
+QUESTION_COLUMNS = (
+    "diff",
+    "se",
+    "df",
+    "pvalue",
+    "ci_lower",
+    "ci_upper",
+    "n_folds",
+    "reason",
+)
 CORRECTED_TEST = "corrected repeated k-fold t"
 RETRAINING_TEST = "delta + retraining t"
 BETWEEN_TEST = "instance + between-repeat z"
@@ -449,6 +463,7 @@ def algorithm_pairwise(
     pairs=None,
     values=None,
     five_by_two=None,
+    columns=None,
 ):
     """Tests of the algorithm estimand for every pair in every data set.
 
@@ -493,6 +508,11 @@ def algorithm_pairwise(
     five_by_two : bool, optional
         Five repeats of 2-fold CV (the fit's ``res.design.five_by_two``),
         which choose the lead test; by default read from ``counts``.
+    columns : sequence of str, optional
+        Keep only these columns (in the table's order); by default all.
+        Every kept column is the same as in the whole table; the others are
+        dropped as soon as they are computed (a thousand algorithms have five
+        million pairs: each column is 40 MB).
 
     Returns
     -------
@@ -510,6 +530,67 @@ def algorithm_pairwise(
     """
     rope = check_rope(rope)
     index, first, second = counts.pair_index() if pairs is None else pairs
+    values = FoldValues(counts, metric) if values is None else values
+    if five_by_two is None:  # a direct call: the design of the counts
+        five_by_two = Design.from_counts(counts).five_by_two
+    shared = {
+        "delta": delta,
+        "reps": values.repeats(),
+        "folds": values.folds(),
+        "ratio": fold_size_ratio(counts, values)[:, None],
+        "bounds": metric_difference_range(metric),
+        "alpha": alpha,
+        "rope": rope,
+        "five_by_two": five_by_two,
+        "columns": columns,
+    }
+    first, second = np.asarray(first, dtype=np.intp), np.asarray(second, dtype=np.intp)
+    n_ds = len(delta.estimates)
+    # every column is elementwise in the pairs: blocks of pairs give the same
+    # numbers, with the temporaries of one block (some thirty columns and the
+    # (D, P, K) fold differences) instead of all five million pairs'
+    step = max(1, PAIR_BLOCK_ROWS // max(n_ds, 1))
+    frame = None
+    for start in range(0, max(len(first), 1), step):
+        block = slice(start, start + step)
+        part = _pair_test_block(counts, first[block], second[block], **shared)
+        if frame is None:
+            frame = {
+                key: np.empty((n_ds, len(first)), dtype=value.dtype)
+                for key, value in part.items()
+            }
+        for key, value in part.items():
+            frame[key][:, block] = value
+    return column_frame(frame, index)
+
+
+#: Rows (data sets × pairs) per block of :func:`algorithm_pairwise`.
+PAIR_BLOCK_ROWS = 1 << 18
+
+
+def _pair_test_block(
+    counts,
+    first,
+    second,
+    *,
+    delta,
+    reps,
+    folds,
+    ratio,
+    bounds,
+    alpha,
+    rope,
+    five_by_two,
+    columns,
+):
+    """The columns of :func:`algorithm_pairwise` for the pairs (first, second),
+    each of shape (D, len(first))."""
+
+    def kept(table):  # the asked columns of a dict of them
+        if columns is None:
+            return table
+        return {key: value for key, value in table.items() if key in columns}
+
     est, cov = delta.estimates, delta.cov
     # the pairs gathered with np.take: C-ordered (D, P, ...) arrays (fancy
     # indexing of the middle axis lays them out pair-major, which made every
@@ -518,10 +599,7 @@ def algorithm_pairwise(
     var_inst = np.ascontiguousarray(
         cov[:, first, first] + cov[:, second, second] - 2 * cov[:, first, second]
     )
-    values = FoldValues(counts, metric) if values is None else values
-    reps = values.repeats()
     rep_diff = np.take(reps, first, axis=1) - np.take(reps, second, axis=1)  # (D, P, R)
-    folds = values.folds()
     fold_diff = np.take(folds, first, axis=1) - np.take(
         folds, second, axis=1
     )  # (D, P, K)
@@ -529,8 +607,6 @@ def algorithm_pairwise(
     both = np.take(present, first, axis=1) & np.take(present, second, axis=1)
     n_used = both.sum(axis=-1)
     n_dropped = n_used - np.isfinite(fold_diff).sum(axis=-1)
-    bounds = metric_difference_range(metric)
-    ratio = fold_size_ratio(counts, values)[:, None]
     retrain = retraining_test(
         diff,
         var_inst,
@@ -541,8 +617,6 @@ def algorithm_pairwise(
         bounds=bounds,
     )
     corrected = _corrected_columns(fold_diff, ratio, alpha, rope)
-    if five_by_two is None:  # a direct call: the design of the counts
-        five_by_two = Design.from_counts(counts).five_by_two
     if five_by_two:
         lead = _between_lead(diff, var_inst, rep_diff, alpha, bounds)
         why = (
@@ -557,14 +631,18 @@ def algorithm_pairwise(
     reason = np.full(diff.shape, "", dtype=object)
     reason[~(np.isfinite(lead["pvalue"]) | ~np.isfinite(diff))] = why
     test = np.full(diff.shape, algorithm_test_name(five_by_two), dtype=object)
-    extra = {
-        "se_instance": np.sqrt(var_inst),
-        "se_retraining": retrain["se_retraining"],
-        **{
-            f"{key}_delta_retraining": retrain[key]
-            for key in ("se", "df", "pvalue", "ci_lower", "ci_upper")
-        },
-    }
+    extra = kept(
+        {
+            "se_instance": np.sqrt(var_inst),
+            "se_retraining": retrain["se_retraining"],
+            **{
+                f"{key}_delta_retraining": retrain[key]
+                for key in ("se", "df", "pvalue", "ci_lower", "ci_upper")
+            },
+        }
+    )
+    retrain = {"reason": retrain["reason"]}  # its other columns not kept: freed
+    corrected = kept(corrected)
     if five_by_two:
         used = counts.fold_present.any(axis=1)  # (D, K), ten per data set
         five = np.stack([fold_diff[d][:, used[d]] for d in range(len(diff))])
@@ -573,7 +651,7 @@ def algorithm_pairwise(
         # where it exists
         quiet = np.isfinite(beside["pvalue_5x2cv_t"]) | ~np.isfinite(lead["pvalue"])
         reason = _join(reason, np.where(quiet, "", beside.pop("reason")))
-        extra.update(beside)
+        extra.update(kept(beside))
     n_repeats = np.isfinite(rep_diff).sum(axis=-1)
     # (D, P, K) and (D, P, R): not kept, freed before the table is built
     del fold_diff, rep_diff, both
@@ -599,58 +677,25 @@ def algorithm_pairwise(
     codes, distinct = pd.factorize(retrain["reason"][named], use_na_sentinel=False)
     texts = np.array([f"{RETRAINING_TEST}: {r}" for r in distinct], dtype=object)
     retrain_reason[named] = texts[codes]  # worded once per distinct reason
-    frame = {
-        "test": test,
-        **{key: lead[key] for key in LEAD_COLUMNS},
-        "n_repeats": n_repeats,
-        **corrected,
-        "n_dropped": n_dropped,
-        **extra,
-        "reason": _join(_join(reason, np.where(absent, "", dropped)), retrain_reason),
-    }
+    frame = kept(
+        {
+            "test": test,
+            **{key: lead[key] for key in LEAD_COLUMNS},
+            "n_repeats": n_repeats,
+            **corrected,
+            "n_dropped": n_dropped,
+            **extra,
+            "reason": _join(
+                _join(reason, np.where(absent, "", dropped)), retrain_reason
+            ),
+        }
+    )
     # the columns not shown, and the arrays replaced below, freed as they go
     del lead, corrected, extra, retrain, reason, dropped, retrain_reason
     for key in ("df", "df_corrected", "df_delta_retraining"):  # no test, no df
-        frame[key] = np.where(absent, np.nan, frame[key])
-    return column_frame(frame, index)
-
-
-def column_frame(columns, index):
-    """A DataFrame holding the given columns as they are, without a consolidated copy.
-
-    ``pandas.DataFrame(dict)`` copies same-typed columns into one 2-d block:
-    for millions of pairs that doubled the memory of the table while it was
-    built. Here each column stays its own array; a column that is read-only
-    or shares memory with an earlier one is copied, so that the frame owns
-    what it holds and setting a value changes that column only.
-
-    Parameters
-    ----------
-    columns : dict of array_like
-        Each flattened to the length of ``index``.
-    index : pandas.Index
-
-    Returns
-    -------
-    pandas.DataFrame
-
-    Examples
-    --------
-    >>> values = np.arange(3.0)
-    >>> frame = column_frame({"a": values, "b": values}, pd.RangeIndex(3))
-    >>> frame.loc[0, "b"] = 9.0
-    >>> frame["a"].tolist(), frame["b"].tolist()
-    ([0.0, 1.0, 2.0], [9.0, 1.0, 2.0])
-    """
-    kept = {}
-    for key, value in columns.items():
-        value = np.ravel(value)
-        if not value.flags.writeable or any(
-            np.may_share_memory(value, other) for other in kept.values()
-        ):
-            value = value.copy()
-        kept[key] = value
-    return pd.DataFrame(kept, index=index, copy=False)
+        if key in frame:
+            frame[key] = np.where(absent, np.nan, frame[key])
+    return frame
 
 
 def algorithm_estimates(

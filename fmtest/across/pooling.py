@@ -37,6 +37,7 @@ from fmtest.across.pooling_arrays import (
     pooled_arrays,
     wilcoxon_arrays,
 )
+from fmtest.tables.frames import column_frame
 from fmtest.within.inference import DifferenceTest, check_alpha
 from fmtest.within.multitest import adjust_pvalues
 
@@ -947,7 +948,7 @@ def across_datasets_table(
                 columns = block
             else:  # into the columns as it comes: no block is kept
                 _scatter(columns, pairs, block, n_pairs)
-    frame = pd.DataFrame(columns, index=index)
+    frame = column_frame(columns, index)  # no consolidated copy of the columns
     frame.insert(frame.columns.get_loc("reason"), "datasets_left_out", left_out)
     frame.insert(
         frame.columns.get_loc("ci_upper_re") + 1,

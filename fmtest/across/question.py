@@ -35,6 +35,7 @@ from fmtest.across.estimand import (
     BETWEEN_TEST,
     CORRECTED_TEST,
     ESTIMAND_WORDS,
+    QUESTION_COLUMNS,
     algorithm_estimates,
     algorithm_pairwise,
 )
@@ -302,7 +303,16 @@ class AlgorithmsQuestion(Question):
             alpha=alpha,
             values=res.fold_values,
             five_by_two=res.design.five_by_two,
+            columns=QUESTION_COLUMNS,
         )
+
+    def lead_tests(self, res):
+        """The lead columns of ``res.algorithm_tests`` (``QUESTION_COLUMNS``:
+        difference, SE, df, p, interval, folds, reason) of the compared pairs,
+        without the columns the other tables do not read."""
+        if res.comparisons.is_all_pairs:
+            return res._algorithm_tests_all
+        return res.algorithm_tests
 
     def pair_tests(self, res, alpha):
         tests = self._tests(res, alpha)

@@ -373,31 +373,39 @@ def mean_t_power(effect, se, alpha=0.05, df=np.inf):
     >>> bool(abs(mean_t_power(effect, 0.02, df=4) - exact) < 1e-9)
     True
     """
-    effect, se, df = np.broadcast_arrays(
-        np.asarray(effect, dtype=float),
-        np.asarray(se, dtype=float),
-        np.asarray(df, dtype=float),
-    )
-    effect, se, df = effect.ravel(), se.ravel(), df.ravel()
+    effect, se, df = (np.asarray(v, dtype=float) for v in (effect, se, df))
+    shape = np.broadcast_shapes(effect.shape, se.shape, df.shape)
+    effect, se = (np.broadcast_to(v, shape).ravel() for v in (effect, se))
     if effect.size == 0:
         return float("nan")
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.abs(effect) / np.where(se > 0, se, np.nan)
     power = np.empty(effect.size)
     done = np.zeros(effect.size, dtype=bool)
-    values, counts = np.unique(df[np.isfinite(df)], return_counts=True)
+    if df.ndim == 0:  # one df: no (n,) copy of it, no sort of one value
+        values = df.reshape(1)[np.isfinite(df).reshape(1)]
+        counts = np.full(values.size, effect.size)
+    else:
+        df = np.broadcast_to(df, shape).ravel()
+        values, counts = np.unique(df[np.isfinite(df)], return_counts=True)
     for value in values[counts > MEAN_POWER_EXACT]:
-        here = (df == value) & ~np.isnan(ratio)
+        here = ~np.isnan(ratio) if df.ndim == 0 else (df == value) & ~np.isnan(ratio)
         spline = _power_spline(alpha, value)
         if spline is not None:
             r = ratio[here]
             critical = special.stdtrit(value, 1 - alpha / 2)
-            with np.errstate(invalid="ignore"):  # inf / inf where r is inf
-                u = np.where(np.isinf(r), 1.0, r / (critical + r))
-            power[here] = np.clip(_evaluate(spline, u), 0, 1)
+            for start in range(0, r.size, POWER_BLOCK):  # the temporaries of a block
+                part = r[start : start + POWER_BLOCK]
+                with np.errstate(invalid="ignore"):  # inf / inf where r is inf
+                    u = np.where(np.isinf(part), 1.0, part / (critical + part))
+                r[start : start + POWER_BLOCK] = np.clip(_evaluate(spline, u), 0, 1)
+            power[here] = r  # r, a copy of the ratios, now holds their power
             done |= here
     if not done.all():
-        power[~done] = t_power(effect[~done], se[~done], alpha, df[~done])
+        rest = ~done
+        power[rest] = t_power(
+            effect[rest], se[rest], alpha, df if df.ndim == 0 else df[rest]
+        )
     return float(np.mean(power))
 
 

@@ -301,7 +301,7 @@ def estimand_notes(res):
         notes.append(NOTE_MODELS_WITH_REPEATS)
     if "algorithm_tests" not in res.question.extra_tables:
         return notes
-    tests = res.algorithm_tests
+    tests = res.question.lead_tests(res)
 
     def pairs(mask):
         index = tests.index[mask]
@@ -319,23 +319,34 @@ def estimand_notes(res):
     )
     if res.design.n_repeats == 1 and res.config["test"] == CORRECTED_TEST:
         se_now = tests["se"].to_numpy(dtype=float)
-        folds = tests["n_folds"].to_numpy(dtype=float)
-        # n_test / n_train of k-fold CV; none with fewer than two folds
-        ratio = divide(1.0, folds - 1)
-        se_then = projected_se(0.0, se_now**2, folds, folds * PROJECTED_REPEATS, ratio)
+        folds = tests["n_folds"].to_numpy()
+        se_then = np.full(se_now.shape, np.nan)
+        for k in np.unique(folds).astype(float):  # one k per design, as a rule
+            rows = folds == k
+            # n_test / n_train of k-fold CV; none with fewer than two folds
+            ratio = divide(1.0, k - 1)
+            var_now = se_now[rows] ** 2
+            se_then[rows] = projected_se(0.0, var_now, k, k * PROJECTED_REPEATS, ratio)
         ok = np.isfinite(se_now) & np.isfinite(se_then)
         if ok.any():
-            diff = tests["diff"].to_numpy(dtype=float)[ok]
-            df_now = folds[ok] - 1
-            df_then = folds[ok] * PROJECTED_REPEATS - 1
-            power_now = mean_t_power(diff, se_now[ok], res.alpha, df_now)
-            power_then = mean_t_power(diff, se_then[ok], res.alpha, df_then)
+            # five million pairs at a thousand algorithms: no copy where all
+            # have an SE, one df where they share the number of folds
+            if not ok.all():
+                se_now, se_then, folds = se_now[ok], se_then[ok], folds[ok]
+            diff = tests["diff"].to_numpy(dtype=float)
+            diff = diff if ok.all() else diff[ok]
+            if (folds == folds[0]).all():
+                folds = np.asarray(folds[0])
+            df_now = folds - 1
+            df_then = folds * PROJECTED_REPEATS - 1
+            power_now = mean_t_power(diff, se_now, res.alpha, df_now)
+            power_then = mean_t_power(diff, se_then, res.alpha, df_then)
             notes.append(
                 f"One k-fold run: the corrected t-test of the learning algorithms has "
                 f"J - 1 = {int(np.median(df_now))} degrees of freedom. Repeating the "
                 f"cross-validation {PROJECTED_REPEATS} times on new splits would "
                 f"shrink the median SE of the differences from "
-                f"{np.median(se_now[ok]):.3g} to {np.median(se_then[ok]):.3g} and "
+                f"{np.median(se_now):.3g} to {np.median(se_then):.3g} and "
                 f"raise the mean power at the observed differences from "
                 f"{power_now:.0%} to {power_then:.0%} (non-central "
                 "t; res.sample_size() gives the repeats per pair, or the instances "

@@ -144,7 +144,10 @@ class Comparisons:
         ``values`` has D·P entries (or shape (D, P)); ``flip`` multiplies by
         :attr:`sign` (differences and statistics; not variances).
         """
-        values = np.asarray(values).reshape(len(self.datasets), -1)[:, self.keep]
+        values = np.asarray(values).reshape(len(self.datasets), -1)
+        if self.control is None:  # every pair a < b, as it is: no copy
+            return values
+        values = values[:, self.keep]
         return values * self.sign if flip else values
 
     def orient_interval(self, lower, upper):

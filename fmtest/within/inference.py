@@ -113,10 +113,7 @@ def pairwise_contrasts(estimates, cov):
     # arrays (fancy indexing lays them out pair-major, which makes every
     # later ravel a strided copy); in place where it gives the same numbers:
     # with a thousand algorithms each is 5 million pairs (40 MB) per ten data sets
-    flat = cov.reshape(*cov.shape[:-2], n_alg * n_alg)
-    v_aa = np.take(flat, first * (n_alg + 1), axis=-1)
-    v_bb = np.take(flat, second * (n_alg + 1), axis=-1)
-    v_ab = np.take(flat, first * n_alg + second, axis=-1)
+    v_aa, v_bb, v_ab = _pair_covariances(cov, first, second)
     diff = np.take(estimates, first, axis=-1) - np.take(estimates, second, axis=-1)
     variance = v_aa + v_bb
     variance -= 2 * v_ab
@@ -128,6 +125,25 @@ def pairwise_contrasts(estimates, cov):
         variance,
         divide(v_ab, root),
     )
+
+
+def pairwise_variance(cov):
+    """``V_aa + V_bb − 2 V_ab`` of every pair a < b, shape (..., P): the
+    ``variance`` of :func:`pairwise_contrasts` (the same numbers) alone."""
+    cov = np.asarray(cov, dtype=float)
+    v_aa, v_bb, v_ab = _pair_covariances(cov, *np.triu_indices(cov.shape[-1], k=1))
+    variance = np.add(v_aa, v_bb, out=v_aa)
+    variance -= 2 * v_ab
+    return variance
+
+
+def _pair_covariances(cov, first, second):
+    """``V_aa``, ``V_bb`` and ``V_ab`` of the pairs (first, second), (..., P)."""
+    n_alg = cov.shape[-1]
+    flat = cov.reshape(*cov.shape[:-2], n_alg * n_alg)
+    v_aa = np.take(flat, first * (n_alg + 1), axis=-1)
+    v_bb = np.take(flat, second * (n_alg + 1), axis=-1)
+    return v_aa, v_bb, np.take(flat, first * n_alg + second, axis=-1)
 
 
 def logit_interval(estimate, variance, alpha=0.05):

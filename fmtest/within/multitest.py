@@ -101,6 +101,12 @@ def _harmonic(n):
     return cumulative[n]
 
 
+#: Above this many p-values, :func:`adjust_pvalues` adjusts one family at a
+#: time (each family's numbers are the same; a dozen temporaries of the size
+#: of one family instead of all: 0.4 GB less at a thousand algorithms).
+ADJUST_BLOCK = 1 << 18
+
+
 def adjust_pvalues(pvalues, method="holm"):
     """Adjust every family of p-values (the last axis) for multiple testing.
 
@@ -133,6 +139,11 @@ def adjust_pvalues(pvalues, method="holm"):
     valid = ~np.isnan(p)
     if ((p[valid] < 0) | (p[valid] > 1 + 1e-12)).any():
         raise ValueError("`pvalues` must lie in [0, 1] (or be NaN).")
+    if p.ndim > 1 and p.size > ADJUST_BLOCK:  # family by family: their temporaries
+        out = np.empty(p.shape)
+        for row in np.ndindex(p.shape[:-1]):
+            out[row] = adjust_pvalues(p[row], method)
+        return out
     p = np.minimum(p, 1.0)  # a rounding excess of 1 (NaN stays NaN)
     n_tests = valid.sum(axis=-1, keepdims=True)
     if method in SINGLE_STEP:
