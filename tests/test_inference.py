@@ -205,4 +205,6 @@ def test_pairwise_variance_is_the_variance_of_pairwise_contrasts():
     pairs, _, variance, _ = pairwise_contrasts(rng.random((2, 5)), cov)
     np.testing.assert_array_equal(pairwise_variance(cov), variance)
     a, b = pairs[3]
-    assert variance[1, 3] == pytest.approx(cov[1, a, a] + cov[1, b, b] - 2 * cov[1, a, b])
+    assert variance[1, 3] == pytest.approx(
+        cov[1, a, a] + cov[1, b, b] - 2 * cov[1, a, b]
+    )
