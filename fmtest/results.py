@@ -382,6 +382,14 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
 
     _last_rows = None
 
+    def _pairwise_column(self, name):
+        """Column ``name`` of :attr:`pairwise` (not the interval, not
+        ``reason``), as a Series, without computing the intervals."""
+        if "pairwise" in self.__dict__:
+            return self.pairwise[name]
+        columns, index, _ = self._pair_columns
+        return pd.Series(columns[name], index=index, name=name)
+
     def _pair_frame(self, rows):
         """:attr:`pairwise`, or its rows ``rows`` (None: all), with intervals
         computed for those rows only."""
@@ -404,7 +412,11 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         frame["reason"] = explain(
             frame["reason"], np.isnan(missing).any(0), why[chosen]
         )
-        return _renamed(pd.DataFrame(frame, index=index[chosen]), PAIRWISE_RENAMED)
+        table = pd.DataFrame(frame, index=index[chosen])
+        if table.empty:  # pandas infers its text dtype from values only
+            text = [k for k, v in frame.items() if np.asarray(v).dtype == object]
+            table = table.astype(dict.fromkeys(text, "str"))
+        return _renamed(table, PAIRWISE_RENAMED)
 
     @cached_property
     def _pair_columns(self):

@@ -78,7 +78,7 @@ def pvalues_pairwise(res):
         Index (``dataset``, ``algorithm_1``, ``algorithm_2``); unadjusted
         (the adjusted ones are ``pairwise["pvalue_adjusted"]``).
     """
-    return res.pairwise[pvalue_column(res)].rename("pvalue")
+    return res._pairwise_column(pvalue_column(res)).rename("pvalue")
 
 
 def reference_algorithm(res):

@@ -369,7 +369,7 @@ def _missing_caption(missing, interval):
 
 def _worse_than_best(res, values, best, alpha):
     """(M, A) bool: the pairwise test rejects against a best algorithm of the row."""
-    padj = res.pairwise["pvalue_adjusted"]
+    padj = res._pairwise_column("pvalue_adjusted")  # no intervals computed
     worse = pd.DataFrame(False, index=values.index, columns=values.columns)
     for ds in values.index:
         for top in values.columns[best.loc[ds].to_numpy()]:
@@ -390,9 +390,8 @@ def _against_control(res, values, alpha):
     control. † means worse than the control, or with a non-inferiority
     margin that the control is shown not worse than it by the margin."""
     hypothesis = res.hypothesis
-    frame = res.pairwise
-    reject = (frame["pvalue_adjusted"] < alpha).to_numpy()
-    diff = frame["diff"].to_numpy(dtype=float)
+    reject = (res._pairwise_column("pvalue_adjusted") < alpha).to_numpy()
+    diff = res._pairwise_column("diff").to_numpy(dtype=float)
     if hypothesis.alternative == "greater":
         marked, better = reject, np.zeros_like(reject)
     elif hypothesis.alternative == "less":
@@ -402,7 +401,7 @@ def _against_control(res, values, alpha):
     out = []
     for flags in (marked, better):
         table = pd.DataFrame(False, index=values.index, columns=values.columns)
-        for (ds, _, other), flag in zip(frame.index, flags, strict=True):
+        for (ds, _, other), flag in zip(res.pairwise_index, flags, strict=True):
             if flag:
                 table.at[ds, other] = True
         out.append(table)
