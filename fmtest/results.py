@@ -42,7 +42,7 @@ from fmtest.report.pair_notes import (
     REASON_IDENTICAL,
     algorithm_estimate_reasons,
     explain,
-    method_pair_reasons,
+    method_pair_reason_text,
     pair_reasons,
 )
 from fmtest.report.wording import (
@@ -56,7 +56,7 @@ from fmtest.report.wording import (
 )
 from fmtest.tables.counts import CELL_OF
 from fmtest.tables.design import Design
-from fmtest.tables.frames import CodedText
+from fmtest.tables.frames import CodedText, RowText
 from fmtest.tables.levels import shared_text
 from fmtest.within.bootstrap import bootstrap_intervals
 from fmtest.within.comparisons import Comparisons
@@ -447,53 +447,60 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
             first, second = self.comparisons.all_pairs
             frame["large_sample"] = self._pair_large_sample(first, second).ravel()
         frame["reason"] = reason
-        self._method_pair_reasons(frame, base, pairs, var_d, var_w)
+        self._method_pair_reasons(frame, base, var_d, var_w)
         why = self._pair_test_reasons(frame, base)
-        if not self.hypothesis.is_default:
+        if not self.hypothesis.is_default:  # the compared pairs' rows, worded
+            frame = {k: v[:] if isinstance(v, RowText) else v for k, v in frame.items()}
             frame, index = self._hypothesis_columns(frame, diff.shape)
-            why = self.comparisons.orient(why, False).ravel()
+            why = self.comparisons.orient(why[:], False).ravel()
         families = frame["pvalue"].astype(float).reshape(len(self.counts.datasets), -1)
         frame["pvalue_adjusted"] = adjust_pvalues(families, self._multitest).ravel()
         for name, values in frame.items():  # reasons: a few sentences, as codes
-            if values.dtype == object:
+            if isinstance(values, np.ndarray) and values.dtype == object:
                 frame[name] = CodedText(values)
-        return frame, index, CodedText(why)
+        return frame, index, (CodedText(why) if isinstance(why, np.ndarray) else why)
 
     def _wald_pvalue(self):
         """z-test p of every pair a < b by ``method``'s variance, (D·P,)."""
         _, diff, var, _ = self._contrasts(self.lead)
         return z_test(diff.ravel(), var.ravel())[1]
 
-    def _method_pair_reasons(self, frame, base, pairs, var_d, var_w):
+    def _method_pair_reasons(self, frame, base, var_d, var_w):
         """``frame["reason_delta"]`` (and ``["reason_wong"]``): why each
-        method's columns of a pair are NaN."""
-        names = self.counts.algorithms
-        frame["reason_delta"] = method_pair_reasons(
-            base, self.delta.reasons, pairs, names, var_d
-        ).ravel()
+        method's columns of a pair are NaN, worded for the rows asked."""
+        names, pairs = self.counts.algorithms, self.comparisons.all_pairs
+        frame["reason_delta"] = method_pair_reason_text(
+            base, self.delta.reasons, *pairs, names, var_d
+        )
         if self.has_wong:
             frame["reason_wong"] = (
                 shared_text(base.size, self.no_wong_note)
                 if self.wong is None
-                else method_pair_reasons(base, self.wong.reasons, pairs, names, var_w)
-            ).ravel()
+                else method_pair_reason_text(
+                    base, self.wong.reasons, *pairs, names, var_w
+                )
+            )
 
     def _pair_test_reasons(self, frame, base):
-        """(D·P,) why each pair's lead test (``pvalue``, interval) would be NaN."""
+        """Why each pair's lead test (``pvalue``, interval) would be NaN: D·P
+        rows, worded for the rows asked (:class:`RowText`)."""
         own = self.question.pair_test_reasons(self)  # its own test's reasons
         if own is not None:
-            why = own
+            source = own
             identical = identical_margin_reason(self.config["test"])
         else:
-            why = frame["reason_wong" if self.method == "wong" else "reason_delta"]
+            source = frame["reason_wong" if self.method == "wong" else "reason_delta"]
             # identical pairs tested at a margin: the Wald test has no variance
             wald = "difference_ci" not in self.config
             identical = identical_margin_reason(route=self.margin_route) if wald else ""
-        name = self.config.get("difference_ci", "Wald")
-        why = explain(why, np.ones(len(why), bool), no_interval_reason(name))
-        return np.where(
-            (base.ravel() == REASON_IDENTICAL) & (identical != ""), identical, why
-        )
+        fill = no_interval_reason(self.config.get("difference_ci", "Wald"))
+        at_margin = (base.ravel() == REASON_IDENTICAL) & (identical != "")
+
+        def words(positions):
+            why = explain(source[positions], np.ones(len(positions), bool), fill)
+            return np.where(at_margin[positions], identical, why)
+
+        return RowText(len(source), words)
 
     def _wong_pair_variances(self, shape):
         if self.wong is None:

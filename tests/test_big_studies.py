@@ -35,6 +35,38 @@ def test_grouped_labels_of_flagged_cells_only():
     assert whole[0] == "T: r1: d1/a vs y, d1/c vs x, d2/a vs y, d2/c vs x."
 
 
+def test_grouped_labels_only_the_cells_it_lists():
+    """Issue 32.4 (many flagged pairs): a sentence lists the first MAX_LISTED
+    cells of its reason and counts the rest; only those cells are labelled
+    (five million labels took 2 GB at a thousand algorithms); missing
+    reasons count as none, and the sentences follow each reason's first cell."""
+    from fmtest.report.notes import MAX_LISTED
+
+    n = 3 * MAX_LISTED - 2
+    reasons = np.array(["r2" if i % 3 == 1 else "r1" for i in range(n)], dtype=object)
+    reasons[[0, 4]] = ["", None]
+    labels = np.array([f"c{i}" for i in range(n)], dtype=object)
+    seen = []
+
+    def lazy(mask):
+        seen.append(np.flatnonzero(mask).tolist())
+        return labels[mask]
+
+    out = _grouped(lazy, reasons, "{reason}: {cells}.", "w")
+    r2 = [i for i in range(n) if i % 3 == 1 and i != 4]
+    r1 = [i for i in range(n) if i % 3 != 1 and i != 0]
+    assert seen == [sorted(r1[:MAX_LISTED] + r2[:MAX_LISTED])]
+    assert len(r1) > MAX_LISTED >= len(r2)
+
+    def listed(cells):
+        text = ", ".join(f"c{i}" for i in cells[:MAX_LISTED])
+        more = len(cells) - MAX_LISTED
+        return text + (f" and {more} more (see w)" if more > 0 else "")
+
+    assert out == [f"r2: {listed(r2)}.", f"r1: {listed(r1)}."]
+    assert _grouped(labels, pd.Series(reasons), "{reason}: {cells}.", "w") == out
+
+
 ALGORITHMS = tuple(f"m{k}" for k in range(8))
 
 
@@ -164,7 +196,10 @@ def test_algorithm_tests_in_blocks_of_pairs_are_the_whole_table(
         monkeypatch.setattr(estimand, "PAIR_BLOCK_ROWS", rows)
         pd.testing.assert_frame_equal(algorithm_pairwise(*args, **options), whole)
     lead = algorithm_pairwise(*args, **options, columns=QUESTION_COLUMNS)
-    pd.testing.assert_frame_equal(lead, whole[list(QUESTION_COLUMNS)])
+    assert lead["reason"].dtype == object  # shared strings, not a copy per row
+    pd.testing.assert_frame_equal(
+        lead.astype({"reason": whole["reason"].dtype}), whole[list(QUESTION_COLUMNS)]
+    )
     # the fit: the question's columns only, the same as the public table's
     res.summary()
     held = res._algorithm_tests_all

@@ -35,7 +35,7 @@ from fmtest.estimates.fmeasure import fbeta_gradient
 from fmtest.estimates.metrics import metric_value_and_gradient
 from fmtest.estimates.multiclass import averaged_classes, multiclass_f
 from fmtest.tables.design import QUESTIONS, Design, fold_repeat
-from fmtest.tables.frames import column_frame
+from fmtest.tables.frames import column_frame, joined_text
 
 __all__ = [
     "ESTIMANDS",
@@ -512,7 +512,8 @@ def algorithm_pairwise(
         Keep only these columns (in the table's order); by default all.
         Every kept column is the same as in the whole table; the others are
         dropped as soon as they are computed (a thousand algorithms have five
-        million pairs: each column is 40 MB).
+        million pairs: each column is 40 MB), and ``reason`` is an object
+        column of shared strings (not pandas' text dtype).
 
     Returns
     -------
@@ -561,7 +562,9 @@ def algorithm_pairwise(
             }
         for key, value in part.items():
             frame[key][:, block] = value
-    return column_frame(frame, index)
+    # the fit's own columns keep their reasons as shared strings (the object
+    # column of the table it holds for every pair)
+    return column_frame(frame, index, shared_text=columns is not None)
 
 
 #: Rows (data sets × pairs) per block of :func:`algorithm_pairwise`.
@@ -777,14 +780,10 @@ def algorithm_estimates(
 
 def _join(first, second):
     """Element-wise "a; b" of two arrays of reasons, skipping empty ones."""
-    first = np.asarray(first, dtype=object)
-    second = np.asarray(second, dtype=object)
-    first, second = np.broadcast_arrays(first, second)
-    has_first, has_second = first != "", second != ""
-    out = np.where(has_first, first, second).astype(object)
-    both = has_first & has_second  # joined only where both have one
-    out[both] = first[both] + "; " + second[both]
-    return out
+    first, second = np.broadcast_arrays(
+        np.asarray(first, dtype=object), np.asarray(second, dtype=object)
+    )
+    return joined_text("; ", [first, second]).reshape(first.shape)
 
 
 def metric_difference_range(metric):

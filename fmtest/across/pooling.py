@@ -37,7 +37,7 @@ from fmtest.across.pooling_arrays import (
     pooled_arrays,
     wilcoxon_arrays,
 )
-from fmtest.tables.frames import column_frame
+from fmtest.tables.frames import column_frame, joined_text
 from fmtest.within.inference import DifferenceTest, check_alpha
 from fmtest.within.multitest import adjust_pvalues
 
@@ -610,20 +610,8 @@ def _by_pattern(flags, datasets, template):
 
 def _joined(separator, columns):
     """Per row, the non-empty strings of ``columns`` joined by ``separator``
-    (a list); joined in Python only where two or more are non-empty."""
-    columns = [np.asarray(column, dtype=object) for column in columns]
-    filled = [column.astype(bool) for column in columns]
-    count = np.sum(filled, axis=0)
-    out = np.full(count.shape, "", dtype=object)
-    for column, has in zip(columns, filled, strict=True):
-        alone = has & (count == 1)
-        out[alone] = column[alone]
-    many = np.flatnonzero(count > 1)
-    out[many] = [
-        separator.join(filter(None, parts))
-        for parts in zip(*(column[many] for column in columns), strict=True)
-    ]
-    return out.tolist()
+    (a list; :func:`~fmtest.tables.frames.joined_text`)."""
+    return joined_text(separator, columns).tolist()
 
 
 def wilcoxon_floor_m(alternative="two-sided"):

@@ -39,32 +39,60 @@ def show_wong(res):
     return bool(res.config.get("wong", False)) or res.method == "wong"
 
 
-def _listed(cells, where):
-    """``"a, b, c"``, or the first ``MAX_LISTED`` and how many more, and where."""
+def _listed(cells, where, total=None):
+    """``"a, b, c"``, or the first ``MAX_LISTED`` and how many more, and where.
+
+    ``total``: the number of cells when ``cells`` holds only the first ones.
+    """
     cells = list(cells)
-    if len(cells) <= MAX_LISTED:
+    total = len(cells) if total is None else int(total)
+    if total <= MAX_LISTED:
         return ", ".join(cells)
-    more = len(cells) - MAX_LISTED
+    more = total - MAX_LISTED
     return ", ".join(cells[:MAX_LISTED]) + f" and {more} more (see {where})"
 
 
 def _grouped(labels, reasons, template, where):
     """One sentence per distinct non-empty reason: ``template.format(reason, cells)``.
 
-    ``labels`` is an array, or a function of the flagged mask giving the
-    labels of the flagged cells only (a big study's tables hold millions of
-    cells and few reasons).
+    ``labels`` is an array, or a function of a mask giving the labels of the
+    cells in it (a big study's tables hold millions of cells and few
+    reasons). Only the cells a sentence lists (:func:`_listed`: the first
+    ``MAX_LISTED`` of each reason) are labelled; the sentences come in the
+    order of each reason's first cell.
     """
-    reasons = pd.Series(np.asarray(reasons, dtype=object)).fillna("").astype(str)
-    flagged = reasons.to_numpy() != ""
-    if not flagged.any():
+    if not isinstance(reasons, pd.Series):  # (a Series' text is not copied)
+        reasons = np.asarray(reasons, dtype=object).ravel()
+    codes, distinct = pd.factorize(reasons)  # missing: -1
+    # the distinct values as text, "" for missing; values alike as text merged
+    texts = pd.Series(np.asarray(distinct, dtype=object), dtype=object)
+    remap, distinct = pd.factorize(texts.fillna("").map(str).to_numpy(dtype=object))
+    codes = np.append(remap, -1)[codes]  # missing (-1) stays -1
+    codes[np.isin(codes, np.flatnonzero(distinct == ""))] = -1
+    flagged = np.flatnonzero(codes >= 0)
+    if not flagged.size:
         return []
-    cells = labels(flagged) if callable(labels) else np.asarray(labels)[flagged]
-    frame = pd.DataFrame({"reason": reasons[flagged], "cell": cells})
-    return [
-        template.format(reason=reason, cells=_listed(group["cell"], where))
-        for reason, group in frame.groupby("reason", sort=False)
+    # the flagged cells by reason, each reason's cells in their order
+    order = flagged[np.argsort(codes[flagged], kind="stable")]
+    kinds, starts, counts = np.unique(
+        codes[order], return_index=True, return_counts=True
+    )
+    firsts = [
+        order[a : a + min(n, MAX_LISTED)] for a, n in zip(starts, counts, strict=True)
     ]
+    mask = np.zeros(len(codes), dtype=bool)
+    mask[np.concatenate(firsts)] = True  # the cells the sentences list
+    cells = labels(mask) if callable(labels) else np.asarray(labels)[mask]
+    label_of = dict(zip(np.flatnonzero(mask).tolist(), list(cells), strict=True))
+    sentences = []
+    for kind, first, count in zip(kinds, firsts, counts, strict=True):
+        listed = [label_of[i] for i in first.tolist()]
+        sentences.append(
+            template.format(
+                reason=distinct[kind], cells=_listed(listed, where, total=count)
+            )
+        )
+    return sentences
 
 
 def _cell_labels(index, sep="/"):
@@ -147,14 +175,15 @@ def collect_notes(res, *, wong=None):
     notes += estimand_notes(res)
     index = res._identical_pairs()
     if len(index):
+        first = index[:MAX_LISTED]  # labelled: the cells the note lists
         cells = (
-            _cell_labels(index.droplevel([1, 2]))
+            _cell_labels(first.droplevel([1, 2]))
             + "/"
-            + _cell_labels(index.droplevel(0), " vs ")
+            + _cell_labels(first.droplevel(0), " vs ")
         )
         notes.append(
             f"Pairs with identical predictions ({REASON_IDENTICAL}): "
-            + _listed(cells, "res.pairwise['reason']")
+            + _listed(cells, "res.pairwise['reason']", total=len(index))
             + "."
         )
     if len(res.counts.datasets) > 1:

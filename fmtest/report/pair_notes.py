@@ -28,11 +28,13 @@ from fmtest.report.wording import (
     REASON_NO_VARIANCE,
     fewer_folds_reason,
 )
+from fmtest.tables.frames import CodedText, RowText
 
 __all__ = [
     "REASON_IDENTICAL",
     "algorithm_estimate_reasons",
     "explain",
+    "method_pair_reason_text",
     "method_pair_reasons",
     "not_run_reason",
     "pair_reasons",
@@ -144,30 +146,72 @@ def method_pair_reasons(base, reasons, pairs, names, variance):
     if not len(pairs):
         return base.copy()
     first, second = (np.array(side, dtype=int) for side in zip(*pairs, strict=True))
+    text = method_pair_reason_text(base, reasons, first, second, names, variance)
+    return text[:].reshape(base.shape)
+
+
+def method_pair_reason_text(base, reasons, first, second, names, variance):
+    """:func:`method_pair_reasons` of the D·P rows (data-set major), worded
+    only for the rows asked (:class:`~fmtest.tables.frames.RowText`).
+
+    Where most algorithms have a reason (many of a thousand predicting no
+    positive), nearly every pair's text is its own string, naming the two
+    algorithms: five million strings, 1.6 GB, of which a table shows a few.
+
+    Parameters
+    ----------
+    base, reasons, names, variance
+        As in :func:`method_pair_reasons`.
+    first, second : ndarray of int, shape (P,)
+        The algorithms of each pair.
+
+    Returns
+    -------
+    fmtest.tables.frames.RowText
+
+    Examples
+    --------
+    >>> base = np.array([["", ""]], dtype=object)
+    >>> reasons = np.array([["F = 0", "", "F = 0"]], dtype=object)
+    >>> text = method_pair_reason_text(
+    ...     base, reasons, np.array([0, 0]), np.array([1, 2]), "abc", [[0.1, np.nan]]
+    ... )
+    >>> text[[1]].tolist()
+    ["'a' and 'c': F = 0"]
+    """
+    base = CodedText(base)  # a few shared sentences, as codes
+    n_pairs = len(first)
     reasons = np.asarray(reasons, dtype=object)
-    has = reasons != ""  # (D, A): per algorithm, then spread over the pairs
-    has_a, has_b = np.take(has, first, axis=1), np.take(has, second, axis=1)
-    out = np.full(has_a.shape, "", dtype=object)
-    # the words only where a reason is (few cells of a big study)
-    either = has_a | has_b
-    at = np.nonzero(either)
-    if at[0].size:
-        label = np.array([repr(str(name)) for name in names], dtype=object)
-        rows, cols = at
-        r_a, r_b = reasons[rows, first[cols]], reasons[rows, second[cols]]
-        has_a, has_b = has_a[at], has_b[at]
-        l_a, l_b = label[first[cols]], label[second[cols]]
-        own_a, own_b = l_a + ": " + r_a, l_b + ": " + r_b
-        out[at] = np.select(
-            [has_a & (r_a == r_b), has_a & has_b, has_a, has_b],
-            [l_a + " and " + l_b + ": " + r_a, own_a + "; " + own_b, own_a, own_b],
-            default="",
-        )
-    no_variance = ~(np.asarray(variance, dtype=float) > 0)
-    out[~either & no_variance] = REASON_NO_VARIANCE
-    kept = base != ""
-    out[kept] = base[kept]
-    return out
+    has = reasons != ""  # (D, A): per algorithm, read for the rows asked
+    no_variance = ~(np.asarray(variance, dtype=float) > 0).ravel()
+    label = np.array([repr(str(name)) for name in names], dtype=object)
+
+    def words(positions):
+        d, p = np.divmod(positions, max(n_pairs, 1))
+        a, b = first[p], second[p]
+        has_a, has_b = has[d, a], has[d, b]
+        out = np.full(len(positions), "", dtype=object)
+        # the words only where a reason is
+        either = has_a | has_b
+        at = np.flatnonzero(either)
+        if at.size:
+            d, a, b = d[at], a[at], b[at]
+            r_a, r_b = reasons[d, a], reasons[d, b]
+            has_a, has_b = has_a[at], has_b[at]
+            l_a, l_b = label[a], label[b]
+            own_a, own_b = l_a + ": " + r_a, l_b + ": " + r_b
+            out[at] = np.select(
+                [has_a & (r_a == r_b), has_a & has_b, has_a, has_b],
+                [l_a + " and " + l_b + ": " + r_a, own_a + "; " + own_b, own_a, own_b],
+                default="",
+            )
+        out[~either & no_variance[positions]] = REASON_NO_VARIANCE
+        given = base[positions]
+        kept = given != ""
+        out[kept] = given[kept]
+        return out
+
+    return RowText(len(base), words)
 
 
 def explain(reason, missing, why):
