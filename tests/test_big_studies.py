@@ -35,13 +35,16 @@ def test_grouped_labels_of_flagged_cells_only():
     assert whole[0] == "T: r1: d1/a vs y, d1/c vs x, d2/a vs y, d2/c vs x."
 
 
-def test_grouped_labels_only_the_cells_it_lists():
+@pytest.mark.parametrize("looped", [64, 0], ids=["by-reason", "sorted"])
+def test_grouped_labels_only_the_cells_it_lists(looped, monkeypatch):
     """Issue 32.4 (many flagged pairs): a sentence lists the first MAX_LISTED
     cells of its reason and counts the rest; only those cells are labelled
     (five million labels took 2 GB at a thousand algorithms); missing
     reasons count as none, and the sentences follow each reason's first cell."""
+    from fmtest.report import notes
     from fmtest.report.notes import MAX_LISTED
 
+    monkeypatch.setattr(notes, "MAX_LOOPED", looped)  # both routes, same sentences
     n = 3 * MAX_LISTED - 2
     reasons = np.array(["r2" if i % 3 == 1 else "r1" for i in range(n)], dtype=object)
     reasons[[0, 4]] = ["", None]

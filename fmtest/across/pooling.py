@@ -786,8 +786,9 @@ def _scatter(columns, pairs, block, n_pairs):
     """Put the columns of a block of pairs into ``columns`` (pair order), in place."""
     for name, values in block.items():
         values = np.asarray(values)
-        if values.dtype.kind == "U":  # text: no fixed width
-            values = values.astype(object)
+        if values.dtype.kind == "U":  # text: no fixed width; one object per text
+            texts, at = np.unique(values, return_inverse=True)
+            values = texts.astype(object)[at.reshape(values.shape)]
         if name not in columns:
             columns[name] = np.empty(n_pairs, dtype=values.dtype)
         columns[name][pairs] = values

@@ -32,6 +32,9 @@ __all__ = ["MAX_LISTED", "class_notes", "collect_notes", "show_wong"]
 
 #: At most this many cells are listed in one note.
 MAX_LISTED = 10
+#: Up to this many distinct reasons, a note finds each one's first cells by
+#: a scan of its own (no sort of millions of flagged cells).
+MAX_LOOPED = 64
 
 
 def show_wong(res):
@@ -67,19 +70,24 @@ def _grouped(labels, reasons, template, where):
     # the distinct values as text, "" for missing; values alike as text merged
     texts = pd.Series(np.asarray(distinct, dtype=object), dtype=object)
     remap, distinct = pd.factorize(texts.fillna("").map(str).to_numpy(dtype=object))
-    codes = np.append(remap, -1)[codes]  # missing (-1) stays -1
-    codes[np.isin(codes, np.flatnonzero(distinct == ""))] = -1
-    flagged = np.flatnonzero(codes >= 0)
-    if not flagged.size:
+    remap = np.append(remap, -1)
+    remap[np.isin(remap, np.flatnonzero(distinct == ""))] = -1  # "" and missing
+    codes = remap.astype(np.min_scalar_type(-len(distinct) - 1))[codes]
+    counts = np.bincount(codes[codes >= 0], minlength=len(distinct))
+    kinds = np.flatnonzero(counts)  # in the order of each reason's first cell
+    if not kinds.size:
         return []
-    # the flagged cells by reason, each reason's cells in their order
-    order = flagged[np.argsort(codes[flagged], kind="stable")]
-    kinds, starts, counts = np.unique(
-        codes[order], return_index=True, return_counts=True
-    )
-    firsts = [
-        order[a : a + min(n, MAX_LISTED)] for a, n in zip(starts, counts, strict=True)
-    ]
+    if kinds.size <= MAX_LOOPED:  # a few reasons: their first cells, one by one
+        firsts = [np.flatnonzero(codes == k)[:MAX_LISTED] for k in kinds]
+    else:  # the flagged cells by reason, each reason's cells in their order
+        flagged = np.flatnonzero(codes >= 0)
+        order = flagged[np.argsort(codes[flagged], kind="stable")]
+        ends = np.cumsum(counts[kinds])
+        starts = ends - counts[kinds]
+        firsts = [
+            order[a : min(a + MAX_LISTED, b)] for a, b in zip(starts, ends, strict=True)
+        ]
+    counts = counts[kinds]
     mask = np.zeros(len(codes), dtype=bool)
     mask[np.concatenate(firsts)] = True  # the cells the sentences list
     cells = labels(mask) if callable(labels) else np.asarray(labels)[mask]
