@@ -142,10 +142,14 @@ class Comparisons:
         """Values of the pairs a < b → (D, K) of the compared pairs.
 
         ``values`` has D·P entries (or shape (D, P)); ``flip`` multiplies by
-        :attr:`sign` (differences and statistics; not variances).
+        :attr:`sign` (differences and statistics; not variances). Without a
+        control (every pair a < b, signs +1) the values themselves come back,
+        reshaped, not a copy: read them, do not write into them.
         """
         values = np.asarray(values).reshape(len(self.datasets), -1)
         if self.control is None:  # every pair a < b, as it is: no copy
+            values = values.view()
+            values.flags.writeable = False  # a write would change the source
             return values
         values = values[:, self.keep]
         return values * self.sign if flip else values
