@@ -726,16 +726,8 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         'corrected repeated k-fold t'
         """
         comp = self.comparisons
-        self.design.question_for("algorithms")  # the design must allow them
-        table = algorithm_pairwise(
-            self.counts,
-            self.metric,
-            self.delta,
-            alpha=self.alpha,
-            rope=self.config["rope"],
-            pairs=None if comp.is_all_pairs else (comp.index, comp.first, comp.second),
-            values=self.fold_values,
-            five_by_two=self.design.five_by_two,
+        table = self._algorithm_pairwise(
+            pairs=None if comp.is_all_pairs else (comp.index, comp.first, comp.second)
         )
         return _renamed(table, ALGORITHM_TESTS_RENAMED)
 
@@ -748,16 +740,20 @@ class MetricComparisonResults(HypothesisMixin, RankMixin, MisclassificationMixin
         five million pairs held 1.2 GB; :attr:`algorithm_tests` computes them
         when asked, with the same numbers in these columns.
         """
+        return self._algorithm_pairwise(columns=QUESTION_COLUMNS)
+
+    def _algorithm_pairwise(self, **options):
+        """:func:`algorithm_pairwise` of this fit (its counts, metric, alpha,
+        ``rope``, fold values and design); ``options`` override or add."""
         self.design.question_for("algorithms")  # the design must allow them
+        fit = {"alpha": self.alpha, "rope": self.config["rope"]}
         return algorithm_pairwise(
             self.counts,
             self.metric,
             self.delta,
-            alpha=self.alpha,
-            rope=self.config["rope"],
             values=self.fold_values,
             five_by_two=self.design.five_by_two,
-            columns=QUESTION_COLUMNS,
+            **(fit | options),
         )
 
     # -- statsmodels-style accessors ----------------------------------------

@@ -36,6 +36,7 @@ from fmtest.estimates.metrics import metric_value_and_gradient
 from fmtest.estimates.multiclass import averaged_classes, multiclass_f
 from fmtest.tables.design import QUESTIONS, Design, fold_repeat
 from fmtest.tables.frames import column_frame, joined_text
+from fmtest.within.inference import pairwise_variance
 
 __all__ = [
     "ESTIMANDS",
@@ -564,7 +565,7 @@ def algorithm_pairwise(
             frame[key][:, block] = value
     # the fit's own columns keep their reasons as shared strings (the object
     # column of the table it holds for every pair)
-    return column_frame(frame, index, shared_text=columns is not None)
+    return column_frame(frame, index, object_text=columns is not None)
 
 
 #: Rows (data sets × pairs) per block of :func:`algorithm_pairwise`.
@@ -599,9 +600,7 @@ def _pair_test_block(
     # indexing of the middle axis lays them out pair-major, which made every
     # reduction over folds and every ravel below a strided copy)
     diff = np.take(est, first, axis=1) - np.take(est, second, axis=1)
-    var_inst = np.ascontiguousarray(
-        cov[:, first, first] + cov[:, second, second] - 2 * cov[:, first, second]
-    )
+    var_inst = pairwise_variance(cov, first, second)
     rep_diff = np.take(reps, first, axis=1) - np.take(reps, second, axis=1)  # (D, P, R)
     fold_diff = np.take(folds, first, axis=1) - np.take(
         folds, second, axis=1

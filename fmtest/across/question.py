@@ -37,7 +37,6 @@ from fmtest.across.estimand import (
     ESTIMAND_WORDS,
     QUESTION_COLUMNS,
     algorithm_estimates,
-    algorithm_pairwise,
 )
 from fmtest.estimates.fmeasure import divide
 from fmtest.within.hypothesis import tail_pvalue
@@ -296,15 +295,7 @@ class AlgorithmsQuestion(Question):
     def _tests(self, res, alpha):
         if alpha == res.alpha:
             return res._algorithm_tests_all
-        return algorithm_pairwise(
-            res.counts,
-            res.metric,
-            res.delta,
-            alpha=alpha,
-            values=res.fold_values,
-            five_by_two=res.design.five_by_two,
-            columns=QUESTION_COLUMNS,
-        )
+        return res._algorithm_pairwise(alpha=alpha, columns=QUESTION_COLUMNS)
 
     def lead_tests(self, res):
         """The lead columns of ``res.algorithm_tests`` (``QUESTION_COLUMNS``:

@@ -66,12 +66,11 @@ def _grouped(labels, reasons, template, where):
     """
     if not isinstance(reasons, pd.Series):  # (a Series' text is not copied)
         reasons = np.asarray(reasons, dtype=object).ravel()
-    codes, distinct = pd.factorize(reasons)  # missing: -1
-    # the distinct values as text, "" for missing; values alike as text merged
-    texts = pd.Series(np.asarray(distinct, dtype=object), dtype=object)
-    remap, distinct = pd.factorize(texts.fillna("").map(str).to_numpy(dtype=object))
-    remap = np.append(remap, -1)
-    remap[np.isin(remap, np.flatnonzero(distinct == ""))] = -1  # "" and missing
+    codes, values = pd.factorize(reasons)  # missing: -1, the "" appended below
+    # each distinct value as text (values alike as text: one reason); "": none
+    texts = [*("" if pd.isna(v) else str(v) for v in values), ""]
+    remap, distinct = pd.factorize(np.array(texts, dtype=object))
+    remap[distinct[remap] == ""] = -1
     codes = remap.astype(np.min_scalar_type(-len(distinct) - 1))[codes]
     counts = np.bincount(codes[codes >= 0], minlength=len(distinct))
     kinds = np.flatnonzero(counts)  # in the order of each reason's first cell

@@ -15,7 +15,7 @@ import pandas as pd
 __all__ = ["CodedText", "RowText", "column_frame", "joined_text"]
 
 
-def column_frame(columns, index, shared_text=False):
+def column_frame(columns, index, object_text=False):
     """A DataFrame holding the given columns as they are, without a consolidated copy.
 
     ``pandas.DataFrame(dict)`` copies same-typed columns into one 2-d block:
@@ -29,7 +29,7 @@ def column_frame(columns, index, shared_text=False):
     columns : dict of array_like
         Each flattened to the length of ``index``.
     index : pandas.Index
-    shared_text : bool, default=False
+    object_text : bool, default=False
         Keep object columns (text) as object columns: pointers to the
         strings given, which a few shared sentences make cheap. By default
         pandas stores them in its text dtype, every row's characters apart
@@ -55,7 +55,7 @@ def column_frame(columns, index, shared_text=False):
             np.may_share_memory(value, other) for other in kept.values()
         ):
             value = value.copy()
-        if shared_text and value.dtype == object:
+        if object_text and value.dtype == object:
             value = pd.Series(value, index=index, dtype=object, copy=False)
         kept[key] = value
     return pd.DataFrame(kept, index=index, copy=False)

@@ -127,11 +127,14 @@ def pairwise_contrasts(estimates, cov):
     )
 
 
-def pairwise_variance(cov):
-    """``V_aa + V_bb − 2 V_ab`` of every pair a < b, shape (..., P): the
-    ``variance`` of :func:`pairwise_contrasts` (the same numbers) alone."""
+def pairwise_variance(cov, first=None, second=None):
+    """``V_aa + V_bb − 2 V_ab`` of the pairs (first, second), shape (..., P):
+    by default every pair a < b, the ``variance`` of
+    :func:`pairwise_contrasts` (the same numbers) alone."""
     cov = np.asarray(cov, dtype=float)
-    v_aa, v_bb, v_ab = _pair_covariances(cov, *np.triu_indices(cov.shape[-1], k=1))
+    if first is None:
+        first, second = np.triu_indices(cov.shape[-1], k=1)
+    v_aa, v_bb, v_ab = _pair_covariances(cov, first, second)
     variance = np.add(v_aa, v_bb, out=v_aa)
     variance -= 2 * v_ab
     return variance
